@@ -1,0 +1,1 @@
+//! Procedural macros of quasidyn (re-exported by the `quasidyn` crate).

@@ -1,0 +1,1 @@
+//! Numeric reference models (filled in by the reference-model work).
