@@ -32,8 +32,13 @@ Then, for a fixed seed and 50 random states (q uniform in [-pi, pi] for revolute
   static_force              N x 3  rnea(q, 0, 0), data.f[i].linear: the force exerted ON body i
   static_moment             N x 3  BY its carrier (joint i), about the pole O_i, in body frame i
                                    (data.f[i].angular); at rest it holds up subsystem i
-  centrifugal, coriolis,    N      the velocity-force split h_c, h_o, h_g of seed 001 (METHOD.md
-  gyroscopic                       section 2.3, Statement 3, eqs. (12)-(16), corrections T11/T12)
+  centrifugal, coriolis,    N      the velocity-force split h_c, h_o, h_g of A. I. Telegin,
+  gyroscopic                       "Separation of gyroscopic inertial forces from centrifugal and
+                                   Coriolis inertial forces", 2024, DOI 10.14529/ctcr240106
+                                   (seed 001), Statement 3 (single open chain), eqs. (12)-(16);
+                                   the inner Coriolis sum runs from k = j+1 (printed i+2 in the
+                                   tree form (8)) and h_o1 is not h^g_o1 in general (the printed
+                                   (17) says it is); only h_g1 = h^g_o1 holds
 
 The split uses H = M(q) and H_kji = dH_kj/dq_i, computed exactly with
 computeRNEADerivatives(q, qd = 0, qdd = e_j) on a copy of the model with zero gravity (its
