@@ -1,0 +1,54 @@
+//! Both numeric reference models against Pinocchio fixtures, for every robot in robots/.
+
+use quasidyn::reference::{NewtonEulerModel, QuasiVelocityModel, ReferenceModel};
+use quasidyn_tests::{assert_close, chain_of, flat, load_fixture, shipped_robots};
+
+const REL: f64 = 1e-10;
+
+#[test]
+fn reference_models_match_pinocchio_fixtures() {
+    let robots = shipped_robots();
+    assert!(robots.len() >= 9, "robots/ must ship the nine specs");
+    for path in robots {
+        let robot = quasidyn_codegen::load_spec(&path).expect("shipped spec parses");
+        let chain = chain_of(&robot);
+        let fixture = load_fixture(path.file_stem().unwrap().to_str().unwrap());
+        assert_eq!(fixture.dof, robot.dof());
+        assert!(!fixture.states.is_empty());
+        let quasi = QuasiVelocityModel::new(&chain);
+        let newton = NewtonEulerModel::new(&chain);
+        let models: [(&dyn ReferenceModel, &str); 2] = [(&quasi, "quasi"), (&newton, "newton")];
+        let n = robot.dof();
+        for (model, label) in models {
+            for (k, s) in fixture.states.iter().enumerate() {
+                let what = |f: &str| format!("{} {label} state {k} {f}", robot.name);
+                let mut out = vec![0.0; n];
+                model.inverse_dynamics(&s.q, &s.qd, &s.qdd, &mut out);
+                assert_close(&what("tau"), &out, &s.tau, REL);
+                model.gravity(&s.q, &mut out);
+                assert_close(&what("gravity"), &out, &s.gravity, REL);
+                model.nonlinear_effects(&s.q, &s.qd, &mut out);
+                assert_close(&what("nle"), &out, &s.nonlinear_effects, REL);
+                model.forward_dynamics(&s.q, &s.qd, &s.tau_fd, &mut out);
+                assert_close(&what("qdd_fd"), &out, &s.qdd_fd, REL);
+                let mut m = vec![0.0; n * n];
+                model.mass_matrix(&s.q, &mut m);
+                assert_close(&what("M"), &m, &flat(&s.mass_matrix), REL);
+                let (rot, pos) = model.forward_kinematics(&s.q);
+                let rot: Vec<f64> = rot.iter().flatten().copied().collect();
+                assert_close(&what("tool R"), &rot, &flat(&s.tool_rotation), REL);
+                assert_close(&what("tool p"), &pos, &s.tool_position, REL);
+                let mut j = vec![0.0; 6 * n];
+                model.jacobian(&s.q, &mut j);
+                assert_close(&what("J"), &j, &flat(&s.jacobian), REL);
+                let ke = model.kinetic_energy(&s.q, &s.qd);
+                let ke_ref = s.kinetic_energy.expect("fixture has kinetic energy");
+                assert_close(&what("T"), &[ke], &[ke_ref], REL);
+                let (mut f, mut t) = (vec![0.0; 3 * n], vec![0.0; 3 * n]);
+                model.static_joint_reactions(&s.q, &mut f, &mut t);
+                assert_close(&what("F static"), &f, &flat(&s.static_force), REL);
+                assert_close(&what("T static"), &t, &flat(&s.static_moment), REL);
+            }
+        }
+    }
+}
