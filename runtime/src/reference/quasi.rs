@@ -547,30 +547,20 @@ impl ReferenceModel for QuasiVelocityModel {
 
     fn forward_kinematics(&self, q: &[f64]) -> ([[f64; 3]; 3], [f64; 3]) {
         let trig = self.trig(q);
-        let n = self.dof();
         // Poles: O_{j+1} = O_j + R_j d_j, with R_j from the DC recurrences.
         let mut pole = self.base;
         let mut axes = [ZERO; 3];
-        for j in 0..n {
+        for (j, (link, qj)) in self.links.iter().zip(q).enumerate() {
             axes = self.axes_in_base(&trig, j);
-            let link = &self.links[j];
             if link.kind == JointKind::Prismatic {
-                pole = add(pole, rotate(&axes, scale(q[j], link.axis)));
+                pole = add(pole, rotate(&axes, scale(*qj, link.axis)));
             }
             pole = add(pole, rotate(&axes, scale(link.l, link.e)));
         }
-        let mut r = [[0.0; 3]; 3];
-        for col in 0..3 {
-            let t = [
-                self.tool_rotation[0][col],
-                self.tool_rotation[1][col],
-                self.tool_rotation[2][col],
-            ];
-            let v = rotate(&axes, t);
-            for (row, value) in v.iter().enumerate() {
-                r[row][col] = *value;
-            }
-        }
+        // Tool axes: the columns of the tool rotation, carried to the base by the axes of N.
+        let t = &self.tool_rotation;
+        let columns: [V3; 3] = core::array::from_fn(|c| rotate(&axes, [t[0][c], t[1][c], t[2][c]]));
+        let r = core::array::from_fn(|row| core::array::from_fn(|c| columns[c][row]));
         (r, pole)
     }
 
