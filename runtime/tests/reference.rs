@@ -754,6 +754,71 @@ fn vertical_slider_at_an_offset_closed_form() {
     }
 }
 
+#[test]
+fn portal_arm_static_force_of_seed_003_task_1() {
+    // p1 = z, p2 = x, q3 = y, p4 = -y, q5 = z, q6 = y: F_6 = m_6 g (s5 c6, c5, s5 s6) in frame 6,
+    // and the drives of the slides are the weights they carry along their axes.
+    let joints = [
+        (JointKind::Prismatic, [0.0, 0.0, 1.0]),
+        (JointKind::Prismatic, [1.0, 0.0, 0.0]),
+        (JointKind::Revolute, [0.0, 1.0, 0.0]),
+        (JointKind::Prismatic, [0.0, -1.0, 0.0]),
+        (JointKind::Revolute, [0.0, 0.0, 1.0]),
+        (JointKind::Revolute, [0.0, 1.0, 0.0]),
+    ];
+    let mut rng = Rng(0x5EED_000D);
+    let bodies: Vec<Body> = joints
+        .iter()
+        .map(|&(joint, axis)| Body {
+            joint,
+            axis,
+            next: rng.vec3(-0.3, 0.3),
+            mass: rng.range(0.5, 2.0),
+            com: rng.vec3(-0.1, 0.1),
+            inertia_com: random_inertia(&mut rng),
+        })
+        .collect();
+    let g = 9.81;
+    let chain = Chain {
+        bodies,
+        base: [0.0; 3],
+        gravity: [0.0, -g, 0.0],
+        tool_rotation: IDENTITY,
+    };
+    let mass_from = |i: usize| chain.bodies[i..].iter().map(|b| b.mass).sum::<f64>();
+    for (model, name) in models(&chain) {
+        for _ in 0..20 {
+            let (q, _, _) = random_state(&mut rng, 6);
+            let (s5, c5) = q[4].sin_cos();
+            let (s6, c6) = q[5].sin_cos();
+            let mut f = [0.0; 18];
+            let mut t = [0.0; 18];
+            model.static_joint_reactions(&q, &mut f, &mut t);
+            let mg6 = chain.bodies[5].mass * g;
+            assert_close(
+                &f[15..18],
+                &[mg6 * s5 * c6, mg6 * c5, mg6 * s5 * s6],
+                AGREE,
+                &format!("{name}: F_6"),
+            );
+            let mut tau = [0.0; 6];
+            model.gravity(&q, &mut tau);
+            assert_close(
+                &tau[..2],
+                &[0.0, 0.0],
+                AGREE,
+                &format!("{name}: horizontal slides"),
+            );
+            assert_close(
+                &tau[3..4],
+                &[-mass_from(3) * g],
+                AGREE,
+                &format!("{name}: slide -y"),
+            );
+        }
+    }
+}
+
 // ---------------------------------------------------------------------------------------------
 // Property-based variant: proptest picks the chain seed, length and style.
 
