@@ -739,7 +739,7 @@ mod tests {
         let mut tau = [0.0; 4];
         model.gravity(&q, &mut tau);
         let trig = model.trig(&q);
-        for j in 0..4 {
+        for (j, tau_j) in tau.iter().enumerate() {
             let mut m_j = ZERO;
             for k in j..4 {
                 m_j = add(
@@ -749,7 +749,7 @@ mod tests {
             }
             let axis = rotate(&model.axes_in_base(&trig, j), model.links[j].axis);
             let expected = dot(axis, scale(g, cross(m_j, [0.0, 1.0, 0.0])));
-            assert!((tau[j] - expected).abs() <= 1e-12 * expected.abs().max(1.0));
+            assert!((tau_j - expected).abs() <= 1e-12 * expected.abs().max(1.0));
         }
     }
 }
