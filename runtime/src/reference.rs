@@ -1,1 +1,0 @@
-//! Numeric reference models (filled in by the reference-model work).
