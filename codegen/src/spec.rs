@@ -157,15 +157,20 @@ impl<'de> Deserialize<'de> for RawDirection {
 /// naming the field by finding the key or value under the error's span.
 fn toml_error(text: &str, file: &str, e: &toml::de::Error) -> SpecError {
     let span = e.span().unwrap_or(0..0);
-    let (tree, _) = toml::de::DeTable::parse_recoverable(text);
-    let mut best: Option<(usize, String)> = None;
-    find_path(tree.get_ref(), "", span.start, &mut best);
-    let mut field = best.map(|(_, p)| p).unwrap_or_default();
     let mut message = e.message().trim().replace('\n', "; ");
-    if let Some(missing) = backticked(&message, "missing field `") {
-        field = join(&field, &missing);
+    let mut field = if let Some(missing) = backticked(&message, "missing field `") {
+        // A key missing from the document itself is reported with an empty span at 0.
+        let table = if span.is_empty() {
+            String::new()
+        } else {
+            field_at(text, span.start)
+        };
         message = format!("missing required key `{missing}`");
-    } else if let Some(unknown) = backticked(&message, "unknown field `") {
+        join(&table, &missing)
+    } else {
+        field_at(text, span.start)
+    };
+    if let Some(unknown) = backticked(&message, "unknown field `") {
         if !field.ends_with(&unknown) {
             field = join(&field, &unknown);
         }
@@ -197,49 +202,81 @@ fn join(path: &str, key: &str) -> String {
     }
 }
 
-fn contains(span: &Range<usize>, at: usize) -> bool {
-    (span.start <= at && at < span.end) || (span.start == at && span.end == at)
+/// The field path at byte `at`: the smallest key or value whose span contains it, else (for
+/// syntax errors inside a value) the last key before it on the same line. The document is
+/// re-parsed leniently, so this works even when it is malformed.
+fn field_at(text: &str, at: usize) -> String {
+    let (tree, _) = toml::de::DeTable::parse_recoverable(text);
+    let mut finder = PathFinder {
+        text,
+        at,
+        containing: None,
+        preceding: None,
+    };
+    finder.table(tree.get_ref(), "");
+    finder
+        .containing
+        .or(finder.preceding)
+        .map(|(_, path)| path)
+        .unwrap_or_default()
 }
 
-/// Keeps in `best` the path of the smallest key or value whose span contains `at`. Every child
-/// is visited because `[[body]]` tables span only their header, not their keys.
-fn find_path(
-    table: &toml::de::DeTable<'_>,
-    path: &str,
+struct PathFinder<'t> {
+    text: &'t str,
     at: usize,
-    best: &mut Option<(usize, String)>,
-) {
-    for (key, value) in table {
-        let p = join(path, key.get_ref());
-        consider(key.span(), &p, at, best);
-        find_in_value(value, &p, at, best);
-    }
+    /// (span length, path) of the smallest node containing `at`.
+    containing: Option<(usize, String)>,
+    /// (key end, path) of the last key ending before `at` on its line.
+    preceding: Option<(usize, String)>,
 }
 
-fn find_in_value(
-    value: &Spanned<toml::de::DeValue<'_>>,
-    path: &str,
-    at: usize,
-    best: &mut Option<(usize, String)>,
-) {
-    consider(value.span(), path, at, best);
-    match value.get_ref() {
-        toml::de::DeValue::Table(t) => find_path(t, path, at, best),
-        toml::de::DeValue::Array(a) => {
-            for (i, v) in a.iter().enumerate() {
-                find_in_value(v, &format!("{path}[{}]", i + 1), at, best);
+impl PathFinder<'_> {
+    /// Every child is visited because `[[body]]` tables span only their header, not their keys.
+    fn table(&mut self, table: &toml::de::DeTable<'_>, path: &str) {
+        for (key, value) in table {
+            let p = join(path, key.get_ref());
+            let span = key.span();
+            let same_line = self
+                .text
+                .get(span.end..self.at)
+                .is_some_and(|between| !between.contains('\n'));
+            if same_line
+                && self
+                    .preceding
+                    .as_ref()
+                    .map_or(true, |(end, _)| span.end >= *end)
+            {
+                self.preceding = Some((span.end, p.clone()));
             }
+            self.consider(span, &p);
+            self.value(value, &p);
         }
-        _ => {}
     }
-}
 
-fn consider(span: Range<usize>, path: &str, at: usize, best: &mut Option<(usize, String)>) {
-    if contains(&span, at) {
-        let len = span.len();
+    fn value(&mut self, value: &Spanned<toml::de::DeValue<'_>>, path: &str) {
+        self.consider(value.span(), path);
+        match value.get_ref() {
+            toml::de::DeValue::Table(t) => self.table(t, path),
+            toml::de::DeValue::Array(a) => {
+                for (i, v) in a.iter().enumerate() {
+                    self.value(v, &format!("{path}[{}]", i + 1));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn consider(&mut self, span: Range<usize>, path: &str) {
+        let at = self.at;
+        let contains = (span.start <= at && at < span.end) || (span.start == at && span.end == at);
         // `<=` so that, of equal spans, the deeper (visited later) path wins.
-        if best.as_ref().map_or(true, |(l, _)| len <= *l) {
-            *best = Some((len, path.to_owned()));
+        if contains
+            && self
+                .containing
+                .as_ref()
+                .map_or(true, |(l, _)| span.len() <= *l)
+        {
+            self.containing = Some((span.len(), path.to_owned()));
         }
     }
 }
