@@ -46,6 +46,15 @@ fn parse(text: &str) -> Robot {
     }
 }
 
+#[track_caller]
+fn assert_close(a: &[[f64; 3]; 3], b: &[[f64; 3]; 3], eps: f64) {
+    for (ra, rb) in a.iter().zip(b) {
+        for (x, y) in ra.iter().zip(rb) {
+            assert_relative_eq!(x, y, epsilon = eps);
+        }
+    }
+}
+
 /// Asserts that `text` is rejected at `line:col` on `field` with a message containing `phrase`.
 #[track_caller]
 fn rejects(text: &str, line: usize, col: usize, field: &str, phrase: &str) -> SpecError {
@@ -636,11 +645,7 @@ fn method_form_recovers_com_and_com_inertia() {
     assert_relative_eq!(b.com[1], 0.4, epsilon = 1e-12);
     assert_relative_eq!(b.com[2], 0.0, epsilon = 1e-12);
     let want = [[0.01, 0.0, 0.0], [0.0, 0.02, 0.0], [0.0, 0.0, 0.03]];
-    for i in 0..3 {
-        for j in 0..3 {
-            assert_relative_eq!(b.inertia_com[i][j], want[i][j], epsilon = 1e-12);
-        }
-    }
+    assert_close(&b.inertia_com, &want, 1e-12);
     // And the parameters give back b and a.
     let p = MethodParams::from_robot(&r);
     assert_relative_eq!(p.bodies[0].b, 1.0, epsilon = 1e-12);
