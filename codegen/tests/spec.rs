@@ -572,6 +572,21 @@ fn planar_example_reads() {
     assert_eq!(r.bodies[0].joint, JointKind::Revolute);
 }
 
+/// Every complete example in docs/spec.md (a TOML block with a `name`) is a valid spec.
+#[test]
+fn docs_examples_parse() {
+    let doc = include_str!("../../docs/spec.md");
+    let mut found = 0;
+    for block in doc.split("```toml\n").skip(1) {
+        let block = block.split("```").next().unwrap_or_default();
+        if block.contains("\nname = ") {
+            parse(block);
+            found += 1;
+        }
+    }
+    assert!(found >= 1);
+}
+
 #[test]
 fn defaults_fill_names_gravity_base_tool() {
     let r = parse(&one_body(""));
