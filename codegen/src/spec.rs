@@ -203,8 +203,10 @@ fn join(path: &str, key: &str) -> String {
 }
 
 /// The field path at byte `at`: the smallest key or value whose span contains it, else (for
-/// syntax errors inside a value) the last key before it on the same line. The document is
-/// re-parsed leniently, so this works even when it is malformed.
+/// syntax errors inside a value) the last key before it on the same line, else the key written
+/// at the start of its line inside the last `[table]` header before it (duplicate keys, keys
+/// without a value). The document is re-parsed leniently, so this works even when it is
+/// malformed.
 fn field_at(text: &str, at: usize) -> String {
     let (tree, _) = toml::de::DeTable::parse_recoverable(text);
     let mut finder = PathFinder {
@@ -212,13 +214,25 @@ fn field_at(text: &str, at: usize) -> String {
         at,
         containing: None,
         preceding: None,
+        header: None,
     };
     finder.table(tree.get_ref(), "");
-    finder
-        .containing
-        .or(finder.preceding)
-        .map(|(_, path)| path)
-        .unwrap_or_default()
+    if let Some((_, path)) = finder.containing.or(finder.preceding) {
+        return path;
+    }
+    let before = text.get(..at).unwrap_or_default();
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = text[line_start..].lines().next().unwrap_or("").trim_start();
+    let key: String = line
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        .collect();
+    let table = finder.header.map(|(_, path)| path).unwrap_or_default();
+    if line.starts_with('[') {
+        table
+    } else {
+        join(&table, &key)
+    }
 }
 
 struct PathFinder<'t> {
@@ -228,6 +242,8 @@ struct PathFinder<'t> {
     containing: Option<(usize, String)>,
     /// (key end, path) of the last key ending before `at` on its line.
     preceding: Option<(usize, String)>,
+    /// (header end, path) of the last `[table]` or `[[array]]` header ending before `at`.
+    header: Option<(usize, String)>,
 }
 
 impl PathFinder<'_> {
@@ -256,7 +272,22 @@ impl PathFinder<'_> {
     fn value(&mut self, value: &Spanned<toml::de::DeValue<'_>>, path: &str) {
         self.consider(value.span(), path);
         match value.get_ref() {
-            toml::de::DeValue::Table(t) => self.table(t, path),
+            toml::de::DeValue::Table(t) => {
+                let span = value.span();
+                // A header table's span is its header line, which holds none of its keys; an
+                // inline table's span holds them all.
+                let is_header = !t.keys().any(|k| span.contains(&k.span().start));
+                if is_header
+                    && span.end <= self.at
+                    && self
+                        .header
+                        .as_ref()
+                        .map_or(true, |(end, _)| span.end >= *end)
+                {
+                    self.header = Some((span.end, path.to_owned()));
+                }
+                self.table(t, path)
+            }
             toml::de::DeValue::Array(a) => {
                 for (i, v) in a.iter().enumerate() {
                     self.value(v, &format!("{path}[{}]", i + 1));

@@ -551,6 +551,19 @@ fn rejects_syntax_error() {
 }
 
 #[test]
+fn duplicate_key_is_located_in_its_table() {
+    let text = format!("{}mass = 2.0\n", one_body(""));
+    rejects(&text, 6, 1, "body[1].mass", "duplicate key");
+}
+
+#[test]
+fn key_without_value_is_named() {
+    let text = format!("{}[tool]\nrpy\n", one_body(""));
+    let e = parse_spec(&text, "test.toml").unwrap_err();
+    assert_eq!((e.line(), e.field()), (Some(7), Some("tool.rpy")), "{e}");
+}
+
+#[test]
 fn io_error_names_the_file() {
     let e = quasidyn_codegen::load_spec(std::path::Path::new("no/such/spec.toml")).unwrap_err();
     assert!(matches!(e, SpecError::Io { .. }));
