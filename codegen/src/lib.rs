@@ -5,6 +5,14 @@
 #![forbid(unsafe_code)]
 
 pub mod algebra;
+pub mod cli;
+pub mod error;
+mod mat3;
 pub mod model;
+pub mod params;
+pub mod spec;
 
+pub use error::{InvalidSpec, SpecError};
 pub use model::{JointKind, Robot, RobotBody, SymbolicInertial};
+pub use params::{BodyParams, MethodParams};
+pub use spec::{load_spec, parse_spec, to_toml};

@@ -1,0 +1,146 @@
+//! Small 3-vector and 3×3-matrix helpers for validating specs and computing parameters.
+
+pub(crate) type V3 = [f64; 3];
+pub(crate) type M3 = [[f64; 3]; 3];
+
+pub(crate) const IDENTITY: M3 = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+
+pub(crate) fn dot(a: V3, b: V3) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+pub(crate) fn norm(a: V3) -> f64 {
+    dot(a, a).sqrt()
+}
+
+pub(crate) fn scale(a: V3, s: f64) -> V3 {
+    [a[0] * s, a[1] * s, a[2] * s]
+}
+
+pub(crate) fn add(a: V3, b: V3) -> V3 {
+    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
+}
+
+pub(crate) fn sub(a: V3, b: V3) -> V3 {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+pub(crate) fn mul(a: &M3, b: &M3) -> M3 {
+    let mut c = [[0.0; 3]; 3];
+    for (i, row) in c.iter_mut().enumerate() {
+        for (j, v) in row.iter_mut().enumerate() {
+            *v = (0..3).map(|k| a[i][k] * b[k][j]).sum();
+        }
+    }
+    c
+}
+
+pub(crate) fn transpose(a: &M3) -> M3 {
+    let mut t = [[0.0; 3]; 3];
+    for (i, row) in a.iter().enumerate() {
+        for (j, v) in row.iter().enumerate() {
+            t[j][i] = *v;
+        }
+    }
+    t
+}
+
+pub(crate) fn det(a: &M3) -> f64 {
+    a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1])
+        - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
+        + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0])
+}
+
+/// `m (|c|² E - c cᵀ)`: the inertia tensor of a point mass `m` at `c` (tensor entries), i.e. the
+/// parallel-axis shift from the centre of mass to the origin.
+pub(crate) fn point_mass_inertia(m: f64, c: V3) -> M3 {
+    let c2 = dot(c, c);
+    let mut t = [[0.0; 3]; 3];
+    for (i, row) in t.iter_mut().enumerate() {
+        for (j, v) in row.iter_mut().enumerate() {
+            let delta = if i == j { c2 } else { 0.0 };
+            *v = m * (delta - c[i] * c[j]);
+        }
+    }
+    t
+}
+
+pub(crate) fn mat_add(a: &M3, b: &M3) -> M3 {
+    let mut c = *a;
+    for (i, row) in c.iter_mut().enumerate() {
+        for (j, v) in row.iter_mut().enumerate() {
+            *v += b[i][j];
+        }
+    }
+    c
+}
+
+pub(crate) fn mat_sub(a: &M3, b: &M3) -> M3 {
+    let mut c = *a;
+    for (i, row) in c.iter_mut().enumerate() {
+        for (j, v) in row.iter_mut().enumerate() {
+            *v -= b[i][j];
+        }
+    }
+    c
+}
+
+/// Eigenvalues of a symmetric matrix, ascending (cyclic Jacobi; a fixed number of sweeps so it
+/// terminates on any input).
+pub(crate) fn sym_eigenvalues(a: &M3) -> V3 {
+    let mut m = *a;
+    for _ in 0..64 {
+        let off = m[0][1].abs() + m[0][2].abs() + m[1][2].abs();
+        if off == 0.0 || off.is_nan() {
+            break;
+        }
+        for (p, q) in [(0, 1), (0, 2), (1, 2)] {
+            if m[p][q] == 0.0 {
+                continue;
+            }
+            // Rotation that zeroes m[p][q] (Golub & Van Loan's symmetric Schur step).
+            let theta = (m[q][q] - m[p][p]) / (2.0 * m[p][q]);
+            let t = theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt());
+            let t = if t.is_finite() { t } else { 0.0 };
+            let c = 1.0 / (t * t + 1.0).sqrt();
+            let s = t * c;
+            let mut g = IDENTITY;
+            g[p][p] = c;
+            g[q][q] = c;
+            g[p][q] = s;
+            g[q][p] = -s;
+            m = mul(&transpose(&g), &mul(&m, &g));
+        }
+    }
+    let mut ev = [m[0][0], m[1][1], m[2][2]];
+    ev.sort_by(|x, y| x.total_cmp(y));
+    ev
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn eigenvalues_of_rotated_diagonal() {
+        // diag(1, 2, 3) rotated by 30° about z: the eigenvalues stay 1, 2, 3.
+        let (s, c) = (0.5f64, 3f64.sqrt() / 2.0);
+        let r = [[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]];
+        let d = [[1.0, 0.0, 0.0], [0.0, 2.0, 0.0], [0.0, 0.0, 3.0]];
+        let a = mul(&r, &mul(&d, &transpose(&r)));
+        let ev = sym_eigenvalues(&a);
+        for (got, want) in ev.iter().zip([1.0, 2.0, 3.0]) {
+            assert!((got - want).abs() < 1e-12, "{ev:?}");
+        }
+    }
+
+    #[test]
+    fn eigenvalues_of_full_matrix() {
+        let a = [[2.0, 1.0, 0.0], [1.0, 2.0, 1.0], [0.0, 1.0, 2.0]];
+        let ev = sym_eigenvalues(&a);
+        let want = [2.0 - 2f64.sqrt(), 2.0, 2.0 + 2f64.sqrt()];
+        for (got, want) in ev.iter().zip(want) {
+            assert!((got - want).abs() < 1e-12, "{ev:?}");
+        }
+    }
+}

@@ -1,0 +1,1021 @@
+//! Reading and writing the TOML robot spec (format in docs/spec.md).
+//!
+//! Reading is two steps: serde deserialises the text into raw structs that mirror the format
+//! (unknown keys and wrong types are rejected there, with toml's span), then [`validate`] turns
+//! them into a [`Robot`], checking the physics and recording a located error for every problem.
+
+use std::ops::Range;
+use std::path::Path;
+
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::error::SpecError;
+use crate::mat3::{self, M3, V3};
+use crate::model::{JointKind, Robot, RobotBody, SymbolicInertial};
+
+/// Most bodies a spec may have: generated code is straight-line and its size grows roughly with
+/// the cube of the number of bodies.
+pub const MAX_BODIES: usize = 64;
+
+/// Tolerance on the length of axis-like vectors given in a spec.
+const UNIT_TOLERANCE: f64 = 1e-3;
+
+/// Tolerance on the orthonormality of a tool rotation matrix.
+const ROTATION_TOLERANCE: f64 = 1e-6;
+
+/// Relative tolerance (times the trace) of the inertia checks, so that tensors computed in
+/// floating point (e.g. shifted from the pole) are not rejected for rounding.
+const INERTIA_TOLERANCE: f64 = 1e-9;
+
+/// Parses a spec. `file_name` is only used to label errors.
+pub fn parse_spec(text: &str, file_name: &str) -> Result<Robot, SpecError> {
+    let raw: RawSpec = toml::from_str(text).map_err(|e| toml_error(text, file_name, &e))?;
+    Validator {
+        text,
+        file: file_name,
+    }
+    .robot(raw)
+}
+
+/// Reads and parses a spec file.
+pub fn load_spec(path: &Path) -> Result<Robot, SpecError> {
+    let text = std::fs::read_to_string(path).map_err(|source| SpecError::Io {
+        path: path.to_owned(),
+        source,
+    })?;
+    parse_spec(&text, &path.display().to_string())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Raw structs: the format as written.
+
+type Num = Spanned<f64>;
+type RawVec = Spanned<[Num; 3]>;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawSpec {
+    version: Option<Spanned<i64>>,
+    name: Spanned<String>,
+    description: Option<String>,
+    source: Option<String>,
+    gravity: Option<RawVec>,
+    base: Option<RawVec>,
+    symbolic: Option<Spanned<Vec<Spanned<String>>>>,
+    body: Option<Spanned<Vec<Spanned<RawBody>>>>,
+    tool: Option<Spanned<RawTool>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBody {
+    name: Option<Spanned<String>>,
+    joint: Spanned<RawJoint>,
+    joint_name: Option<Spanned<String>>,
+    axis: Spanned<RawDirection>,
+    next: Option<RawVec>,
+    #[serde(rename = "L")]
+    l: Option<Num>,
+    e: Option<Spanned<RawDirection>>,
+    mass: Num,
+    com: Option<RawVec>,
+    b: Option<Num>,
+    a: Option<Spanned<RawDirection>>,
+    inertia: Option<Spanned<RawInertia>>,
+    parent: Option<Spanned<String>>,
+    symbolic: Option<Spanned<Vec<Spanned<String>>>>,
+}
+
+#[derive(Deserialize, Clone, Copy)]
+#[serde(rename_all = "lowercase")]
+enum RawJoint {
+    Revolute,
+    Prismatic,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawInertia {
+    ixx: Option<Num>,
+    iyy: Option<Num>,
+    izz: Option<Num>,
+    ixy: Option<Num>,
+    ixz: Option<Num>,
+    iyz: Option<Num>,
+    about: Option<Spanned<About>>,
+}
+
+#[derive(Deserialize, Clone, Copy, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum About {
+    Com,
+    Pole,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawTool {
+    rotation: Option<Spanned<[[Num; 3]; 3]>>,
+    rpy: Option<RawVec>,
+}
+
+/// An axis-like direction: a (signed) coordinate-axis letter or a vector.
+enum RawDirection {
+    Letter(String),
+    Vector(Vec<Num>),
+}
+
+impl<'de> Deserialize<'de> for RawDirection {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawDirection;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str(r#"an axis letter ("x", "-y", ...) or a vector [x, y, z]"#)
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<RawDirection, E> {
+                Ok(RawDirection::Letter(s.to_owned()))
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawDirection, A::Error> {
+                let mut v = Vec::new();
+                while let Some(x) = seq.next_element::<Num>()? {
+                    v.push(x);
+                }
+                Ok(RawDirection::Vector(v))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors from toml: locate them and name the field.
+
+/// Converts a toml error (syntax, type, unknown or missing key) to a located [`SpecError`],
+/// naming the field by finding the key or value under the error's span.
+fn toml_error(text: &str, file: &str, e: &toml::de::Error) -> SpecError {
+    let span = e.span().unwrap_or(0..0);
+    let mut message = e.message().trim().replace('\n', "; ");
+    let mut field = if let Some(missing) = backticked(&message, "missing field `") {
+        // A key missing from the document itself is reported with an empty span at 0.
+        let table = if span.is_empty() {
+            String::new()
+        } else {
+            field_at(text, span.start)
+        };
+        message = format!("missing required key `{missing}`");
+        join(&table, &missing)
+    } else {
+        field_at(text, span.start)
+    };
+    if let Some(unknown) = backticked(&message, "unknown field `") {
+        if !field.ends_with(&unknown) {
+            field = join(&field, &unknown);
+        }
+        message = message.replacen("unknown field", "unknown key", 1);
+    }
+    let message = message
+        .replace("expected f64", "expected a number")
+        .replace("expected i64", "expected an integer")
+        .replace(
+            "expected an array of length 3",
+            "expected an array of 3 numbers",
+        );
+    if field.is_empty() {
+        field = "(toml)".to_owned();
+    }
+    SpecError::at(text, file, span, field, message)
+}
+
+fn backticked(message: &str, prefix: &str) -> Option<String> {
+    let rest = message.strip_prefix(prefix)?;
+    Some(rest[..rest.find('`')?].to_owned())
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// The field path at byte `at`: the smallest key or value whose span contains it, else (for
+/// syntax errors inside a value) the last key before it on the same line, else the key written
+/// at the start of its line inside the last `[table]` header before it (duplicate keys, keys
+/// without a value). The document is re-parsed leniently, so this works even when it is
+/// malformed.
+fn field_at(text: &str, at: usize) -> String {
+    let (tree, _) = toml::de::DeTable::parse_recoverable(text);
+    let mut finder = PathFinder {
+        text,
+        at,
+        containing: None,
+        preceding: None,
+        header: None,
+    };
+    finder.table(tree.get_ref(), "");
+    if let Some((_, path)) = finder.containing.or(finder.preceding) {
+        return path;
+    }
+    let before = text.get(..at).unwrap_or_default();
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = text[line_start..].lines().next().unwrap_or("").trim_start();
+    let key: String = line
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        .collect();
+    let table = finder.header.map(|(_, path)| path).unwrap_or_default();
+    if line.starts_with('[') {
+        table
+    } else {
+        join(&table, &key)
+    }
+}
+
+struct PathFinder<'t> {
+    text: &'t str,
+    at: usize,
+    /// (span length, path) of the smallest node containing `at`.
+    containing: Option<(usize, String)>,
+    /// (key end, path) of the last key ending before `at` on its line.
+    preceding: Option<(usize, String)>,
+    /// (header end, path) of the last `[table]` or `[[array]]` header ending before `at`.
+    header: Option<(usize, String)>,
+}
+
+impl PathFinder<'_> {
+    /// Every child is visited because `[[body]]` tables span only their header, not their keys.
+    fn table(&mut self, table: &toml::de::DeTable<'_>, path: &str) {
+        for (key, value) in table {
+            let p = join(path, key.get_ref());
+            let span = key.span();
+            let same_line = self
+                .text
+                .get(span.end..self.at)
+                .is_some_and(|between| !between.contains('\n'));
+            if same_line
+                && self
+                    .preceding
+                    .as_ref()
+                    .map_or(true, |(end, _)| span.end >= *end)
+            {
+                self.preceding = Some((span.end, p.clone()));
+            }
+            self.consider(span, &p);
+            self.value(value, &p);
+        }
+    }
+
+    fn value(&mut self, value: &Spanned<toml::de::DeValue<'_>>, path: &str) {
+        self.consider(value.span(), path);
+        match value.get_ref() {
+            toml::de::DeValue::Table(t) => {
+                let span = value.span();
+                // A header table's span is its header line, which holds none of its keys; an
+                // inline table's span holds them all.
+                let is_header = !t.keys().any(|k| span.contains(&k.span().start));
+                if is_header
+                    && span.end <= self.at
+                    && self
+                        .header
+                        .as_ref()
+                        .map_or(true, |(end, _)| span.end >= *end)
+                {
+                    self.header = Some((span.end, path.to_owned()));
+                }
+                self.table(t, path)
+            }
+            toml::de::DeValue::Array(a) => {
+                for (i, v) in a.iter().enumerate() {
+                    self.value(v, &format!("{path}[{}]", i + 1));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn consider(&mut self, span: Range<usize>, path: &str) {
+        let at = self.at;
+        let contains = (span.start <= at && at < span.end) || (span.start == at && span.end == at);
+        // `<=` so that, of equal spans, the deeper (visited later) path wins.
+        if contains
+            && self
+                .containing
+                .as_ref()
+                .map_or(true, |(l, _)| span.len() <= *l)
+        {
+            self.containing = Some((span.len(), path.to_owned()));
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Validation.
+
+struct Validator<'a> {
+    text: &'a str,
+    file: &'a str,
+}
+
+/// A body after the first pass (masses known, mass distribution still in spec form).
+struct Pass1 {
+    name: String,
+    joint_name: String,
+    joint: JointKind,
+    axis: V3,
+    next: V3,
+    mass: f64,
+    symbolic: SymbolicInertial,
+}
+
+impl Validator<'_> {
+    fn err(
+        &self,
+        span: Range<usize>,
+        field: impl Into<String>,
+        message: impl Into<String>,
+    ) -> SpecError {
+        SpecError::at(self.text, self.file, span, field, message)
+    }
+
+    fn num(&self, x: &Num, field: &str) -> Result<f64, SpecError> {
+        let v = *x.get_ref();
+        if v.is_finite() {
+            Ok(v)
+        } else {
+            Err(self.err(
+                x.span(),
+                field,
+                format!("expected a finite number, got {v}"),
+            ))
+        }
+    }
+
+    fn vec3(&self, v: &RawVec, field: &str) -> Result<V3, SpecError> {
+        let mut out = [0.0; 3];
+        for (i, (o, x)) in out.iter_mut().zip(v.get_ref()).enumerate() {
+            *o = self.num(x, &format!("{field}[{}]", i + 1))?;
+        }
+        Ok(out)
+    }
+
+    /// A unit direction: an axis letter, or a vector normalised after checking its length.
+    fn direction(
+        &self,
+        d: &Spanned<RawDirection>,
+        field: &str,
+        what: &str,
+    ) -> Result<V3, SpecError> {
+        match d.get_ref() {
+            RawDirection::Letter(s) => letter_axis(s).ok_or_else(|| {
+                self.err(
+                    d.span(),
+                    field,
+                    format!(
+                        r#"expected an axis letter "x", "y", "z", "-x", "-y", "-z" or a vector [x, y, z], got "{s}""#
+                    ),
+                )
+            }),
+            RawDirection::Vector(v) => {
+                if v.len() != 3 {
+                    return Err(self.err(
+                        d.span(),
+                        field,
+                        format!("expected a vector of 3 numbers, got {} numbers", v.len()),
+                    ));
+                }
+                let mut u = [0.0; 3];
+                for (i, (o, x)) in u.iter_mut().zip(v).enumerate() {
+                    *o = self.num(x, &format!("{field}[{}]", i + 1))?;
+                }
+                let n = mat3::norm(u);
+                if n == 0.0 {
+                    return Err(self.err(d.span(), field, format!("{what} must not be the zero vector")));
+                }
+                if !n.is_finite() || (n - 1.0).abs() > UNIT_TOLERANCE {
+                    return Err(self.err(
+                        d.span(),
+                        field,
+                        format!("{what} must be a unit vector (length within {UNIT_TOLERANCE} of 1), got length {n}"),
+                    ));
+                }
+                // Leave vectors that are already unit to rounding untouched, so that a written
+                // spec reads back bit for bit.
+                if (n - 1.0).abs() > 4.0 * f64::EPSILON {
+                    u = mat3::scale(u, 1.0 / n);
+                }
+                Ok(u)
+            }
+        }
+    }
+
+    fn name(&self, s: &Spanned<String>, field: &str) -> Result<String, SpecError> {
+        if s.get_ref().trim().is_empty() {
+            Err(self.err(s.span(), field, "expected a non-empty name"))
+        } else {
+            Ok(s.get_ref().clone())
+        }
+    }
+
+    fn symbolic(
+        &self,
+        list: &Option<Spanned<Vec<Spanned<String>>>>,
+        field: &str,
+        out: &mut SymbolicInertial,
+    ) -> Result<(), SpecError> {
+        for (i, item) in list.iter().flat_map(|l| l.get_ref()).enumerate() {
+            match item.get_ref().as_str() {
+                "mass" => out.mass = true,
+                "com" => out.com = true,
+                "inertia" => out.inertia = true,
+                other => {
+                    return Err(self.err(
+                        item.span(),
+                        format!("{field}[{}]", i + 1),
+                        format!(r#"expected "mass", "com" or "inertia", got "{other}""#),
+                    ))
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn robot(&self, raw: RawSpec) -> Result<Robot, SpecError> {
+        if let Some(v) = &raw.version {
+            if *v.get_ref() != 1 {
+                return Err(self.err(
+                    v.span(),
+                    "version",
+                    format!("unsupported format version {}, expected 1", v.get_ref()),
+                ));
+            }
+        }
+        let name = self.name(&raw.name, "name")?;
+        let gravity = match &raw.gravity {
+            Some(g) => self.vec3(g, "gravity")?,
+            None => [0.0, -9.81, 0.0],
+        };
+        let base = match &raw.base {
+            Some(b) => self.vec3(b, "base")?,
+            None => [0.0; 3],
+        };
+        let mut all_symbolic = SymbolicInertial::default();
+        self.symbolic(&raw.symbolic, "symbolic", &mut all_symbolic)?;
+        let tool_rotation = match &raw.tool {
+            Some(t) => self.tool(t)?,
+            None => mat3::IDENTITY,
+        };
+
+        let raw_bodies: &[Spanned<RawBody>] = raw.body.as_ref().map_or(&[], |b| b.get_ref());
+        if raw_bodies.is_empty() {
+            let span = raw.body.as_ref().map_or(0..0, |b| b.span());
+            return Err(self.err(
+                span,
+                "body",
+                "the chain is empty: expected at least one [[body]]",
+            ));
+        }
+        if raw_bodies.len() > MAX_BODIES {
+            return Err(self.err(
+                raw_bodies[MAX_BODIES].span(),
+                format!("body[{}]", MAX_BODIES + 1),
+                format!(
+                    "too many bodies ({}): at most {MAX_BODIES} are supported, because the \
+                     generated straight-line code grows roughly with the cube of the number of bodies",
+                    raw_bodies.len()
+                ),
+            ));
+        }
+
+        // Pass 1: kinematics, masses and names (the mass distribution needs the later masses).
+        let mut pass1: Vec<Pass1> = Vec::with_capacity(raw_bodies.len());
+        for (i, rb) in raw_bodies.iter().enumerate() {
+            let body = self.body_pass1(rb, i + 1, &pass1, all_symbolic)?;
+            pass1.push(body);
+        }
+
+        // Mass of everything each body carries, m_{i+1}.
+        let mut carried = vec![0.0; pass1.len()];
+        for i in (0..pass1.len().saturating_sub(1)).rev() {
+            carried[i] = carried[i + 1] + pass1[i + 1].mass;
+        }
+
+        let mut bodies = Vec::with_capacity(pass1.len());
+        for ((p, rb), m_next) in pass1.into_iter().zip(raw_bodies).zip(carried) {
+            let idx = bodies.len() + 1;
+            bodies.push(self.body_pass2(p, rb, idx, m_next)?);
+        }
+
+        Ok(Robot {
+            name,
+            description: raw.description,
+            source: raw.source,
+            gravity,
+            base,
+            tool_rotation,
+            bodies,
+        })
+    }
+
+    fn tool(&self, t: &Spanned<RawTool>) -> Result<M3, SpecError> {
+        let tool = t.get_ref();
+        match (&tool.rotation, &tool.rpy) {
+            (Some(_), Some(rpy)) => Err(self.err(
+                rpy.span(),
+                "tool.rpy",
+                "give either `rotation` or `rpy`, not both",
+            )),
+            (None, None) => Ok(mat3::IDENTITY),
+            (None, Some(rpy)) => {
+                let [r, p, y] = self.vec3(rpy, "tool.rpy")?;
+                Ok(rpy_matrix(r, p, y))
+            }
+            (Some(rot), None) => {
+                let mut m = [[0.0; 3]; 3];
+                for (i, row) in rot.get_ref().iter().enumerate() {
+                    for (j, x) in row.iter().enumerate() {
+                        m[i][j] = self.num(x, &format!("tool.rotation[{}][{}]", i + 1, j + 1))?;
+                    }
+                }
+                let rrt = mat3::mul(&m, &mat3::transpose(&m));
+                let mut worst: f64 = 0.0;
+                let mut orthonormal = true;
+                for (i, row) in rrt.iter().enumerate() {
+                    for (j, v) in row.iter().enumerate() {
+                        let dev = v - if i == j { 1.0 } else { 0.0 };
+                        orthonormal &= within(dev, ROTATION_TOLERANCE);
+                        worst = worst.max(dev.abs());
+                    }
+                }
+                if !orthonormal {
+                    return Err(self.err(
+                        rot.span(),
+                        "tool.rotation",
+                        format!(
+                            "expected an orthonormal matrix (R Rᵀ = I within {ROTATION_TOLERANCE}), \
+                             largest deviation {worst:e}"
+                        ),
+                    ));
+                }
+                let d = mat3::det(&m);
+                if !within(d - 1.0, ROTATION_TOLERANCE) {
+                    return Err(self.err(
+                        rot.span(),
+                        "tool.rotation",
+                        format!("expected a proper rotation (determinant +1), got determinant {d}"),
+                    ));
+                }
+                Ok(m)
+            }
+        }
+    }
+
+    fn body_pass1(
+        &self,
+        sb: &Spanned<RawBody>,
+        idx: usize,
+        prev: &[Pass1],
+        all_symbolic: SymbolicInertial,
+    ) -> Result<Pass1, SpecError> {
+        let rb = sb.get_ref();
+        let f = |k: &str| format!("body[{idx}].{k}");
+
+        let name = match &rb.name {
+            Some(n) => self.name(n, &f("name"))?,
+            None => format!("body{idx}"),
+        };
+        if let Some(other) = prev.iter().position(|p| p.name == name) {
+            let span = rb.name.as_ref().map_or(sb.span(), |n| n.span());
+            return Err(self.err(
+                span,
+                f("name"),
+                format!(
+                    "duplicate body name \"{name}\" (also body[{}]); body names must be unique",
+                    other + 1
+                ),
+            ));
+        }
+        let joint_name = match &rb.joint_name {
+            Some(n) => self.name(n, &f("joint_name"))?,
+            None => format!("q{idx}"),
+        };
+        if let Some(other) = prev.iter().position(|p| p.joint_name == joint_name) {
+            let span = rb.joint_name.as_ref().map_or(sb.span(), |n| n.span());
+            return Err(self.err(
+                span,
+                f("joint_name"),
+                format!(
+                    "duplicate joint name \"{joint_name}\" (also body[{}]); joint names must be unique",
+                    other + 1
+                ),
+            ));
+        }
+        if let Some(parent) = &rb.parent {
+            match prev.last() {
+                None => {
+                    return Err(self.err(
+                        parent.span(),
+                        f("parent"),
+                        "the first body is carried by the base: expected no `parent`",
+                    ))
+                }
+                Some(p) if p.name != *parent.get_ref() => {
+                    return Err(self.err(
+                        parent.span(),
+                        f("parent"),
+                        format!(
+                            "expected the previous body \"{}\" (only serial chains are supported), got \"{}\"",
+                            p.name,
+                            parent.get_ref()
+                        ),
+                    ))
+                }
+                Some(_) => {}
+            }
+        }
+
+        let joint = match rb.joint.get_ref() {
+            RawJoint::Revolute => JointKind::Revolute,
+            RawJoint::Prismatic => JointKind::Prismatic,
+        };
+        let axis = self.direction(&rb.axis, &f("axis"), "the joint axis")?;
+
+        let next = match (&rb.next, &rb.l, &rb.e) {
+            (Some(_), Some(l), _) => {
+                return Err(self.err(
+                    l.span(),
+                    f("L"),
+                    "give either `next` or `L` and `e`, not both",
+                ))
+            }
+            (Some(_), None, Some(e)) => {
+                return Err(self.err(
+                    e.span(),
+                    f("e"),
+                    "give either `next` or `L` and `e`, not both",
+                ))
+            }
+            (Some(n), None, None) => self.vec3(n, &f("next"))?,
+            (None, None, None) => [0.0; 3],
+            (None, Some(l), None) => {
+                return Err(self.err(
+                    l.span(),
+                    f("e"),
+                    "missing `e`: `L` needs the unit direction `e`",
+                ))
+            }
+            (None, None, Some(e)) => {
+                return Err(self.err(e.span(), f("L"), "missing `L`: `e` needs the distance `L`"))
+            }
+            (None, Some(l), Some(e)) => {
+                let len = self.num(l, &f("L"))?;
+                if len < 0.0 {
+                    return Err(self.err(l.span(), f("L"), format!("expected L >= 0, got {len}")));
+                }
+                let dir = self.direction(e, &f("e"), "e")?;
+                mat3::scale(dir, len)
+            }
+        };
+
+        let mass = self.num(&rb.mass, &f("mass"))?;
+        if mass <= 0.0 {
+            return Err(self.err(
+                rb.mass.span(),
+                f("mass"),
+                format!("mass must be positive, got {mass}"),
+            ));
+        }
+
+        let mut symbolic = all_symbolic;
+        self.symbolic(&rb.symbolic, &f("symbolic"), &mut symbolic)?;
+
+        Ok(Pass1 {
+            name,
+            joint_name,
+            joint,
+            axis,
+            next,
+            mass,
+            symbolic,
+        })
+    }
+
+    fn body_pass2(
+        &self,
+        p: Pass1,
+        sb: &Spanned<RawBody>,
+        idx: usize,
+        m_next: f64,
+    ) -> Result<RobotBody, SpecError> {
+        let rb = sb.get_ref();
+        let f = |k: &str| format!("body[{idx}].{k}");
+
+        let (tensor, about) = match &rb.inertia {
+            Some(i) => self.inertia(i, &f("inertia"))?,
+            None => ([[0.0; 3]; 3], About::Com),
+        };
+
+        let com = match (&rb.com, &rb.b, &rb.a) {
+            (Some(_), Some(b), _) => {
+                return Err(self.err(
+                    b.span(),
+                    f("b"),
+                    "give either `com` or `b` and `a`, not both",
+                ))
+            }
+            (Some(_), None, Some(a)) => {
+                return Err(self.err(
+                    a.span(),
+                    f("a"),
+                    "give either `com` or `b` and `a`, not both",
+                ))
+            }
+            (Some(c), None, None) => self.vec3(c, &f("com"))?,
+            (None, None, None) => [0.0; 3],
+            (None, Some(b), None) => {
+                return Err(self.err(
+                    b.span(),
+                    f("a"),
+                    "missing `a`: `b` needs the unit direction `a`",
+                ))
+            }
+            (None, None, Some(a)) => {
+                return Err(self.err(a.span(), f("b"), "missing `b`: `a` needs the magnitude `b`"))
+            }
+            (None, Some(b), Some(a)) => {
+                let bv = self.num(b, &f("b"))?;
+                if bv < 0.0 {
+                    return Err(self.err(b.span(), f("b"), format!("expected b >= 0, got {bv}")));
+                }
+                let av = self.direction(a, &f("a"), "a")?;
+                match &rb.inertia {
+                    None => {
+                        return Err(self.err(
+                            b.span(),
+                            f("inertia"),
+                            "the method form (`b`, `a`) needs `inertia` given about the pole (about = \"pole\")",
+                        ))
+                    }
+                    Some(i) if about != About::Pole => {
+                        let span = i.get_ref().about.as_ref().map_or(i.span(), |a| a.span());
+                        return Err(self.err(
+                            span,
+                            f("inertia.about"),
+                            "the method form (`b`, `a`) needs the inertia about the pole: expected about = \"pole\"",
+                        ));
+                    }
+                    Some(_) => {}
+                }
+                // b a = m_oi com + m_{i+1} next  =>  com = (b a - m_{i+1} next) / m_oi.
+                mat3::scale(
+                    mat3::sub(mat3::scale(av, bv), mat3::scale(p.next, m_next)),
+                    1.0 / p.mass,
+                )
+            }
+        };
+        if com.iter().any(|c| !c.is_finite()) {
+            return Err(self.err(
+                sb.span(),
+                f("com"),
+                "the centre of mass is not finite (numbers too large)",
+            ));
+        }
+
+        let inertia_com = match about {
+            About::Com => tensor,
+            About::Pole => mat3::mat_sub(&tensor, &mat3::point_mass_inertia(p.mass, com)),
+        };
+        if let Some(i) = &rb.inertia {
+            self.check_inertia(&inertia_com, about, i.span(), &f("inertia"))?;
+        }
+
+        Ok(RobotBody {
+            name: p.name,
+            joint_name: p.joint_name,
+            joint: p.joint,
+            axis: p.axis,
+            next: p.next,
+            mass: p.mass,
+            com,
+            inertia_com,
+            symbolic: p.symbolic,
+        })
+    }
+
+    fn inertia(&self, i: &Spanned<RawInertia>, field: &str) -> Result<(M3, About), SpecError> {
+        let ri = i.get_ref();
+        let get = |x: &Option<Num>, k: &str| -> Result<f64, SpecError> {
+            x.as_ref()
+                .map_or(Ok(0.0), |x| self.num(x, &format!("{field}.{k}")))
+        };
+        let ixx = get(&ri.ixx, "ixx")?;
+        let iyy = get(&ri.iyy, "iyy")?;
+        let izz = get(&ri.izz, "izz")?;
+        let ixy = get(&ri.ixy, "ixy")?;
+        let ixz = get(&ri.ixz, "ixz")?;
+        let iyz = get(&ri.iyz, "iyz")?;
+        let about = ri.about.as_ref().map_or(About::Com, |a| *a.get_ref());
+        Ok(([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]], about))
+    }
+
+    /// Symmetric positive semidefinite with principal moments satisfying the triangle
+    /// inequality: exactly the tensors of some real mass distribution.
+    fn check_inertia(
+        &self,
+        t: &M3,
+        about: About,
+        span: Range<usize>,
+        field: &str,
+    ) -> Result<(), SpecError> {
+        let moved = if about == About::Pole {
+            " (after moving it from the pole to the centre of mass)"
+        } else {
+            ""
+        };
+        if t.iter().flatten().any(|x| !x.is_finite()) {
+            return Err(self.err(
+                span,
+                field,
+                format!("the inertia tensor{moved} is not finite (numbers too large)"),
+            ));
+        }
+        let ev = mat3::sym_eigenvalues(t);
+        let trace = t[0][0] + t[1][1] + t[2][2];
+        let tol = INERTIA_TOLERANCE * trace.abs().max(f64::MIN_POSITIVE);
+        let shown = format!("{}, {}, {}", ev[0], ev[1], ev[2]);
+        if !at_least(ev[0], -tol) {
+            return Err(self.err(
+                span,
+                field,
+                format!(
+                    "the inertia tensor about the centre of mass{moved} must be positive semidefinite; \
+                     principal moments are {shown}"
+                ),
+            ));
+        }
+        // Ascending order, so the only inequality that can fail is I1 + I2 >= I3.
+        if !at_least(ev[0] + ev[1], ev[2] - tol) {
+            return Err(self.err(
+                span,
+                field,
+                format!(
+                    "the principal moments about the centre of mass{moved} violate the triangle \
+                     inequality I1 + I2 >= I3: {shown}"
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// `|x| <= tol`, false for NaN.
+fn within(x: f64, tol: f64) -> bool {
+    x.abs() <= tol
+}
+
+/// `x >= y`, false for NaN.
+fn at_least(x: f64, y: f64) -> bool {
+    x >= y
+}
+
+/// Unit vector of a signed axis letter.
+fn letter_axis(s: &str) -> Option<V3> {
+    let (sign, letter) = match s.strip_prefix('-') {
+        Some(rest) => (-1.0, rest),
+        None => (1.0, s.strip_prefix('+').unwrap_or(s)),
+    };
+    let k = match letter {
+        "x" => 0,
+        "y" => 1,
+        "z" => 2,
+        _ => return None,
+    };
+    let mut v = [0.0; 3];
+    v[k] = sign;
+    Some(v)
+}
+
+/// `Rz(yaw) Ry(pitch) Rx(roll)` (the URDF convention).
+pub(crate) fn rpy_matrix(roll: f64, pitch: f64, yaw: f64) -> M3 {
+    let (sr, cr) = roll.sin_cos();
+    let (sp, cp) = pitch.sin_cos();
+    let (sy, cy) = yaw.sin_cos();
+    let rx = [[1.0, 0.0, 0.0], [0.0, cr, -sr], [0.0, sr, cr]];
+    let ry = [[cp, 0.0, sp], [0.0, 1.0, 0.0], [-sp, 0.0, cp]];
+    let rz = [[cy, -sy, 0.0], [sy, cy, 0.0], [0.0, 0.0, 1.0]];
+    mat3::mul(&rz, &mat3::mul(&ry, &rx))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Writing.
+
+/// Writes a spec in the physical form (`next`, `com`, inertia about the centre of mass) with
+/// floats in shortest round-trip form, so that [`parse_spec`] reads back an equal [`Robot`].
+pub fn to_toml(robot: &Robot) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let _ = writeln!(s, "version = 1");
+    let _ = writeln!(s, "name = {}", quote(&robot.name));
+    if let Some(d) = &robot.description {
+        let _ = writeln!(s, "description = {}", quote(d));
+    }
+    if let Some(src) = &robot.source {
+        let _ = writeln!(s, "source = {}", quote(src));
+    }
+    let _ = writeln!(s, "gravity = {}", vec_toml(robot.gravity));
+    let _ = writeln!(s, "base = {}", vec_toml(robot.base));
+    for (i, b) in robot.bodies.iter().enumerate() {
+        let _ = writeln!(s, "\n[[body]]");
+        let _ = writeln!(s, "name = {}", quote(&b.name));
+        let _ = writeln!(s, "joint_name = {}", quote(&b.joint_name));
+        let joint = match b.joint {
+            JointKind::Revolute => "revolute",
+            JointKind::Prismatic => "prismatic",
+        };
+        let _ = writeln!(s, "joint = \"{joint}\"");
+        match axis_letter(b.axis) {
+            Some(l) => {
+                let _ = writeln!(s, "axis = \"{l}\"");
+            }
+            None => {
+                let _ = writeln!(s, "axis = {}", vec_toml(b.axis));
+            }
+        }
+        let _ = writeln!(s, "next = {}", vec_toml(b.next));
+        let _ = writeln!(s, "mass = {}", float(b.mass));
+        let _ = writeln!(s, "com = {}", vec_toml(b.com));
+        let t = &b.inertia_com;
+        let _ = writeln!(
+            s,
+            "inertia = {{ ixx = {}, iyy = {}, izz = {}, ixy = {}, ixz = {}, iyz = {}, about = \"com\" }}",
+            float(t[0][0]),
+            float(t[1][1]),
+            float(t[2][2]),
+            float(t[0][1]),
+            float(t[0][2]),
+            float(t[1][2]),
+        );
+        if i > 0 {
+            let _ = writeln!(s, "parent = {}", quote(&robot.bodies[i - 1].name));
+        }
+        let sym = b.symbolic;
+        let words: Vec<&str> = [
+            (sym.mass, "\"mass\""),
+            (sym.com, "\"com\""),
+            (sym.inertia, "\"inertia\""),
+        ]
+        .into_iter()
+        .filter_map(|(on, w)| on.then_some(w))
+        .collect();
+        if !words.is_empty() {
+            let _ = writeln!(s, "symbolic = [{}]", words.join(", "));
+        }
+    }
+    if robot.tool_rotation != mat3::IDENTITY {
+        let r = &robot.tool_rotation;
+        let _ = writeln!(s, "\n[tool]");
+        let _ = writeln!(
+            s,
+            "rotation = [{}, {}, {}]",
+            vec_toml(r[0]),
+            vec_toml(r[1]),
+            vec_toml(r[2])
+        );
+    }
+    s
+}
+
+/// The signed coordinate-axis letter of `v` (`"x"`, `"-y"`, ...) if it is exactly one.
+pub fn axis_letter(v: [f64; 3]) -> Option<&'static str> {
+    const NAMES: [[&str; 3]; 2] = [["x", "y", "z"], ["-x", "-y", "-z"]];
+    let k = v.iter().position(|c| c.abs() == 1.0)?;
+    if (0..3).any(|j| j != k && v[j] != 0.0) {
+        return None;
+    }
+    Some(NAMES[usize::from(v[k] < 0.0)][k])
+}
+
+fn quote(s: &str) -> String {
+    toml::Value::String(s.to_owned()).to_string()
+}
+
+/// Shortest representation that parses back to the same `f64`, always valid TOML.
+fn float(x: f64) -> String {
+    let s = format!("{x:?}");
+    if x.is_finite() {
+        s
+    } else if x.is_nan() {
+        "nan".to_owned()
+    } else if x > 0.0 {
+        "inf".to_owned()
+    } else {
+        "-inf".to_owned()
+    }
+}
+
+fn vec_toml(v: [f64; 3]) -> String {
+    format!("[{}, {}, {}]", float(v[0]), float(v[1]), float(v[2]))
+}

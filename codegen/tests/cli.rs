@@ -1,0 +1,79 @@
+//! The `quasidyn` binary: exit codes and located diagnostics.
+
+use std::process::{Command, Output};
+
+const GOOD: &str = r#"name = "two"
+[[body]]
+joint = "revolute"
+axis = "z"
+next = [0.5, 0, 0]
+mass = 2
+com = [0.25, 0, 0]
+
+[[body]]
+joint = "revolute"
+axis = "z"
+mass = -1
+"#;
+
+fn run(dir: &std::path::Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_quasidyn"))
+        .args(args)
+        .current_dir(dir)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the quasidyn binary runs")
+}
+
+#[test]
+fn check_reports_located_error() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("bad.toml"), GOOD).unwrap();
+    let out = run(dir.path(), &["check", "bad.toml"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("bad.toml:12:8: body[2].mass:"), "{stderr}");
+    assert!(stderr.contains("mass must be positive"), "{stderr}");
+}
+
+#[test]
+fn check_and_params_accept_good_spec() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("good.toml"),
+        GOOD.replace("mass = -1", "mass = 1"),
+    )
+    .unwrap();
+    let out = run(dir.path(), &["check", "good.toml"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        "ok: two, 2 bodies"
+    );
+
+    let out = run(dir.path(), &["params", "good.toml"]);
+    assert!(out.status.success());
+    let table = String::from_utf8_lossy(&out.stdout);
+    // b_1 = |2 (0.25, 0, 0) + 1 (0.5, 0, 0)| = 1, p_1 = 0.5 * 1.
+    assert!(
+        table.contains("b [kg m]") && table.contains("body1"),
+        "{table}"
+    );
+}
+
+#[test]
+fn missing_file_and_usage_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(dir.path(), &["check", "absent.toml"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("absent.toml"));
+
+    let out = run(dir.path(), &["check"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = run(dir.path(), &["frobnicate"]);
+    assert_eq!(out.status.code(), Some(2));
+}
