@@ -12,7 +12,9 @@ pub mod math;
 #[cfg(feature = "std")]
 pub mod reference;
 
-pub use chain::{Body, Chain, JointKind};
+pub use chain::{Body, JointKind};
+#[cfg(feature = "std")]
+pub use chain::Chain;
 
 /// Kinematics and dynamics of a serial robot with `N` joints, implemented by every generated
 /// robot. Arrays are joint-indexed from the base; matrices are `[row][column]`.
