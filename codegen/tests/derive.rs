@@ -2,6 +2,8 @@
 //! frame, rotation matrices, CoM accelerations, CoM inertias), against the papers' closed forms,
 //! and against exact derivatives of the mass matrix (forward-mode dual numbers).
 
+#![allow(clippy::needless_range_loop)]
+
 use quasidyn_codegen::algebra::{Algebra, Joint, Numeric};
 use quasidyn_codegen::derive::{derive, velocity_split, Derived};
 use quasidyn_codegen::{JointKind, Robot, RobotBody, SymbolicInertial};
@@ -541,7 +543,12 @@ fn check_random(seed: u64, general_axes: bool) {
     let tau: Vec<f64> = (0..n).map(|_| rng.range(-5.0, 5.0)).collect();
     let f = eval(&robot, &q, &qd, &zero, &tau);
     let back = eval(&robot, &q, &qd, &f.forward_dynamics, &zero);
-    close(&back.inverse_dynamics, &tau, 1e-9, &what("forward dynamics"));
+    close(
+        &back.inverse_dynamics,
+        &tau,
+        1e-9,
+        &what("forward dynamics"),
+    );
 
     // Jacobian against central differences of the tool pose. Step 1e-5: truncation
     // ~h²·|p'''| ≈ 1e-10, rounding ~1e-16/h ≈ 1e-11, so 1e-7 leaves a wide margin.
@@ -572,9 +579,7 @@ fn check_random(seed: u64, general_axes: bool) {
 
     // Velocity split (Statement 3) with exact dM/dq.
     let (hc, ho, hg) = split(&robot, &q, &qd);
-    let c: Vec<f64> = (0..n)
-        .map(|i| hc[i] + ho[i] + hg[i])
-        .collect::<Vec<_>>();
+    let c: Vec<f64> = (0..n).map(|i| hc[i] + ho[i] + hg[i]).collect::<Vec<_>>();
     let cqd: Vec<f64> = (0..n)
         .map(|i| d.nonlinear_effects[i] - d.gravity[i])
         .collect();
@@ -610,7 +615,11 @@ fn mass_matrix_depends_only_on_later_joints() {
         for (i, d) in dm.iter().enumerate() {
             for k in 0..n {
                 for j in i..=k {
-                    assert!(d[k * n + j].abs() < 1e-12, "dH{k}{j}/dq{i} = {}", d[k * n + j]);
+                    assert!(
+                        d[k * n + j].abs() < 1e-12,
+                        "dH{k}{j}/dq{i} = {}",
+                        d[k * n + j]
+                    );
                 }
             }
         }
@@ -671,7 +680,12 @@ fn single_pendulum() {
     // At rest the joint holds the weight: F = m g y in body axes, moment g b cos q about z.
     let dr = eval(&r, &[0.0], &[0.0], &[0.0], &[0.0]);
     close(&dr.static_force, &[0.0, m * 9.81, 0.0], TOL, "F1 at q=0");
-    close(&dr.static_moment, &[0.0, 0.0, m * 9.81 * l], TOL, "M1 at q=0");
+    close(
+        &dr.static_moment,
+        &[0.0, 0.0, m * 9.81 * l],
+        TOL,
+        "M1 at q=0",
+    );
 }
 
 /// Seed 000 (3.2): planar arm in the vertical plane, `a_i = e_i = x_i`.
@@ -776,11 +790,11 @@ fn gimbal_e_form() {
         s2 * qd[0] + qd[2],
     ];
     let wd3 = [
-        -s3 * qd[2] * c2 * qd[0] - c3 * s2 * qd[1] * qd[0] + c3 * c2 * qdd[0]
+        -s3 * qd[2] * c2 * qd[0] - c3 * s2 * qd[1] * qd[0]
+            + c3 * c2 * qdd[0]
             + c3 * qd[2] * qd[1]
             + s3 * qdd[1],
-        -c3 * qd[2] * c2 * qd[0] + s3 * s2 * qd[1] * qd[0] - s3 * c2 * qdd[0]
-            - s3 * qd[2] * qd[1]
+        -c3 * qd[2] * c2 * qd[0] + s3 * s2 * qd[1] * qd[0] - s3 * c2 * qdd[0] - s3 * qd[2] * qd[1]
             + c3 * qdd[1],
         c2 * qd[1] * qd[0] + s2 * qdd[0] + qdd[2],
     ];
@@ -795,8 +809,7 @@ fn gimbal_e_form() {
     let e3 = e(inertia[2], w3, wd3);
     let m3 = e3[2];
     let m2 = e2[1] + s3 * e3[0] + c3 * e3[1];
-    let m1 = inertia[0][0] * qdd[0] + c2 * e2[0] + s2 * e2[2] + c2 * c3 * e3[0]
-        - c2 * s3 * e3[1]
+    let m1 = inertia[0][0] * qdd[0] + c2 * e2[0] + s2 * e2[2] + c2 * c3 * e3[0] - c2 * s3 * e3[1]
         + s2 * e3[2];
     close(&d.inverse_dynamics, &[m1, m2, m3], TOL, "gimbal (1.7)");
 }
@@ -825,7 +838,8 @@ fn polar_arm() {
     ]);
     let q = [0.6, 0.8];
     let qd = [1.4, -0.7];
-    let d = eval(&r, &q, &qd, &[0.0; 2], &[0.0; 2]);
+    let qdd = [-0.3, 0.9];
+    let d = eval(&r, &q, &qd, &qdd, &[0.0; 2]);
     let h11 = i1 + i2 + m2 * q[1] * q[1];
     close(&d.mass_matrix, &[h11, 0.0, 0.0, m2], TOL, "polar H");
     let (hc, ho, hg) = split(&r, &q, &qd);
@@ -836,6 +850,9 @@ fn polar_arm() {
     close(&hg, &[hg1, hg2], TOL, "polar h_g");
     let g = [m2 * 9.81 * q[1] * q[0].cos(), m2 * 9.81 * q[0].sin()];
     close(&d.gravity, &g, TOL, "polar gravity");
+    // Equations of example 1: H q̈ + 2 h_g1 = Q_1, m2 q̈2 + h_g2 = Q_2 (gravity included).
+    let tau = [h11 * qdd[0] + 2.0 * hg1 + g[0], m2 * qdd[1] + hg2 + g[1]];
+    close(&d.inverse_dynamics, &tau, TOL, "polar equations");
 }
 
 /// Seed 003 task 1 (the portal arm of seed 001 example 6): direction cosines of frame 6 and
@@ -862,16 +879,15 @@ fn portal_arm_direction_cosines_and_static_force() {
     let r = robot(bodies);
     let q = [0.3, -0.2, 0.9, 0.4, -1.2, 0.7];
     let d = eval(&r, &q, &[0.0; 6], &[0.0; 6], &[0.0; 6]);
-    let (s, c) = (
-        q.map(|x| x.sin()),
-        q.map(|x| x.cos()),
-    );
+    let (s, c) = (q.map(|x| x.sin()), q.map(|x| x.cos()));
     let (s3, c3, s5, c5, s6, c6) = (s[2], c[2], s[4], c[4], s[5], c[5]);
     let x60 = [c3 * c5 * c6 - s3 * s6, s5 * c6, -s3 * c5 * c6 - c3 * s6];
     let y60 = [-c3 * s5, c5, s3 * s5];
     let z60 = [c3 * c5 * s6 + s3 * c6, s5 * s6, -s3 * c5 * s6 + c3 * c6];
     // tool_rotation (identity tool) is R_6, whose columns are x_60, y_60, z_60.
-    let r6: Vec<f64> = (0..3).flat_map(|row| [x60[row], y60[row], z60[row]]).collect();
+    let r6: Vec<f64> = (0..3)
+        .flat_map(|row| [x60[row], y60[row], z60[row]])
+        .collect();
     close(&d.tool_rotation, &r6, TOL, "R_6");
     let mg6 = 6.0 * 9.81;
     close(
@@ -987,6 +1003,10 @@ fn known_zeros_and_ones_never_reach_the_algebra() {
         }
         let mut t = Tracer::default();
         derive(&mut t, &r);
-        assert!(t.trivial.is_empty(), "{:?}", &t.trivial[..t.trivial.len().min(5)]);
+        assert!(
+            t.trivial.is_empty(),
+            "{:?}",
+            &t.trivial[..t.trivial.len().min(5)]
+        );
     }
 }

@@ -5,6 +5,9 @@
 //! Jacobian), [`dynamics`] (the backward vector recursion), [`mass_matrix`] (composite bodies),
 //! [`ldlt`] (forward dynamics) and [`split`] (centrifugal / Coriolis / gyroscopic split).
 
+// Index loops mirror the papers' component formulas (ξ, η over x, y, z; joints i < j < k).
+#![allow(clippy::needless_range_loop)]
+
 mod dynamics;
 mod kinematics;
 mod ldlt;
@@ -14,7 +17,7 @@ mod params;
 mod scalar;
 mod split;
 
-pub use split::velocity_split;
+pub use split::{velocity_split, Split};
 
 use crate::algebra::Algebra;
 use crate::model::Robot;

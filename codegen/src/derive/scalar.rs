@@ -100,8 +100,8 @@ impl<'a, A: Algebra> Cx<'a, A> {
     pub fn add(&mut self, a: S<A::E>, b: S<A::E>) -> S<A::E> {
         match (a, b) {
             (S::K(x), S::K(y)) => S::K(x + y),
-            (S::K(x), b) if x == 0.0 => b,
-            (a, S::K(y)) if y == 0.0 => a,
+            (S::K(0.0), b) => b,
+            (a, S::K(0.0)) => a,
             _ => {
                 let (ea, eb) = (self.e(a), self.e(b));
                 S::X(self.alg.add(ea, eb))
@@ -113,8 +113,8 @@ impl<'a, A: Algebra> Cx<'a, A> {
     pub fn sub(&mut self, a: S<A::E>, b: S<A::E>) -> S<A::E> {
         match (a, b) {
             (S::K(x), S::K(y)) => S::K(x - y),
-            (a, S::K(y)) if y == 0.0 => a,
-            (S::K(x), b) if x == 0.0 => self.neg(b),
+            (a, S::K(0.0)) => a,
+            (S::K(0.0), b) => self.neg(b),
             _ => {
                 let (ea, eb) = (self.e(a), self.e(b));
                 S::X(self.alg.sub(ea, eb))
@@ -134,9 +134,9 @@ impl<'a, A: Algebra> Cx<'a, A> {
     pub fn mul(&mut self, a: S<A::E>, b: S<A::E>) -> S<A::E> {
         match (a, b) {
             (S::K(x), S::K(y)) => S::K(x * y),
-            (S::K(x), _) | (_, S::K(x)) if x == 0.0 => S::K(0.0),
-            (S::K(x), o) | (o, S::K(x)) if x == 1.0 => o,
-            (S::K(x), o) | (o, S::K(x)) if x == -1.0 => self.neg(o),
+            (S::K(0.0), _) | (_, S::K(0.0)) => S::K(0.0),
+            (S::K(1.0), o) | (o, S::K(1.0)) => o,
+            (S::K(-1.0), o) | (o, S::K(-1.0)) => self.neg(o),
             _ => {
                 let (ea, eb) = (self.e(a), self.e(b));
                 S::X(self.alg.mul(ea, eb))
@@ -148,8 +148,8 @@ impl<'a, A: Algebra> Cx<'a, A> {
     pub fn div(&mut self, a: S<A::E>, b: S<A::E>) -> S<A::E> {
         match (a, b) {
             (S::K(x), S::K(y)) => S::K(x / y),
-            (S::K(x), _) if x == 0.0 => S::K(0.0),
-            (a, S::K(y)) if y == 1.0 => a,
+            (S::K(0.0), _) => S::K(0.0),
+            (a, S::K(1.0)) => a,
             _ => {
                 let (ea, eb) = (self.e(a), self.e(b));
                 S::X(self.alg.div(ea, eb))

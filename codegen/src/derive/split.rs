@@ -8,6 +8,9 @@
 use super::scalar::{Cx, S};
 use crate::algebra::Algebra;
 
+/// `(h_c, h_o, h_g)`, one entry per joint each.
+pub type Split<E> = (Vec<E>, Vec<E>, Vec<E>);
+
 /// `h_c`, `h_o`, `h_g` of seed 001 Statement 3 for the mass matrix `h` (row-major `n×n`,
 /// symmetric), its derivatives `dh(k, j, i) = ∂H_kj/∂q_i` (0-based; called only with
 /// `k ≥ j` and `i > j`) and joint velocities `qd`.
@@ -20,7 +23,7 @@ pub fn velocity_split<A: Algebra>(
     h: &[A::E],
     dh: &dyn Fn(usize, usize, usize) -> A::E,
     qd: &[A::E],
-) -> (Vec<A::E>, Vec<A::E>, Vec<A::E>) {
+) -> Split<A::E> {
     assert_eq!(h.len(), n * n, "mass matrix must be n×n");
     assert_eq!(qd.len(), n, "one velocity per joint");
     let mut cx = Cx::new(alg);
