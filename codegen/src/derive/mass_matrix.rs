@@ -9,7 +9,9 @@
 //! unit `q̈_j` then produces, because the pole lies on the axis, the force `axis × c_j` and the
 //! moment `J_j axis` (or `m_j axis` and `c_j × axis` for a slide), and each entry `H_ji` below
 //! the diagonal costs one transport of a force/moment pair (one simple rotation and one cross
-//! product with the constant `d_i`). That is several times fewer operations per entry.
+//! product with the constant `d_i`). Counting the operations reachable from the lower
+//! triangle (no sharing across entries assumed): planar 3R 33 vs 33, the 6-DOF angular arm of
+//! seed 000 226 vs 375, so composite bodies are never worse and win clearly in space.
 
 use super::dynamics::Statics;
 use super::scalar::{k3, Cx, M3, S, V3};
