@@ -6,6 +6,7 @@
 
 pub mod algebra;
 pub mod cli;
+pub mod derive;
 pub mod error;
 mod mat3;
 pub mod model;

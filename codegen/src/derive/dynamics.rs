@@ -1,0 +1,336 @@
+//! Joint forces by the backward vector recursion (seed 000 (1.9)) in body components, extended
+//! to prismatic joints.
+//!
+//! Quantities of body `j`, all in frame `j`, about its pole `O_j`:
+//! - `ω_j`, `ω̇_j`: quasi-velocities and quasi-accelerations (§1.3). A prismatic joint does not
+//!   change them.
+//! - `A_j = a(O_j) - g`: pole acceleration minus gravity. Its gravity part is the DC row
+//!   `R_jᵀ(-g)` (the papers' `g ξ^y_j`); its kinematic part accumulates `W_i = (O_iO_{i+1})''`,
+//!   which for a revolute chain is the papers' `Σ L_i ω̇_ei`.
+//! - `T_j = [ω̇_j]× + [ω_j]×²`, so `T_j u` is the papers' `Ω̇_u` for a body-fixed vector `u`.
+//! - `(ba)_j = m_oj O_jC_j + m_{j+1} d_j` with `d_j = O_jO_{j+1}`: the method's `b_j a_j`.
+//!
+//! Backward, with `H_j = m_{j+1} W_j + Rot_{j+1} G_{j+1}` and `G_j = T_j h_j + H_j` (the second
+//! derivative of the subsystem's first moment about its moving pole):
+//!
+//! `M_j = Rot_{j+1} M_{j+1} + K̇_0j + (ba)_j × A_j + d_j × H_j`,
+//!
+//! which for revolute joints is (1.9) term by term: `(ba)_j × A_j` holds
+//! `a_j × Σ L_ij ω̇_ei` and the gravity moment `g b_j a_j × y`; `d_j × H_j` holds
+//! `L_j p_j e_j × ω̇_ej + e_j × Σ_{i>j} L_ji ω̇_ai`.
+//!
+//! Prismatic extension. Moment balance of body `j` about `O_j` gives
+//! `M_j = Rot M_{j+1} + d_j × F_{j+1} + K̇_0j + m_oj O_jC_j × A_j`, where `F_{j+1}` is the total
+//! force on subsystem `j+1`. Writing `F_{j+1} = m_{j+1} A_{j+1} + G_{j+1}` and
+//! `A_{j+1} = A_j + W_j` folds `m_{j+1} d_j × A_j` into `(ba)_j` exactly as in the papers; this
+//! only needs `d_j` (hence `(ba)_j`) to carry the slide `q_{j+1} axis_{j+1}` and `W_j` to carry
+//! the relative acceleration of the slide, `q̈ axis + 2 q̇ ω_j × axis`. The joint force of a
+//! prismatic joint is `axis_j · F_j` with `F_j = m_j A_j + G_j`.
+
+use super::kinematics::Poles;
+use super::orientation::Orientation;
+use super::params::{BodyParams, Params};
+use super::scalar::{is_zero3, k3, zero3, Cx, S, V3};
+use crate::algebra::Algebra;
+use crate::model::{JointKind, Robot};
+
+/// Motion of one body: quasi-velocities, quasi-accelerations and cached products.
+pub(crate) struct Accel<E> {
+    /// `ω` in body components.
+    pub w: V3<E>,
+    /// `ω̇` in body components.
+    pub wd: V3<E>,
+    prod: [[Option<S<E>>; 3]; 3],
+    t: [[Option<S<E>>; 3]; 3],
+}
+
+impl<E: Copy> Accel<E> {
+    /// Motion with the given `ω`, `ω̇`.
+    pub fn new(w: V3<E>, wd: V3<E>) -> Self {
+        Accel {
+            w,
+            wd,
+            prod: [[None; 3]; 3],
+            t: [[None; 3]; 3],
+        }
+    }
+
+    /// `ω_a ω_b`, computed once.
+    pub fn prod<A: Algebra<E = E>>(&mut self, cx: &mut Cx<'_, A>, a: usize, b: usize) -> S<E> {
+        let (a, b) = (a.min(b), a.max(b));
+        if let Some(v) = self.prod[a][b] {
+            return v;
+        }
+        let v = cx.mul(self.w[a], self.w[b]);
+        self.prod[a][b] = Some(v);
+        v
+    }
+
+    /// Entry `(r, c)` of `T = [ω̇]× + [ω]×²`, computed on first use only.
+    pub fn t<A: Algebra<E = E>>(&mut self, cx: &mut Cx<'_, A>, r: usize, c: usize) -> S<E> {
+        if let Some(v) = self.t[r][c] {
+            return v;
+        }
+        let v = if r == c {
+            let (a, b) = ((r + 1) % 3, (r + 2) % 3);
+            let pa = self.prod(cx, a, a);
+            let pb = self.prod(cx, b, b);
+            let s = cx.add(pa, pb);
+            cx.neg(s)
+        } else {
+            // [ω̇]×: (r, r+1) = -ω̇_{r+2}, (r, r+2) = +ω̇_{r+1}.
+            let k = 3 - r - c;
+            let p = self.prod(cx, r, c);
+            if c == (r + 1) % 3 {
+                cx.sub(p, self.wd[k])
+            } else {
+                cx.add(p, self.wd[k])
+            }
+        };
+        self.t[r][c] = Some(v);
+        v
+    }
+
+    /// `T u = ω̇ × u + ω × (ω × u)`: the second derivative of a body-fixed vector (the papers'
+    /// `Ω̇_u`, written with the shared products and only the nonzero components of `u`).
+    pub fn apply<A: Algebra<E = E>>(&mut self, cx: &mut Cx<'_, A>, u: &V3<E>) -> V3<E> {
+        let mut out = zero3();
+        for (r, o) in out.iter_mut().enumerate() {
+            for (c, uc) in u.iter().enumerate() {
+                if uc.is_zero() {
+                    continue;
+                }
+                let t = self.t(cx, r, c);
+                let p = cx.mul(t, *uc);
+                *o = cx.add(*o, p);
+            }
+        }
+        out
+    }
+
+    /// The Euler term `K̇_0 = J ω̇ + ω × J ω` in the form (1.4): per component `i` (cyclic
+    /// `i, j, k`), `(J ω̇)_i + J_jk (ω_j² - ω_k²) + (J_kk - J_jj) ω_j ω_k + J_ik ω_i ω_j -
+    /// J_ij ω_i ω_k`. For principal axes it is the papers' `E_i = I ω̇ + I^a ω_j ω_k`.
+    pub fn euler<A: Algebra<E = E>>(&mut self, cx: &mut Cx<'_, A>, p: &BodyParams<E>) -> V3<E> {
+        let mut out = zero3();
+        for (i, o) in out.iter_mut().enumerate() {
+            let (j, k) = ((i + 1) % 3, (i + 2) % 3);
+            let mut acc = cx.dot(&p.j[i], &self.wd);
+            if !p.j[j][k].is_zero() {
+                let sj = self.prod(cx, j, j);
+                let sk = self.prod(cx, k, k);
+                let d = cx.sub(sj, sk);
+                let t = cx.mul(p.j[j][k], d);
+                acc = cx.add(acc, t);
+            }
+            let terms = [
+                (p.jdiff[i], j, k, false),
+                (p.j[i][k], i, j, false),
+                (p.j[i][j], i, k, true),
+            ];
+            for (coef, a, b, negate) in terms {
+                if coef.is_zero() {
+                    continue;
+                }
+                let w = self.prod(cx, a, b);
+                let t = cx.mul(coef, w);
+                acc = if negate {
+                    cx.sub(acc, t)
+                } else {
+                    cx.add(acc, t)
+                };
+            }
+            *o = acc;
+        }
+        out
+    }
+}
+
+/// Result of one pass of the recursion.
+pub(crate) struct Pass<E> {
+    /// Joint torques / forces.
+    pub tau: Vec<S<E>>,
+    /// `F_j`: force on body `j` by body `j-1`, frame `j` (only when asked for).
+    pub force: Vec<V3<E>>,
+    /// `M_j`: moment about `O_j` on body `j` by body `j-1`, frame `j`.
+    pub moment: Vec<V3<E>>,
+}
+
+/// Geometry shared by all passes (depends on `q` only).
+pub(crate) struct Statics<'p, E> {
+    /// Chain parameters.
+    pub par: &'p Params<E>,
+    /// Direction cosines.
+    pub ori: &'p Orientation<E>,
+    /// Interpole vectors.
+    pub poles: &'p Poles<E>,
+    /// `(ba)_j` per body.
+    pub ba: &'p [V3<E>],
+    /// `R_jᵀ(-g)` per body.
+    pub grav: &'p [V3<E>],
+}
+
+/// `(ba)_j = h_j + m_{j+1} d_j`.
+pub(crate) fn mass_distribution<A: Algebra>(
+    cx: &mut Cx<'_, A>,
+    par: &Params<A::E>,
+    poles: &Poles<A::E>,
+) -> Vec<V3<A::E>> {
+    (0..par.body.len())
+        .map(|j| {
+            let md = cx.scale(par.msub[j + 1], &poles.d[j]);
+            let ba = cx.vadd(&par.body[j].h, &md);
+            cx.label3(&ba, || format!("ba{}", j + 1));
+            ba
+        })
+        .collect()
+}
+
+/// `R_jᵀ(-g)` from the rows of `R_j` (the papers' `g ξ^y_j` for `g = -g y`).
+pub(crate) fn gravity_in_bodies<A: Algebra>(
+    cx: &mut Cx<'_, A>,
+    robot: &Robot,
+    ori: &Orientation<A::E>,
+) -> Vec<V3<A::E>> {
+    let mg = k3(robot.gravity.map(|g| -g));
+    ori.abs
+        .iter()
+        .enumerate()
+        .map(|(j, r)| {
+            let v = cx.mat_t_vec(r, &mg);
+            cx.label3(&v, || format!("g{}", j + 1));
+            v
+        })
+        .collect()
+}
+
+/// One pass of the recursion for joint velocities `qd` and accelerations `qdd` (known zeros
+/// fold away); `gravity` includes the weight. `forces` also returns `F_j` for every body.
+pub(crate) fn newton_euler<A: Algebra>(
+    cx: &mut Cx<'_, A>,
+    robot: &Robot,
+    st: &Statics<'_, A::E>,
+    qd: &[S<A::E>],
+    qdd: &[S<A::E>],
+    gravity: bool,
+    forces: bool,
+) -> Pass<A::E> {
+    let n = robot.dof();
+    let axis = |j: usize| k3::<A::E>(robot.bodies[j].axis);
+    let prismatic = |j: usize| robot.bodies[j].joint == JointKind::Prismatic;
+    // Relative acceleration of a slide along `axis_{j}` seen from a frame turning at `w`:
+    // q̈ axis + 2 q̇ ω × axis.
+    let slide = |cx: &mut Cx<'_, A>, j: usize, w: &V3<A::E>| -> V3<A::E> {
+        let u = axis(j);
+        let lin = cx.scale(qdd[j], &u);
+        let wxu = cx.cross(w, &u);
+        let two_qd = cx.mul(S::K(2.0), qd[j]);
+        let cor = cx.scale(two_qd, &wxu);
+        cx.vadd(&lin, &cor)
+    };
+
+    let mut acc: Vec<Accel<A::E>> = Vec::with_capacity(n);
+    let mut big_a: Vec<V3<A::E>> = Vec::with_capacity(n);
+    let mut w_inc: Vec<V3<A::E>> = Vec::with_capacity(n);
+    let (mut w_prev, mut wd_prev) = (zero3(), zero3());
+    let mut a_prev = zero3();
+    // The base does not move; only a prismatic first joint accelerates O_1.
+    let mut inc_prev = if prismatic(0) {
+        slide(cx, 0, &zero3())
+    } else {
+        zero3()
+    };
+    for j in 0..n {
+        let rot = &st.ori.local[j];
+        let wt = cx.mat_t_vec(rot, &w_prev);
+        let wdt = cx.mat_t_vec(rot, &wd_prev);
+        let (w, wd) = if prismatic(j) {
+            (wt, wdt)
+        } else {
+            let u = axis(j);
+            let qu = cx.scale(qd[j], &u);
+            let w = cx.vadd(&wt, &qu);
+            let qddu = cx.scale(qdd[j], &u);
+            let wxu = cx.cross(&wt, &u);
+            let cor = cx.scale(qd[j], &wxu);
+            let wd = cx.vadd(&wdt, &qddu);
+            let wd = cx.vadd(&wd, &cor);
+            (w, wd)
+        };
+        cx.label3(&w, || format!("w{}", j + 1));
+        cx.label3(&wd, || format!("wd{}", j + 1));
+        let s = cx.vadd(&a_prev, &inc_prev);
+        let akin = cx.mat_t_vec(rot, &s);
+        let a = if gravity {
+            cx.vadd(&akin, &st.grav[j])
+        } else {
+            akin
+        };
+        cx.label3(&a, || format!("A{}", j + 1));
+        let mut m = Accel::new(w, wd);
+        let inc = if j + 1 < n {
+            let mut inc = m.apply(cx, &st.poles.d[j]);
+            if prismatic(j + 1) {
+                let s = slide(cx, j + 1, &w);
+                inc = cx.vadd(&inc, &s);
+            }
+            cx.label3(&inc, || format!("Omegadot_e{}", j + 1));
+            inc
+        } else {
+            zero3()
+        };
+        w_prev = w;
+        wd_prev = wd;
+        a_prev = akin;
+        inc_prev = inc;
+        acc.push(m);
+        big_a.push(a);
+        w_inc.push(inc);
+    }
+
+    let mut tau = vec![S::K(0.0); n];
+    let mut force = vec![zero3(); n];
+    let mut moment = vec![zero3(); n];
+    let (mut m_next, mut g_next) = (zero3(), zero3());
+    for j in (0..n).rev() {
+        let body = &st.par.body[j];
+        let (mt, h) = if j + 1 < n {
+            let rot = &st.ori.local[j + 1];
+            let mt = cx.mat_vec(rot, &m_next);
+            let gt = cx.mat_vec(rot, &g_next);
+            let mw = cx.scale(st.par.msub[j + 1], &w_inc[j]);
+            (mt, cx.vadd(&mw, &gt))
+        } else {
+            (zero3(), zero3())
+        };
+        let kd = acc[j].euler(cx, body);
+        cx.label3(&kd, || format!("E{}", j + 1));
+        let ba_a = cx.cross(&st.ba[j], &big_a[j]);
+        let mut mj = cx.vadd(&mt, &kd);
+        mj = cx.vadd(&mj, &ba_a);
+        if !is_zero3(&h) {
+            let dh = cx.cross(&st.poles.d[j], &h);
+            mj = cx.vadd(&mj, &dh);
+        }
+        cx.label3(&mj, || format!("M{}", j + 1));
+        let th = acc[j].apply(cx, &body.h);
+        let gj = cx.vadd(&th, &h);
+        cx.label3(&gj, || format!("G{}", j + 1));
+        let u = axis(j);
+        if prismatic(j) || forces {
+            let ma = cx.scale(st.par.msub[j], &big_a[j]);
+            let f = cx.vadd(&ma, &gj);
+            cx.label3(&f, || format!("F{}", j + 1));
+            force[j] = f;
+        }
+        tau[j] = if prismatic(j) {
+            cx.dot(&u, &force[j])
+        } else {
+            cx.dot(&u, &mj)
+        };
+        moment[j] = mj;
+        m_next = mj;
+        g_next = gj;
+    }
+    Pass { tau, force, moment }
+}

@@ -1,0 +1,158 @@
+//! The matrix of inertial coefficients `H` (mass matrix), composite-body style in the method's
+//! parameters.
+//!
+//! Why composite bodies rather than running the recursion once per column with a unit `q̈`: a
+//! column pass repeats, for every pair (joint `i` ≤ body `k`), the transport of `ω̇`, of the pole
+//! acceleration, an Euler term and the backward moment/force update (several rotations and
+//! cross products per pair). With composite bodies each subsystem `j` is summarised once by
+//! `m_j` (a parameter sum), its first moment `c_j` and inertia `J_j` about the pole `O_j`; a
+//! unit `q̈_j` then produces, because the pole lies on the axis, the force `axis × c_j` and the
+//! moment `J_j axis` (or `m_j axis` and `c_j × axis` for a slide), and each entry `H_ji` below
+//! the diagonal costs one transport of a force/moment pair (one simple rotation and one cross
+//! product with the constant `d_i`). Counting the operations reachable from the lower
+//! triangle (no sharing across entries assumed): planar 3R 33 vs 33, the 6-DOF angular arm of
+//! seed 000 226 vs 375, so composite bodies are never worse and win clearly in space.
+
+use super::dynamics::Statics;
+use super::scalar::{k3, Cx, M3, S, V3};
+use crate::algebra::Algebra;
+use crate::model::{JointKind, Robot};
+
+/// Symmetric 3×3 as a full matrix of handles (`m[a][b]` and `m[b][a]` are the same handle).
+type Sym<E> = M3<E>;
+
+/// `Rot J Rotᵀ`, computing only the upper triangle.
+fn rotate_sym<A: Algebra>(cx: &mut Cx<'_, A>, rot: &M3<A::E>, j: &Sym<A::E>) -> Sym<A::E> {
+    let (rj, _) = cx.mat_mul(rot, j);
+    let mut out = [[S::K(0.0); 3]; 3];
+    for a in 0..3 {
+        for b in a..3 {
+            let v = cx.dot(&rj[a], &rot[b]);
+            out[a][b] = v;
+            out[b][a] = v;
+        }
+    }
+    out
+}
+
+/// Inertia about `O_j` of a system with mass `m`, first moment `h` and inertia `jo` about the
+/// point `O_j + d`: `jo + m(|d|²I - d dᵀ) + 2(d·h)I - d hᵀ - h dᵀ`, with the diagonal written
+/// as `Σ_{c≠a} d_c (m d_c + 2 h_c)` so nothing cancels at run time.
+fn shift_sym<A: Algebra>(
+    cx: &mut Cx<'_, A>,
+    jo: &Sym<A::E>,
+    m: S<A::E>,
+    h: &V3<A::E>,
+    d: &V3<A::E>,
+) -> Sym<A::E> {
+    let mut out = *jo;
+    for a in 0..3 {
+        for b in a..3 {
+            let mut v = jo[a][b];
+            if a == b {
+                for c in (0..3).filter(|&c| c != a) {
+                    if d[c].is_zero() {
+                        continue;
+                    }
+                    let md = cx.mul(m, d[c]);
+                    let h2 = cx.mul(S::K(2.0), h[c]);
+                    let s = cx.add(md, h2);
+                    let t = cx.mul(d[c], s);
+                    v = cx.add(v, t);
+                }
+            } else {
+                // m d_a d_b + d_a h_b + h_a d_b = d_a (m d_b + h_b) + h_a d_b
+                let mdb = cx.mul(m, d[b]);
+                let s = cx.add(mdb, h[b]);
+                let t1 = cx.mul(d[a], s);
+                let t2 = cx.mul(h[a], d[b]);
+                let t = cx.add(t1, t2);
+                v = cx.sub(v, t);
+            }
+            out[a][b] = v;
+            out[b][a] = v;
+        }
+    }
+    out
+}
+
+/// Lower triangle of `H` (`out[k][j]`, `k ≥ j`), mirrored into a full symmetric matrix.
+pub(crate) fn mass_matrix<A: Algebra>(
+    cx: &mut Cx<'_, A>,
+    robot: &Robot,
+    st: &Statics<'_, A::E>,
+) -> Vec<Vec<S<A::E>>> {
+    let n = robot.dof();
+    let prismatic = |j: usize| robot.bodies[j].joint == JointKind::Prismatic;
+    // Composite first moments and inertias about each pole, frame j, from the tip.
+    let mut c: Vec<V3<A::E>> = vec![[S::K(0.0); 3]; n];
+    let mut jc: Vec<Sym<A::E>> = vec![[[S::K(0.0); 3]; 3]; n];
+    for j in (0..n).rev() {
+        let body = &st.par.body[j];
+        if j + 1 < n {
+            let rot = &st.ori.local[j + 1];
+            // First moment of subsystem j+1 about O_{j+1} (frame j), then about O_j: the
+            // subsystem mass at d_j is already in (ba)_j.
+            let c1 = cx.mat_vec(rot, &c[j + 1]);
+            c[j] = cx.vadd(&st.ba[j], &c1);
+            let j1 = rotate_sym(cx, rot, &jc[j + 1]);
+            let j1 = shift_sym(cx, &j1, st.par.msub[j + 1], &c1, &st.poles.d[j]);
+            for a in 0..3 {
+                for b in a..3 {
+                    let v = cx.add(body.j[a][b], j1[a][b]);
+                    jc[j][a][b] = v;
+                    jc[j][b][a] = v;
+                }
+            }
+            cx.label3(&c[j], || format!("mc{}", j + 1));
+            for a in 0..3 {
+                for b in a..3 {
+                    let (la, lb) = (super::scalar::AXES[a], super::scalar::AXES[b]);
+                    cx.label(jc[j][a][b], || format!("Jc{}_{la}{lb}", j + 1));
+                }
+            }
+        } else {
+            c[j] = body.h;
+            jc[j] = body.j;
+        }
+    }
+
+    let mut h = vec![vec![S::K(0.0); n]; n];
+    for j in 0..n {
+        let u = k3::<A::E>(robot.bodies[j].axis);
+        // Force and moment about O_j that subsystem j needs for a unit q̈_j.
+        let (mut f, mut mo) = if prismatic(j) {
+            (cx.scale(st.par.msub[j], &u), cx.cross(&c[j], &u))
+        } else {
+            (cx.cross(&u, &c[j]), cx.mat_vec(&jc[j], &u))
+        };
+        h[j][j] = if prismatic(j) {
+            st.par.msub[j]
+        } else {
+            cx.dot(&u, &mo)
+        };
+        for i in (0..j).rev() {
+            let rot = &st.ori.local[i + 1];
+            f = cx.mat_vec(rot, &f);
+            let m1 = cx.mat_vec(rot, &mo);
+            let df = cx.cross(&st.poles.d[i], &f);
+            mo = cx.vadd(&m1, &df);
+            let ui = k3::<A::E>(robot.bodies[i].axis);
+            h[j][i] = if prismatic(i) {
+                cx.dot(&ui, &f)
+            } else {
+                cx.dot(&ui, &mo)
+            };
+        }
+        // Diagonal entries already carry the composite names (Jc, msub).
+        for i in 0..j {
+            cx.label(h[j][i], || format!("H{}_{}", j + 1, i + 1));
+        }
+    }
+    for k in 0..n {
+        for j in k + 1..n {
+            h[k][j] = h[j][k];
+        }
+    }
+    h
+}

@@ -1,0 +1,122 @@
+//! Derivation: the method's recursions, run on any [`Algebra`].
+//!
+//! One file per concept: [`scalar`] (derivation-time folding of known geometry), [`params`]
+//! (inertial parameters), [`orientation`] (direction cosines), [`kinematics`] (poles, tool pose,
+//! Jacobian), [`dynamics`] (the backward vector recursion), [`mass_matrix`] (composite bodies),
+//! [`ldlt`] (forward dynamics) and [`split`] (centrifugal / Coriolis / gyroscopic split).
+
+// Index loops mirror the papers' component formulas (ξ, η over x, y, z; joints i < j < k).
+#![allow(clippy::needless_range_loop)]
+
+mod dynamics;
+mod kinematics;
+mod ldlt;
+mod mass_matrix;
+mod orientation;
+mod params;
+mod scalar;
+mod split;
+
+pub use split::{velocity_split, Split};
+
+use crate::algebra::Algebra;
+use crate::model::Robot;
+use scalar::{Cx, S};
+
+/// Everything derived for one robot, as handles of the algebra (row-major matrices).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Derived<E> {
+    /// Number of joints `N`.
+    pub dof: usize,
+    /// `τ = M(q) q̈ + C(q, q̇) q̇ + g(q)` (inputs `q`, `q̇`, `q̈`), `N`.
+    pub inverse_dynamics: Vec<E>,
+    /// `g(q)`: joint forces holding the robot at rest, `N`.
+    pub gravity: Vec<E>,
+    /// `C(q, q̇) q̇ + g(q)`, `N`.
+    pub nonlinear_effects: Vec<E>,
+    /// `M(q)`, `N×N`, symmetric (mirrored entries are the same handles).
+    pub mass_matrix: Vec<E>,
+    /// `q̈ = M⁻¹ (τ - C q̇ - g)` (inputs `q`, `q̇`, `τ`), `N`.
+    pub forward_dynamics: Vec<E>,
+    /// `R_N · tool_rotation`, `3×3` (columns = tool axes in the base frame).
+    pub tool_rotation: Vec<E>,
+    /// Tool point in the base frame, `3`.
+    pub tool_position: Vec<E>,
+    /// Geometric Jacobian, `6×N`: rows 0-2 linear velocity of the tool point, rows 3-5 angular
+    /// velocity, base frame.
+    pub jacobian: Vec<E>,
+    /// At rest: force on body `i` by body `i-1`, in body `i`'s axes, `N×3` (row `i` = body).
+    pub static_force: Vec<E>,
+    /// At rest: moment about the pole `O_i` on body `i` by body `i-1`, in body `i`'s axes,
+    /// `N×3` (row `i` = body).
+    pub static_moment: Vec<E>,
+}
+
+/// Derives every quantity of [`Derived`] for `robot` on the algebra `alg`.
+///
+/// Inertial numbers are read through [`Algebra::param`] (names `m{i}`, `mx{i}`, `my{i}`,
+/// `mz{i}`, `ixx{i}`.. `izz{i}`, 1-based; symbolic per [`crate::RobotBody::symbolic`]);
+/// intermediate quantities are named with [`Algebra::label`] after the papers (`x^y_5`,
+/// `w5_x`, `E5_x`, `M5_x`, ...). Geometry is folded while deriving, so no operation is emitted
+/// that a known zero multiplies.
+///
+/// # Panics
+/// If the robot has no bodies or more than 64.
+pub fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
+    let n = robot.dof();
+    assert!((1..=64).contains(&n), "a chain has 1 to 64 bodies");
+    let mut cx = Cx::new(alg);
+    let cx = &mut cx;
+    cx.labels = true;
+    let par = params::params(cx, robot);
+    let ori = orientation::orientation(cx, robot);
+    let poles = kinematics::poles(cx, robot);
+    let tool = kinematics::tool_pose(cx, robot, &ori, &poles);
+    let jac = kinematics::jacobian(cx, robot, &ori, &tool);
+    let ba = dynamics::mass_distribution(cx, &par, &poles);
+    let grav = dynamics::gravity_in_bodies(cx, robot, &ori);
+    let st = dynamics::Statics {
+        par: &par,
+        ori: &ori,
+        poles: &poles,
+        ba: &ba,
+        grav: &grav,
+    };
+
+    let qd: Vec<S<A::E>> = (0..n).map(|j| S::X(cx.alg.qd(j))).collect();
+    let qdd: Vec<S<A::E>> = (0..n).map(|j| S::X(cx.alg.qdd(j))).collect();
+    let zero = vec![S::K(0.0); n];
+
+    // The full pass carries the papers' names; the others are the same recursion with known
+    // zeros, so their intermediates are different quantities and stay unnamed.
+    let id = dynamics::newton_euler(cx, robot, &st, &qd, &qdd, true, false);
+    let m = mass_matrix::mass_matrix(cx, robot, &st);
+    cx.labels = false;
+    let grav_pass = dynamics::newton_euler(cx, robot, &st, &zero, &zero, true, true);
+    let nle = dynamics::newton_euler(cx, robot, &st, &qd, &zero, true, false);
+
+    let rhs: Vec<S<A::E>> = (0..n)
+        .map(|j| {
+            let t = S::X(cx.alg.tau(j));
+            cx.sub(t, nle.tau[j])
+        })
+        .collect();
+    let fd = ldlt::solve(cx, &m, &rhs);
+
+    let mut out = |v: &[S<A::E>]| -> Vec<A::E> { v.iter().map(|&s| cx.e(s)).collect() };
+    let flat = |rows: &[[S<A::E>; 3]]| -> Vec<S<A::E>> { rows.iter().flatten().copied().collect() };
+    let mflat: Vec<S<A::E>> = m.iter().flatten().copied().collect();
+    Derived {
+        dof: n,
+        inverse_dynamics: out(&id.tau),
+        gravity: out(&grav_pass.tau),
+        nonlinear_effects: out(&nle.tau),
+        mass_matrix: out(&mflat),
+        forward_dynamics: out(&fd),
+        tool_rotation: out(&flat(&tool.rotation)),
+        tool_position: out(&tool.position),
+        jacobian: out(&jac),
+        static_force: out(&flat(&grav_pass.force)),
+        static_moment: out(&flat(&grav_pass.moment)),
+    }
+}

@@ -1,0 +1,94 @@
+//! Split of the velocity-dependent inertial forces into centrifugal, Coriolis and gyroscopic
+//! parts (seed 001, Statement 3, formulas (12)-(16), with corrections T11 and T12).
+//!
+//! For an open chain `H_kj` (`k ≥ j`) depends only on `q_{j+1}..q_N`: joint `j` moves the whole
+//! subsystem `j` rigidly, and prismatic joints too leave the inertia of what they carry, seen
+//! from their own axis, unchanged. So only `∂H_kj/∂q_i` with `i > j` are ever requested.
+
+use super::scalar::{Cx, S};
+use crate::algebra::Algebra;
+
+/// `(h_c, h_o, h_g)`, one entry per joint each.
+pub type Split<E> = (Vec<E>, Vec<E>, Vec<E>);
+
+/// `h_c`, `h_o`, `h_g` of seed 001 Statement 3 for the mass matrix `h` (row-major `n×n`,
+/// symmetric), its derivatives `dh(k, j, i) = ∂H_kj/∂q_i` (0-based; called only with
+/// `k ≥ j` and `i > j`) and joint velocities `qd`.
+///
+/// `h_c + h_o + h_g = C(q, q̇) q̇` and `Σ_i h_g,i q̇_i = 0`. `h^g_o,i = ½ q̇_i Σ_{j>i} H_iij q̇_j`
+/// is part of both `h_o` and `h_g`, by design of the paper (the two halves of `Ḣ_ii q̇_i`).
+pub fn velocity_split<A: Algebra>(
+    alg: &mut A,
+    n: usize,
+    h: &[A::E],
+    dh: &dyn Fn(usize, usize, usize) -> A::E,
+    qd: &[A::E],
+) -> Split<A::E> {
+    assert_eq!(h.len(), n * n, "mass matrix must be n×n");
+    assert_eq!(qd.len(), n, "one velocity per joint");
+    let mut cx = Cx::new(alg);
+    let cx = &mut cx;
+    let d = |k: usize, j: usize, i: usize| S::X(dh(k, j, i));
+    let v: Vec<S<A::E>> = qd.iter().map(|&e| S::X(e)).collect();
+    let mut hc = Vec::with_capacity(n);
+    let mut ho = Vec::with_capacity(n);
+    let mut hg = Vec::with_capacity(n);
+    for i in 0..n {
+        // (12) h_c,i = Σ_{j>i} H_jij q̇_j²
+        let mut c = S::K(0.0);
+        for j in i + 1..n {
+            let vv = cx.mul(v[j], v[j]);
+            let t = cx.mul(d(j, i, j), vv);
+            c = cx.add(c, t);
+        }
+        // (16) h^g_o,i = ½ q̇_i Σ_{j>i} H_iij q̇_j
+        let mut s = S::K(0.0);
+        for j in i + 1..n {
+            let t = cx.mul(d(i, i, j), v[j]);
+            s = cx.add(s, t);
+        }
+        let qs = cx.mul(v[i], s);
+        let hgo = cx.mul(S::K(0.5), qs);
+        // (13) h_o,i = h^g_o,i + Σ_{i<j<k} q̇_j (H_kij + H_jik) q̇_k   (T11: k from j+1)
+        let mut o = hgo;
+        for j in i + 1..n {
+            let mut inner = S::K(0.0);
+            for k in j + 1..n {
+                let hs = cx.add(d(k, i, j), d(j, i, k));
+                let t = cx.mul(hs, v[k]);
+                inner = cx.add(inner, t);
+            }
+            let t = cx.mul(v[j], inner);
+            o = cx.add(o, t);
+        }
+        // (15) h_g,i = h^g_o,i + Σ_{j<i} Ḣ_ij q̇_j - ∂T/∂q_i, with Ḣ_ij = Σ_{l>j} H_ijl q̇_l and
+        // (14) ∂T/∂q_i = ½ Σ_{j<i} H_jji q̇_j² + Σ_{j<i} q̇_j Σ_{k>j} H_kji q̇_k.
+        let mut g = hgo;
+        for j in 0..i {
+            let mut hdot = S::K(0.0);
+            for l in j + 1..n {
+                let t = cx.mul(d(i, j, l), v[l]);
+                hdot = cx.add(hdot, t);
+            }
+            let mut dt = S::K(0.0);
+            for k in j + 1..n {
+                let t = cx.mul(d(k, j, i), v[k]);
+                dt = cx.add(dt, t);
+            }
+            // q̇_j (Ḣ_ij - Σ_{k>j} H_kji q̇_k) - ½ H_jji q̇_j²
+            let diff = cx.sub(hdot, dt);
+            let half = cx.mul(S::K(0.5), d(j, j, i));
+            let hv = cx.mul(half, v[j]);
+            let diff = cx.sub(diff, hv);
+            let t = cx.mul(v[j], diff);
+            g = cx.add(g, t);
+        }
+        hc.push(cx.e(c));
+        ho.push(cx.e(o));
+        hg.push(cx.e(g));
+    }
+    // `h` is part of the contract (callers pass M alongside its derivatives) but Statement 3
+    // needs only the derivatives.
+    let _ = h;
+    (hc, ho, hg)
+}
