@@ -5,6 +5,8 @@
 #![forbid(unsafe_code)]
 
 pub mod algebra;
+pub mod ir;
 pub mod model;
 
+pub use ir::{Function, FunctionKind, Graph, Module, NodeId, OpCount, Output, Var};
 pub use model::{JointKind, Robot, RobotBody, SymbolicInertial};
