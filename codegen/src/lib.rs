@@ -8,12 +8,16 @@ pub mod algebra;
 pub mod cli;
 pub mod derive;
 pub mod error;
+pub mod generate;
+pub mod ir;
 mod mat3;
 pub mod model;
 pub mod params;
 pub mod spec;
 
 pub use error::{InvalidSpec, SpecError};
+pub use generate::{build_module, spec_hash, GENERATOR_VERSION};
+pub use ir::{Function, FunctionKind, Graph, Module, NodeId, OpCount, Output, Var};
 pub use model::{JointKind, Robot, RobotBody, SymbolicInertial};
 pub use params::{BodyParams, MethodParams};
 pub use spec::{load_spec, parse_spec, to_toml};

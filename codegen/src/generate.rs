@@ -1,0 +1,110 @@
+//! From a validated robot to the IR module every emitter reads.
+
+use crate::algebra::Algebra;
+use crate::derive::{derive, velocity_split};
+use crate::ir::{Function, FunctionKind, Graph, Module, NodeId, Output, Var};
+use crate::{to_toml, Robot};
+
+/// Version of the generator, written into generated files.
+pub const GENERATOR_VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Derives every generated function of `robot` into one shared expression graph.
+pub fn build_module(robot: &Robot) -> Module {
+    let n = robot.dof();
+    let mut graph = Graph::new();
+    let derived = derive(&mut graph, robot);
+
+    // The seed-001 split reads dH_kj/dq_i only for k >= j and i > j (H_kj depends on the
+    // joints after j alone), so only those derivatives are built.
+    let zero = graph.constant(0.0);
+    let mut dh = vec![zero; n * n * n];
+    for k in 0..n {
+        for j in 0..=k {
+            for i in (j + 1)..n {
+                dh[(k * n + j) * n + i] =
+                    graph.diff(derived.mass_matrix[k * n + j], Var::Q(joint_index(i)));
+            }
+        }
+    }
+    let qd: Vec<NodeId> = (0..n).map(|j| graph.qd(j)).collect();
+    let lookup = |k: usize, j: usize, i: usize| dh[(k * n + j) * n + i];
+    let (centrifugal, coriolis, gyroscopic) =
+        velocity_split(&mut graph, n, &derived.mass_matrix, &lookup, &qd);
+
+    let vector = |name, values: Vec<NodeId>| Output {
+        name,
+        rows: values.len(),
+        cols: 1,
+        values,
+    };
+    let matrix = |name, rows, cols, values: Vec<NodeId>| Output {
+        name,
+        rows,
+        cols,
+        values,
+    };
+    let function = |kind, outputs| Function { kind, outputs };
+    let functions = vec![
+        function(
+            FunctionKind::InverseDynamics,
+            vec![vector("tau", derived.inverse_dynamics)],
+        ),
+        function(FunctionKind::Gravity, vec![vector("tau", derived.gravity)]),
+        function(
+            FunctionKind::NonlinearEffects,
+            vec![vector("h", derived.nonlinear_effects)],
+        ),
+        function(
+            FunctionKind::MassMatrix,
+            vec![matrix("M", n, n, derived.mass_matrix)],
+        ),
+        function(
+            FunctionKind::ForwardDynamics,
+            vec![vector("qdd", derived.forward_dynamics)],
+        ),
+        function(
+            FunctionKind::ForwardKinematics,
+            vec![
+                matrix("R", 3, 3, derived.tool_rotation),
+                vector("p", derived.tool_position),
+            ],
+        ),
+        function(
+            FunctionKind::Jacobian,
+            vec![matrix("J", 6, n, derived.jacobian)],
+        ),
+        function(FunctionKind::Centrifugal, vec![vector("hc", centrifugal)]),
+        function(FunctionKind::Coriolis, vec![vector("ho", coriolis)]),
+        function(FunctionKind::Gyroscopic, vec![vector("hg", gyroscopic)]),
+        function(
+            FunctionKind::StaticJointReactions,
+            vec![
+                matrix("F", n, 3, derived.static_force),
+                matrix("T", n, 3, derived.static_moment),
+            ],
+        ),
+    ];
+    Module {
+        robot_name: robot.name.clone(),
+        dof: n,
+        graph,
+        functions,
+        spec_hash: spec_hash(robot),
+        description: robot.description.clone().unwrap_or_default(),
+    }
+}
+
+/// Stable hash of the robot's canonical spec text (FNV-1a, 64 bit, hex): the same model gives
+/// the same hash whatever the formatting or input format it came from.
+pub fn spec_hash(robot: &Robot) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for byte in to_toml(robot).bytes() {
+        hash ^= u64::from(byte);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{hash:016x}")
+}
+
+fn joint_index(j: usize) -> u16 {
+    u16::try_from(j).expect("at most 64 joints")
+}

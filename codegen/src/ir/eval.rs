@@ -1,0 +1,155 @@
+//! Numeric evaluation and symbolic differentiation.
+
+use std::collections::HashMap;
+
+use super::graph::Graph;
+use super::node::{Node, NodeId, Var};
+
+/// Values of the leaves for [`Graph::eval`]. Missing joint entries read as 0; an empty
+/// `params` means "use every parameter's default".
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Env {
+    /// Joint positions.
+    pub q: Vec<f64>,
+    /// Joint velocities.
+    pub qd: Vec<f64>,
+    /// Joint accelerations.
+    pub qdd: Vec<f64>,
+    /// Joint forces/torques.
+    pub tau: Vec<f64>,
+    /// Parameter values, indexed like [`Graph::params`].
+    pub params: Vec<f64>,
+}
+
+impl Env {
+    fn at(v: &[f64], j: u16) -> f64 {
+        v.get(usize::from(j)).copied().unwrap_or(0.0)
+    }
+
+    fn angle(&self, mask: u64) -> f64 {
+        (0..64u16)
+            .filter(|j| mask & (1u64 << j) != 0)
+            .map(|j| Env::at(&self.q, j))
+            .sum()
+    }
+}
+
+impl Graph {
+    /// Value of one leaf.
+    pub fn eval_var(&self, var: Var, env: &Env) -> f64 {
+        match var {
+            Var::Q(j) => Env::at(&env.q, j),
+            Var::Qd(j) => Env::at(&env.qd, j),
+            Var::Qdd(j) => Env::at(&env.qdd, j),
+            Var::Tau(j) => Env::at(&env.tau, j),
+            Var::Sin(m) => env.angle(m).sin(),
+            Var::Cos(m) => env.angle(m).cos(),
+            Var::Param(k) => {
+                let k = k as usize;
+                if env.params.is_empty() {
+                    self.params()[k].default
+                } else {
+                    env.params[k]
+                }
+            }
+        }
+    }
+
+    /// Values of all nodes with id `<= last`, in one linear walk.
+    pub fn eval_prefix(&self, last: NodeId, env: &Env) -> Vec<f64> {
+        let mut vals: Vec<f64> = Vec::with_capacity(last.index() + 1);
+        for node in &self.nodes()[..=last.index()] {
+            let v = match node {
+                Node::Const(bits) => f64::from_bits(*bits),
+                Node::Var(var) => self.eval_var(*var, env),
+                Node::Add(ch) => ch.iter().map(|c| vals[c.index()]).sum(),
+                Node::Mul(ch) => ch.iter().map(|c| vals[c.index()]).product(),
+                Node::Neg(x) => -vals[x.index()],
+                Node::Div(a, b) => vals[a.index()] / vals[b.index()],
+                Node::Sqrt(x) => vals[x.index()].sqrt(),
+            };
+            vals.push(v);
+        }
+        vals
+    }
+
+    /// Value of `id` at `env`.
+    pub fn eval(&self, id: NodeId, env: &Env) -> f64 {
+        self.eval_prefix(id, env)[id.index()]
+    }
+
+    /// Values of several nodes at `env` (one walk).
+    pub fn eval_many(&self, ids: &[NodeId], env: &Env) -> Vec<f64> {
+        let Some(&last) = ids.iter().max() else {
+            return Vec::new();
+        };
+        let vals = self.eval_prefix(last, env);
+        ids.iter().map(|id| vals[id.index()]).collect()
+    }
+
+    /// Derivative of `id` with respect to the leaf `wrt` (`Q`, `Qd`, `Qdd`, `Tau` or `Param`),
+    /// built through the simplifying constructors. `Sin(m)`/`Cos(m)` depend on `Q(j)` when bit
+    /// `j` is in `m`.
+    pub fn diff(&mut self, id: NodeId, wrt: Var) -> NodeId {
+        // One walk over the nodes `id` depends on, in id order (no recursion, so deep graphs
+        // cannot overflow the stack).
+        let live = self.reachable(&[id]);
+        let mut d: HashMap<NodeId, NodeId> = HashMap::new();
+        for (i, _) in live.iter().enumerate().filter(|(_, l)| **l) {
+            let nid = NodeId(i as u32);
+            let node = self.node(nid).clone();
+            let di = match node {
+                Node::Const(_) => self.constant(0.0),
+                Node::Var(v) => self.diff_var(v, wrt),
+                Node::Add(ch) => {
+                    let ds: Vec<NodeId> = ch.iter().map(|c| d[c]).collect();
+                    self.sum(&ds)
+                }
+                Node::Mul(ch) => {
+                    let mut terms = Vec::with_capacity(ch.len());
+                    for (k, c) in ch.iter().enumerate() {
+                        let dk = d[c];
+                        if self.as_const(dk) == Some(0.0) {
+                            continue;
+                        }
+                        let mut fs: Vec<NodeId> = ch.to_vec();
+                        fs[k] = dk;
+                        terms.push(self.product(&fs));
+                    }
+                    self.sum(&terms)
+                }
+                Node::Neg(x) => self.neg(d[&x]),
+                Node::Div(a, b) => {
+                    // (a/b)' = a'/b - a b' / b^2
+                    let t1 = self.div(d[&a], b);
+                    let num = self.mul(a, d[&b]);
+                    let bb = self.mul(b, b);
+                    let t2 = self.div(num, bb);
+                    self.sub(t1, t2)
+                }
+                Node::Sqrt(x) => {
+                    // sqrt(x)' = x' / (2 sqrt x)
+                    let two = self.constant(2.0);
+                    let den = self.mul(two, nid);
+                    self.div(d[&x], den)
+                }
+            };
+            d.insert(nid, di);
+        }
+        d[&id]
+    }
+
+    fn diff_var(&mut self, v: Var, wrt: Var) -> NodeId {
+        if v == wrt {
+            return self.constant(1.0);
+        }
+        match (v, wrt) {
+            (Var::Sin(m), Var::Q(j)) if m & (1u64 << j) != 0 => self.var(Var::Cos(m)),
+            (Var::Cos(m), Var::Q(j)) if m & (1u64 << j) != 0 => {
+                let s = self.var(Var::Sin(m));
+                self.neg(s)
+            }
+            _ => self.constant(0.0),
+        }
+    }
+}

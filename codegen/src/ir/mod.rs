@@ -1,0 +1,20 @@
+//! The intermediate representation: a flat, hash-consed arena of scalar expressions built
+//! through simplifying constructors (see docs/design.md).
+
+mod algebra_impl;
+mod count;
+mod eval;
+mod graph;
+mod module;
+mod node;
+mod passes;
+mod rules;
+#[cfg(test)]
+mod tests;
+
+pub use count::OpCount;
+pub use eval::Env;
+pub use graph::{Graph, Param};
+pub use module::{Function, FunctionKind, Module, Output};
+pub use node::{Node, NodeId, Var};
+pub use rules::{Rule, RuleStats};

@@ -1,0 +1,134 @@
+//! The derivation's output and the emitters' input: named functions over one graph.
+
+use super::graph::Graph;
+use super::node::NodeId;
+
+/// Which generated function this is; fixes its public name, inputs and outputs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FunctionKind {
+    /// `tau = M(q) qdd + C(q, qd) qd + g(q)`.
+    InverseDynamics,
+    /// `g(q)`.
+    Gravity,
+    /// `C(q, qd) qd + g(q)`.
+    NonlinearEffects,
+    /// `M(q)`, full N×N.
+    MassMatrix,
+    /// `qdd` from `tau`.
+    ForwardDynamics,
+    /// Tool rotation and position in the base frame.
+    ForwardKinematics,
+    /// 6×N tool Jacobian (rows 0-2 linear, 3-5 angular, base frame).
+    Jacobian,
+    /// Centrifugal part of the velocity forces.
+    Centrifugal,
+    /// Coriolis part of the velocity forces.
+    Coriolis,
+    /// Gyroscopic part of the velocity forces.
+    Gyroscopic,
+    /// Static joint reaction forces and moments (3×N each).
+    StaticJointReactions,
+}
+
+impl FunctionKind {
+    /// Every kind, in the order generated files list them.
+    pub const ALL: [FunctionKind; 11] = [
+        FunctionKind::InverseDynamics,
+        FunctionKind::Gravity,
+        FunctionKind::NonlinearEffects,
+        FunctionKind::MassMatrix,
+        FunctionKind::ForwardDynamics,
+        FunctionKind::ForwardKinematics,
+        FunctionKind::Jacobian,
+        FunctionKind::Centrifugal,
+        FunctionKind::Coriolis,
+        FunctionKind::Gyroscopic,
+        FunctionKind::StaticJointReactions,
+    ];
+}
+
+/// One output array of a function, row-major.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Output {
+    /// Name of the output (as in the C API: `tau`, `M`, `R`, `p`, ...).
+    pub name: &'static str,
+    /// Rows.
+    pub rows: usize,
+    /// Columns (1 for a vector).
+    pub cols: usize,
+    /// `rows * cols` values, row-major.
+    pub values: Vec<NodeId>,
+}
+
+/// One generated function.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Function {
+    /// What it computes.
+    pub kind: FunctionKind,
+    /// Its outputs, in the order of the contract.
+    pub outputs: Vec<Output>,
+}
+
+/// Everything generated for one robot.
+#[derive(Clone, Debug)]
+pub struct Module {
+    /// Robot name as in the spec.
+    pub robot_name: String,
+    /// Number of joints.
+    pub dof: usize,
+    /// The expressions of all functions (shared subexpressions are shared across functions).
+    pub graph: Graph,
+    /// The functions.
+    pub functions: Vec<Function>,
+    /// Hash of the spec the module was generated from.
+    pub spec_hash: String,
+    /// Free-text description (from the spec).
+    pub description: String,
+}
+
+impl Module {
+    /// Every output value, function by function.
+    pub fn roots(&self) -> Vec<NodeId> {
+        self.functions
+            .iter()
+            .flat_map(|f| f.outputs.iter().flat_map(|o| o.values.iter().copied()))
+            .collect()
+    }
+
+    /// The function of `kind`, if generated.
+    pub fn function(&self, kind: FunctionKind) -> Option<&Function> {
+        self.functions.iter().find(|f| f.kind == kind)
+    }
+
+    /// The module as emitted: multi-joint `sin`/`cos` lowered (see
+    /// [`Graph::lower_trig_sums`]) and dead nodes dropped.
+    pub fn lowered(&self) -> Module {
+        let (graph, roots) = self.graph.lower_trig_sums(&self.roots());
+        let mut it = roots.into_iter();
+        let functions = self
+            .functions
+            .iter()
+            .map(|f| Function {
+                kind: f.kind,
+                outputs: f
+                    .outputs
+                    .iter()
+                    .map(|o| Output {
+                        name: o.name,
+                        rows: o.rows,
+                        cols: o.cols,
+                        values: o.values.iter().map(|_| it.next().expect("root")).collect(),
+                    })
+                    .collect(),
+            })
+            .collect();
+        Module {
+            robot_name: self.robot_name.clone(),
+            dof: self.dof,
+            graph,
+            functions,
+            spec_hash: self.spec_hash.clone(),
+            description: self.description.clone(),
+        }
+    }
+}
