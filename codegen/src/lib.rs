@@ -5,6 +5,7 @@
 #![forbid(unsafe_code)]
 
 pub mod algebra;
+pub mod import;
 pub mod model;
 
 pub use model::{JointKind, Robot, RobotBody, SymbolicInertial};
