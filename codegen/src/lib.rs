@@ -9,6 +9,7 @@ pub mod cli;
 pub mod derive;
 pub mod error;
 pub mod generate;
+pub mod import;
 pub mod ir;
 mod mat3;
 pub mod model;

@@ -12,9 +12,9 @@ pub mod math;
 #[cfg(feature = "std")]
 pub mod reference;
 
-pub use chain::{Body, JointKind};
 #[cfg(feature = "std")]
 pub use chain::Chain;
+pub use chain::{Body, JointKind};
 
 /// Kinematics and dynamics of a serial robot with `N` joints, implemented by every generated
 /// robot. Arrays are joint-indexed from the base; matrices are `[row][column]`.

@@ -1,0 +1,288 @@
+//! What every importer reduces its input to: the chain evaluated at the zero configuration, all
+//! in base-frame coordinates, and the conversion of that into the method's frames.
+
+use crate::model::{JointKind, Robot, RobotBody, SymbolicInertial};
+
+pub(crate) type V3 = [f64; 3];
+pub(crate) type M3 = [[f64; 3]; 3];
+
+pub(crate) const IDENTITY: M3 = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+
+pub(crate) fn add(a: V3, b: V3) -> V3 {
+    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
+}
+
+pub(crate) fn sub(a: V3, b: V3) -> V3 {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+
+pub(crate) fn scale(s: f64, a: V3) -> V3 {
+    [s * a[0], s * a[1], s * a[2]]
+}
+
+pub(crate) fn dot(a: V3, b: V3) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+
+pub(crate) fn mat_vec(m: &M3, v: V3) -> V3 {
+    [dot(m[0], v), dot(m[1], v), dot(m[2], v)]
+}
+
+pub(crate) fn mat_mul(a: &M3, b: &M3) -> M3 {
+    let mut c = [[0.0; 3]; 3];
+    for (i, row) in c.iter_mut().enumerate() {
+        for (j, x) in row.iter_mut().enumerate() {
+            *x = (0..3).map(|k| a[i][k] * b[k][j]).sum();
+        }
+    }
+    c
+}
+
+pub(crate) fn transpose(a: &M3) -> M3 {
+    let mut t = [[0.0; 3]; 3];
+    for (i, row) in a.iter().enumerate() {
+        for (j, x) in row.iter().enumerate() {
+            t[j][i] = *x;
+        }
+    }
+    t
+}
+
+/// `R I Rᵀ`: a tensor given in rotated axes, expressed in the outer axes.
+pub(crate) fn rotate_tensor(r: &M3, i: &M3) -> M3 {
+    mat_mul(&mat_mul(r, i), &transpose(r))
+}
+
+pub(crate) fn rot_x(a: f64) -> M3 {
+    let (s, c) = a.sin_cos();
+    [[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]]
+}
+
+pub(crate) fn rot_y(a: f64) -> M3 {
+    let (s, c) = a.sin_cos();
+    [[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]]
+}
+
+pub(crate) fn rot_z(a: f64) -> M3 {
+    let (s, c) = a.sin_cos();
+    [[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]
+}
+
+/// URDF roll-pitch-yaw: `R = Rz(yaw) Ry(pitch) Rx(roll)`.
+pub(crate) fn rpy(v: V3) -> M3 {
+    mat_mul(&mat_mul(&rot_z(v[2]), &rot_y(v[1])), &rot_x(v[0]))
+}
+
+/// A rigid transform: rotation `r` (columns are the frame's axes) and origin `p`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Pose {
+    pub r: M3,
+    pub p: V3,
+}
+
+impl Pose {
+    pub const IDENTITY: Pose = Pose {
+        r: IDENTITY,
+        p: [0.0; 3],
+    };
+
+    pub fn rot(r: M3) -> Pose {
+        Pose { r, p: [0.0; 3] }
+    }
+
+    pub fn trans(p: V3) -> Pose {
+        Pose { r: IDENTITY, p }
+    }
+
+    /// `self * other`: `other` is given in `self`'s frame.
+    pub fn then(&self, other: &Pose) -> Pose {
+        Pose {
+            r: mat_mul(&self.r, &other.r),
+            p: add(self.p, mat_vec(&self.r, other.p)),
+        }
+    }
+}
+
+/// Mass, centre of mass and inertia about the centre of mass, all in base axes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct MassProps {
+    pub mass: f64,
+    pub com: V3,
+    pub inertia: M3,
+}
+
+impl MassProps {
+    pub const ZERO: MassProps = MassProps {
+        mass: 0.0,
+        com: [0.0; 3],
+        inertia: [[0.0; 3]; 3],
+    };
+
+    /// Mass properties given in a frame `frame` (com and inertia in its axes), in base axes.
+    pub fn in_base(frame: &Pose, mass: f64, com: V3, inertia: &M3) -> MassProps {
+        MassProps {
+            mass,
+            com: add(frame.p, mat_vec(&frame.r, com)),
+            inertia: rotate_tensor(&frame.r, inertia),
+        }
+    }
+
+    /// The union of two rigidly joined bodies (parallel-axis theorem about the joint com).
+    pub fn merge(&self, other: &MassProps) -> MassProps {
+        let mass = self.mass + other.mass;
+        if mass <= 0.0 {
+            // Two massless parts: nothing to weigh; keep any (zero-mass) inertia.
+            return MassProps {
+                mass: 0.0,
+                com: self.com,
+                inertia: add_m(&self.inertia, &other.inertia),
+            };
+        }
+        let com = scale(
+            1.0 / mass,
+            add(scale(self.mass, self.com), scale(other.mass, other.com)),
+        );
+        let a = add_m(&self.inertia, &steiner(self.mass, sub(self.com, com)));
+        let b = add_m(&other.inertia, &steiner(other.mass, sub(other.com, com)));
+        MassProps {
+            mass,
+            com,
+            inertia: add_m(&a, &b),
+        }
+    }
+}
+
+fn add_m(a: &M3, b: &M3) -> M3 {
+    let mut c = *a;
+    for (row, brow) in c.iter_mut().zip(b) {
+        for (x, y) in row.iter_mut().zip(brow) {
+            *x += y;
+        }
+    }
+    c
+}
+
+/// Inertia of a point mass `m` at `d` about the origin: `m (|d|² E − d dᵀ)`.
+fn steiner(m: f64, d: V3) -> M3 {
+    let dd = dot(d, d);
+    let mut s = [[0.0; 3]; 3];
+    for (i, row) in s.iter_mut().enumerate() {
+        for (j, x) in row.iter_mut().enumerate() {
+            let e = if i == j { dd } else { 0.0 };
+            *x = m * (e - d[i] * d[j]);
+        }
+    }
+    s
+}
+
+/// One moving joint and the body it moves, at the zero configuration in base axes.
+#[derive(Clone, Debug)]
+pub(crate) struct ChainJoint {
+    pub body_name: String,
+    pub joint_name: String,
+    pub kind: JointKind,
+    /// A point on the joint axis: becomes the pole.
+    pub pole: V3,
+    /// Unit axis in base axes.
+    pub axis: V3,
+    pub body: MassProps,
+}
+
+/// Everything an importer found, before conversion to the method's frames.
+#[derive(Clone, Debug)]
+pub(crate) struct Chain {
+    pub name: String,
+    pub description: Option<String>,
+    pub source: Option<String>,
+    pub gravity: V3,
+    pub joints: Vec<ChainJoint>,
+    /// Tool frame at the zero configuration, base axes.
+    pub tool: Pose,
+}
+
+impl Chain {
+    /// The method's frames: poles on the axes, every body frame parallel to the base at `q = 0`,
+    /// so vectors in base axes at zero are the body-frame vectors.
+    pub fn into_robot(self) -> Robot {
+        let n = self.joints.len();
+        let poles: Vec<V3> = self.joints.iter().map(|j| j.pole).collect();
+        let bodies = self
+            .joints
+            .into_iter()
+            .enumerate()
+            .map(|(i, j)| {
+                let next_point = poles.get(i + 1).copied().unwrap_or(self.tool.p);
+                RobotBody {
+                    name: j.body_name,
+                    joint_name: j.joint_name,
+                    joint: j.kind,
+                    axis: j.axis,
+                    next: sub(next_point, j.pole),
+                    mass: j.body.mass,
+                    com: sub(j.body.com, j.pole),
+                    inertia_com: j.body.inertia,
+                    symbolic: SymbolicInertial::default(),
+                }
+            })
+            .collect::<Vec<_>>();
+        debug_assert_eq!(bodies.len(), n);
+        Robot {
+            name: self.name,
+            description: self.description,
+            source: self.source,
+            gravity: self.gravity,
+            base: poles.first().copied().unwrap_or([0.0; 3]),
+            tool_rotation: self.tool.r,
+            bodies,
+        }
+    }
+}
+
+/// Normalises an axis; `None` if it is (nearly) zero or not finite.
+pub(crate) fn normalize(v: V3) -> Option<V3> {
+    let n = dot(v, v).sqrt();
+    if n.is_finite() && n > 1e-12 {
+        Some(scale(1.0 / n, v))
+    } else {
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merge_is_parallel_axis() {
+        let a = MassProps {
+            mass: 1.0,
+            com: [1.0, 0.0, 0.0],
+            inertia: [[0.0; 3]; 3],
+        };
+        let b = MassProps {
+            mass: 1.0,
+            com: [-1.0, 0.0, 0.0],
+            inertia: [[0.0; 3]; 3],
+        };
+        let m = a.merge(&b);
+        assert_eq!(m.mass, 2.0);
+        assert_eq!(m.com, [0.0; 3]);
+        assert_eq!(
+            m.inertia,
+            [[0.0, 0.0, 0.0], [0.0, 2.0, 0.0], [0.0, 0.0, 2.0]]
+        );
+    }
+
+    #[test]
+    fn rpy_order() {
+        // Roll then pitch then yaw about fixed axes: Rz(y) Ry(p) Rx(r).
+        let r = rpy([0.3, -0.2, 1.1]);
+        let expect = mat_mul(&mat_mul(&rot_z(1.1), &rot_y(-0.2)), &rot_x(0.3));
+        assert_eq!(r, expect);
+        let x = mat_vec(
+            &rpy([0.0, 0.0, std::f64::consts::FRAC_PI_2]),
+            [1.0, 0.0, 0.0],
+        );
+        assert!((x[1] - 1.0).abs() < 1e-15 && x[0].abs() < 1e-15);
+    }
+}

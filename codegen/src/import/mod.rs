@@ -1,0 +1,86 @@
+//! Importers: URDF files and Denavit–Hartenberg tables converted to the method's frames.
+//!
+//! Every importer evaluates the chain at the zero configuration and expresses it in base axes:
+//! the pole of body `i` is a point on joint axis `i` (the joint frame's origin), `next` joins
+//! consecutive poles, and centres of mass and inertia tensors are rotated into base-parallel
+//! axes (`I' = R I Rᵀ`), which at `q = 0` are every body's axes.
+
+mod chain;
+pub mod dh;
+mod error;
+pub mod urdf;
+
+use std::path::Path;
+
+pub use dh::import_dh;
+pub use error::{ImportError, Location};
+pub use urdf::import_urdf;
+
+/// What kind of robot description a file holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum InputKind {
+    /// A quasidyn spec (docs/spec.md).
+    Spec,
+    /// A URDF file.
+    Urdf,
+    /// A DH table (docs/dh.md).
+    Dh,
+}
+
+/// Guesses the kind of `text`, read from `path`, by extension and then by content: `.urdf`
+/// and `.xml` files and text containing `<robot` are URDF; TOML with a top-level `convention`
+/// key and `[[link]]` tables is a DH table; anything else is a spec.
+pub fn detect(path: &Path, text: &str) -> InputKind {
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    match ext.as_deref() {
+        Some("urdf" | "xml") => return InputKind::Urdf,
+        Some("dh") => return InputKind::Dh,
+        _ => {}
+    }
+    if text.trim_start().starts_with('<') || text.contains("<robot") {
+        return InputKind::Urdf;
+    }
+    if looks_like_dh(text) {
+        InputKind::Dh
+    } else {
+        InputKind::Spec
+    }
+}
+
+fn looks_like_dh(text: &str) -> bool {
+    if let Ok(table) = text.parse::<toml::Table>() {
+        return table.contains_key("convention")
+            && matches!(table.get("link"), Some(toml::Value::Array(_)));
+    }
+    // Not valid TOML: judge by lines so the DH importer reports the syntax error.
+    let mut convention = false;
+    let mut link = false;
+    for line in text.lines().map(str::trim) {
+        convention |= line.starts_with("convention") && line.contains('=');
+        link |= line.starts_with("[[link]]");
+    }
+    convention && link
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detects_kinds() {
+        let dh = "convention = \"standard\"\nname = \"x\"\n[[link]]\na = 0.0\n";
+        let spec = "version = 1\nname = \"x\"\n[[body]]\njoint = \"revolute\"\n";
+        let urdf = "<?xml version=\"1.0\"?>\n<robot name=\"x\"/>";
+        assert_eq!(detect(Path::new("a.toml"), dh), InputKind::Dh);
+        assert_eq!(detect(Path::new("a.toml"), spec), InputKind::Spec);
+        assert_eq!(detect(Path::new("a.urdf"), ""), InputKind::Urdf);
+        assert_eq!(detect(Path::new("robot"), urdf), InputKind::Urdf);
+        assert_eq!(
+            detect(Path::new("a.toml"), "convention = \"x\n[[link]]\n"),
+            InputKind::Dh
+        );
+    }
+}

@@ -1,0 +1,615 @@
+//! URDF import: the serial chain from the root link to a tip link, in the method's frames.
+//!
+//! Links joined by fixed joints are merged into the body they are fixed to; movable joints off
+//! the root-to-tip path and everything beyond the tip are locked at zero and merged into the body
+//! they hang from. Mass before the first movable joint belongs to the base and is dropped.
+
+use std::collections::{HashMap, VecDeque};
+
+use roxmltree::{Document, Node};
+
+use super::chain::{normalize, rpy, Chain, ChainJoint, MassProps, Pose, V3};
+use super::error::{ImportError, Location};
+use crate::model::{JointKind, Robot};
+
+/// Most bodies a spec may have (docs/spec.md).
+const MAX_BODIES: usize = 64;
+
+/// Imports the serial chain from the root link of a URDF document to `tip` (a link name).
+///
+/// With `tip = None` the tree must have exactly one leaf link. `file_name` is only used in error
+/// messages. The result uses gravity `(0, 0, -9.81)` (URDF's z is up), the URDF root link's frame
+/// as the base frame, link names as body names and URDF joint names as joint names; the tool
+/// frame is the tip link's frame.
+pub fn import_urdf(xml: &str, file_name: &str, tip: Option<&str>) -> Result<Robot, ImportError> {
+    let cx = Cx {
+        file: file_name,
+        text: xml,
+    };
+    let doc = Document::parse(xml).map_err(|e| {
+        let pos = e.pos();
+        let message = e.to_string().replace(&format!(" at {pos}"), "");
+        ImportError::Syntax {
+            at: Location {
+                file: file_name.to_owned(),
+                line: pos.row,
+                col: pos.col,
+            },
+            what: "xml".to_owned(),
+            message,
+        }
+    })?;
+    let robot = doc.root_element();
+    if robot.tag_name().name() != "robot" {
+        return Err(ImportError::Invalid {
+            at: cx.node_loc(robot),
+            what: format!("<{}>", robot.tag_name().name()),
+            message: "the root element of a URDF file must be <robot>".to_owned(),
+        });
+    }
+    let name = cx.required_attr(robot, "robot", "name")?.to_owned();
+
+    let links = parse_links(&cx, robot)?;
+    let joints = parse_joints(&cx, robot, &links)?;
+    let tree = Tree::build(&cx, robot, &links, &joints)?;
+
+    let tip_index = choose_tip(&cx, robot, &links, &tree, tip)?;
+    let root = tree.root;
+
+    // Joints on the root→tip path, root first.
+    let mut path = Vec::new();
+    let mut link = tip_index;
+    while let Some(j) = tree.parent_joint[link] {
+        path.push(j);
+        link = joints[j].parent;
+    }
+    path.reverse();
+    let moving: Vec<usize> = path
+        .iter()
+        .copied()
+        .filter(|&j| joints[j].kind.is_some())
+        .collect();
+    if moving.is_empty() {
+        return Err(ImportError::Invalid {
+            at: cx.node_loc(robot),
+            what: "chain".to_owned(),
+            message: format!(
+                "no movable joint between the root link `{}` and the tip link `{}`",
+                links[root].name, links[tip_index].name
+            ),
+        });
+    }
+    if moving.len() > MAX_BODIES {
+        return Err(ImportError::Invalid {
+            at: cx.node_loc(robot),
+            what: "chain".to_owned(),
+            message: format!(
+                "{} movable joints between `{}` and `{}`; at most {MAX_BODIES} are supported",
+                moving.len(),
+                links[root].name,
+                links[tip_index].name
+            ),
+        });
+    }
+    let mut body_of_joint: Vec<Option<usize>> = vec![None; joints.len()];
+    for (k, &j) in moving.iter().enumerate() {
+        body_of_joint[j] = Some(k);
+    }
+
+    // Every link belongs to the body of the nearest moving path joint above it (locked joints
+    // and fixed joints pass ownership down); links above the first moving joint are the base.
+    let mut owner: Vec<Option<usize>> = vec![None; links.len()];
+    for &j in &tree.order {
+        let joint = &joints[j];
+        owner[joint.child] = body_of_joint[j].or(owner[joint.parent]);
+    }
+
+    let mut bodies = vec![MassProps::ZERO; moving.len()];
+    for (l, link) in links.iter().enumerate() {
+        if let (Some(k), Some(inertial)) = (owner[l], &link.inertial) {
+            let frame = tree.pose[l].then(&inertial.origin);
+            let props = MassProps::in_base(&frame, inertial.mass, [0.0; 3], &inertial.inertia);
+            bodies[k] = bodies[k].merge(&props);
+        }
+    }
+
+    let total: f64 = bodies.iter().map(|b| b.mass).sum();
+    if total <= 0.0 {
+        return Err(ImportError::ZeroTotalMass {
+            at: cx.node_loc(robot),
+            what: "chain".to_owned(),
+            message: format!(
+                "the links moved by the joints between `{}` and `{}` have no mass; add <inertial> \
+                 elements with positive masses",
+                links[root].name, links[tip_index].name
+            ),
+        });
+    }
+
+    let mut chain_joints = Vec::with_capacity(moving.len());
+    for (k, &j) in moving.iter().enumerate() {
+        let joint = &joints[j];
+        let child = &links[joint.child];
+        let body = bodies[k];
+        if body.mass <= 0.0 {
+            return Err(ImportError::ZeroMassBody {
+                at: cx.node_loc(child.node),
+                what: format!("link[{}]", child.name),
+                message: format!(
+                    "the body moved by joint `{}` has zero mass, also with the links fixed to it; \
+                     add an <inertial> with a positive mass to link `{}`",
+                    joint.name, child.name
+                ),
+                link: child.name.clone(),
+            });
+        }
+        let frame = &tree.pose[joint.child];
+        // The joint frame is the child link frame: its origin lies on the axis.
+        let axis = super::chain::mat_vec(&frame.r, joint.axis);
+        chain_joints.push(ChainJoint {
+            body_name: child.name.clone(),
+            joint_name: joint.name.clone(),
+            kind: joint.kind.unwrap_or(JointKind::Revolute),
+            pole: frame.p,
+            axis: normalize(axis).unwrap_or(axis),
+            body,
+        });
+    }
+
+    Ok(Chain {
+        name,
+        description: Some(format!(
+            "imported from URDF `{}`, chain `{}` to `{}`",
+            file_name, links[root].name, links[tip_index].name
+        )),
+        source: None,
+        gravity: [0.0, 0.0, -9.81],
+        joints: chain_joints,
+        tool: tree.pose[tip_index],
+    }
+    .into_robot())
+}
+
+/// File name and text, for locating errors.
+struct Cx<'a> {
+    file: &'a str,
+    text: &'a str,
+}
+
+impl Cx<'_> {
+    fn loc(&self, offset: usize) -> Location {
+        Location::at_offset(self.file, self.text, offset)
+    }
+
+    fn node_loc(&self, node: Node) -> Location {
+        self.loc(node.range().start)
+    }
+
+    fn attr_loc(&self, node: Node, attr: &str) -> Location {
+        match node.attribute_node(attr) {
+            Some(a) => self.loc(a.range_value().start),
+            None => self.node_loc(node),
+        }
+    }
+
+    fn required_attr<'n>(
+        &self,
+        node: Node<'n, '_>,
+        what: &str,
+        attr: &str,
+    ) -> Result<&'n str, ImportError> {
+        node.attribute(attr).ok_or_else(|| ImportError::Invalid {
+            at: self.node_loc(node),
+            what: what.to_owned(),
+            message: format!("<{}> needs a `{attr}` attribute", node.tag_name().name()),
+        })
+    }
+
+    /// `N` numbers separated by whitespace in attribute `attr`; `default` if it is absent.
+    fn numbers<const N: usize>(
+        &self,
+        node: Node,
+        what: &str,
+        attr: &str,
+        default: Option<[f64; N]>,
+    ) -> Result<[f64; N], ImportError> {
+        let Some(text) = node.attribute(attr) else {
+            return default.ok_or_else(|| ImportError::Invalid {
+                at: self.node_loc(node),
+                what: what.to_owned(),
+                message: format!("<{}> needs a `{attr}` attribute", node.tag_name().name()),
+            });
+        };
+        let invalid = |message: String| ImportError::Invalid {
+            at: self.attr_loc(node, attr),
+            what: what.to_owned(),
+            message,
+        };
+        let mut out = [0.0; N];
+        let mut count = 0;
+        for word in text.split_whitespace() {
+            let value: f64 = word
+                .parse()
+                .map_err(|_| invalid(format!("`{word}` is not a number")))?;
+            if !value.is_finite() {
+                return Err(ImportError::NotFinite {
+                    at: self.attr_loc(node, attr),
+                    what: what.to_owned(),
+                    message: format!("numbers must be finite, got `{word}`"),
+                });
+            }
+            if count < N {
+                out[count] = value;
+            }
+            count += 1;
+        }
+        if count != N {
+            return Err(invalid(format!(
+                "expected {N} number{}, got {count} in `{text}`",
+                if N == 1 { "" } else { "s" }
+            )));
+        }
+        Ok(out)
+    }
+
+    /// A `<origin xyz rpy>` child (identity if absent).
+    fn origin(&self, parent: Node, what: &str) -> Result<Pose, ImportError> {
+        let Some(origin) = child(parent, "origin") else {
+            return Ok(Pose::IDENTITY);
+        };
+        let xyz = self.numbers(origin, &format!("{what}.origin.xyz"), "xyz", Some([0.0; 3]))?;
+        let angles = self.numbers(origin, &format!("{what}.origin.rpy"), "rpy", Some([0.0; 3]))?;
+        Ok(Pose {
+            r: rpy(angles),
+            p: xyz,
+        })
+    }
+}
+
+fn child<'a, 'i>(node: Node<'a, 'i>, tag: &str) -> Option<Node<'a, 'i>> {
+    node.children()
+        .find(|c| c.is_element() && c.tag_name().name() == tag)
+}
+
+struct Inertial {
+    mass: f64,
+    origin: Pose,
+    inertia: [[f64; 3]; 3],
+}
+
+struct Link<'a, 'i> {
+    name: String,
+    node: Node<'a, 'i>,
+    inertial: Option<Inertial>,
+}
+
+struct Joint<'a, 'i> {
+    name: String,
+    node: Node<'a, 'i>,
+    /// `None` for a fixed joint.
+    kind: Option<JointKind>,
+    parent: usize,
+    child: usize,
+    origin: Pose,
+    /// Unit axis in the joint (child link) frame.
+    axis: V3,
+}
+
+fn parse_links<'a, 'i>(cx: &Cx, robot: Node<'a, 'i>) -> Result<Vec<Link<'a, 'i>>, ImportError> {
+    let mut links: Vec<Link> = Vec::new();
+    let mut seen: HashMap<&str, usize> = HashMap::new();
+    for node in robot
+        .children()
+        .filter(|c| c.is_element() && c.tag_name().name() == "link")
+    {
+        let name = cx.required_attr(node, "link", "name")?;
+        if seen.insert(name, links.len()).is_some() {
+            return Err(ImportError::Invalid {
+                at: cx.attr_loc(node, "name"),
+                what: format!("link[{name}]"),
+                message: format!("duplicate link name `{name}`"),
+            });
+        }
+        let what = format!("link[{name}].inertial");
+        let inertial = match child(node, "inertial") {
+            None => None,
+            Some(el) => {
+                let origin = cx.origin(el, &what)?;
+                let mass_el = child(el, "mass").ok_or_else(|| ImportError::Invalid {
+                    at: cx.node_loc(el),
+                    what: what.clone(),
+                    message: "<inertial> needs a <mass value=\"...\"/>".to_owned(),
+                })?;
+                let [mass] = cx.numbers::<1>(mass_el, &format!("{what}.mass"), "value", None)?;
+                if mass < 0.0 {
+                    return Err(ImportError::Invalid {
+                        at: cx.attr_loc(mass_el, "value"),
+                        what: format!("{what}.mass"),
+                        message: format!("mass must not be negative, got {mass}"),
+                    });
+                }
+                let inertia_el = child(el, "inertia").ok_or_else(|| ImportError::Invalid {
+                    at: cx.node_loc(el),
+                    what: what.clone(),
+                    message: "<inertial> needs an <inertia ixx=... iyy=... izz=.../>".to_owned(),
+                })?;
+                let entry = |key: &str, default: Option<f64>| {
+                    cx.numbers::<1>(
+                        inertia_el,
+                        &format!("{what}.inertia.{key}"),
+                        key,
+                        default.map(|d| [d]),
+                    )
+                    .map(|[v]| v)
+                };
+                let ixx = entry("ixx", None)?;
+                let iyy = entry("iyy", None)?;
+                let izz = entry("izz", None)?;
+                let ixy = entry("ixy", Some(0.0))?;
+                let ixz = entry("ixz", Some(0.0))?;
+                let iyz = entry("iyz", Some(0.0))?;
+                Some(Inertial {
+                    mass,
+                    origin,
+                    inertia: [[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]],
+                })
+            }
+        };
+        links.push(Link {
+            name: name.to_owned(),
+            node,
+            inertial,
+        });
+    }
+    if links.is_empty() {
+        return Err(ImportError::Invalid {
+            at: cx.node_loc(robot),
+            what: "robot".to_owned(),
+            message: "the robot has no <link>".to_owned(),
+        });
+    }
+    Ok(links)
+}
+
+fn parse_joints<'a, 'i>(
+    cx: &Cx,
+    robot: Node<'a, 'i>,
+    links: &[Link],
+) -> Result<Vec<Joint<'a, 'i>>, ImportError> {
+    let index: HashMap<&str, usize> = links
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (l.name.as_str(), i))
+        .collect();
+    let mut seen: HashMap<&str, ()> = HashMap::new();
+    let mut joints = Vec::new();
+    for node in robot
+        .children()
+        .filter(|c| c.is_element() && c.tag_name().name() == "joint")
+    {
+        let name = cx.required_attr(node, "joint", "name")?;
+        let what = format!("joint[{name}]");
+        if seen.insert(name, ()).is_some() {
+            return Err(ImportError::Invalid {
+                at: cx.attr_loc(node, "name"),
+                what,
+                message: format!("duplicate joint name `{name}`"),
+            });
+        }
+        let ty = cx.required_attr(node, &what, "type")?;
+        let kind = match ty {
+            "revolute" | "continuous" => Some(JointKind::Revolute),
+            "prismatic" => Some(JointKind::Prismatic),
+            "fixed" => None,
+            "floating" | "planar" => {
+                return Err(ImportError::UnsupportedJoint {
+                    at: cx.attr_loc(node, "type"),
+                    what: format!("{what}.type"),
+                    message: format!(
+                        "{ty} joints are not supported: the method describes serial chains of \
+                         revolute and prismatic joints"
+                    ),
+                })
+            }
+            other => {
+                return Err(ImportError::UnsupportedJoint {
+                    at: cx.attr_loc(node, "type"),
+                    what: format!("{what}.type"),
+                    message: format!(
+                        "unknown joint type `{other}`; expected revolute, continuous, prismatic \
+                         or fixed"
+                    ),
+                })
+            }
+        };
+        let link_ref = |tag: &str| -> Result<usize, ImportError> {
+            let el = child(node, tag).ok_or_else(|| ImportError::Invalid {
+                at: cx.node_loc(node),
+                what: what.clone(),
+                message: format!("<joint> needs a <{tag} link=\"...\"/>"),
+            })?;
+            let link = cx.required_attr(el, &format!("{what}.{tag}"), "link")?;
+            index
+                .get(link)
+                .copied()
+                .ok_or_else(|| ImportError::Invalid {
+                    at: cx.attr_loc(el, "link"),
+                    what: format!("{what}.{tag}"),
+                    message: format!("no link named `{link}`"),
+                })
+        };
+        let parent = link_ref("parent")?;
+        let child_link = link_ref("child")?;
+        let origin = cx.origin(node, &what)?;
+        let axis = match (kind, child(node, "axis")) {
+            (Some(_), Some(el)) => {
+                let raw = cx.numbers(
+                    el,
+                    &format!("{what}.axis.xyz"),
+                    "xyz",
+                    Some([1.0, 0.0, 0.0]),
+                )?;
+                normalize(raw).ok_or_else(|| ImportError::Invalid {
+                    at: cx.attr_loc(el, "xyz"),
+                    what: format!("{what}.axis.xyz"),
+                    message: "the joint axis must not be zero".to_owned(),
+                })?
+            }
+            _ => [1.0, 0.0, 0.0],
+        };
+        joints.push(Joint {
+            name: name.to_owned(),
+            node,
+            kind,
+            parent,
+            child: child_link,
+            origin,
+            axis,
+        });
+    }
+    Ok(joints)
+}
+
+/// The link tree and every link's frame at the zero configuration (all joints at 0).
+struct Tree {
+    root: usize,
+    parent_joint: Vec<Option<usize>>,
+    /// Joints whose parent is the link.
+    children: Vec<Vec<usize>>,
+    /// Joints, parents before children.
+    order: Vec<usize>,
+    /// Link frames in the root link's frame at `q = 0`.
+    pose: Vec<Pose>,
+}
+
+impl Tree {
+    fn build(cx: &Cx, robot: Node, links: &[Link], joints: &[Joint]) -> Result<Tree, ImportError> {
+        let mut parent_joint: Vec<Option<usize>> = vec![None; links.len()];
+        let mut children: Vec<Vec<usize>> = vec![Vec::new(); links.len()];
+        for (j, joint) in joints.iter().enumerate() {
+            let child_el = child(joint.node, "child").unwrap_or(joint.node);
+            if joint.parent == joint.child {
+                return Err(ImportError::Topology {
+                    at: cx.node_loc(child_el),
+                    what: format!("joint[{}]", joint.name),
+                    message: format!(
+                        "joint connects link `{}` to itself",
+                        links[joint.child].name
+                    ),
+                });
+            }
+            if let Some(other) = parent_joint[joint.child] {
+                return Err(ImportError::Topology {
+                    at: cx.node_loc(child_el),
+                    what: format!("joint[{}]", joint.name),
+                    message: format!(
+                        "link `{}` has two parents (joints `{}` and `{}`); closed kinematic \
+                         loops are not supported",
+                        links[joint.child].name, joints[other].name, joint.name
+                    ),
+                });
+            }
+            parent_joint[joint.child] = Some(j);
+            children[joint.parent].push(j);
+        }
+        let roots: Vec<usize> = (0..links.len())
+            .filter(|&l| parent_joint[l].is_none())
+            .collect();
+        let root = match roots.as_slice() {
+            [r] => *r,
+            [] => {
+                return Err(ImportError::Topology {
+                    at: cx.node_loc(robot),
+                    what: "robot".to_owned(),
+                    message: "every link has a parent joint: the joints form a closed loop"
+                        .to_owned(),
+                })
+            }
+            several => {
+                let names: Vec<&str> = several.iter().map(|&l| links[l].name.as_str()).collect();
+                return Err(ImportError::Topology {
+                    at: cx.node_loc(links[several[1]].node),
+                    what: "robot".to_owned(),
+                    message: format!(
+                        "several root links ({}); the links must form one tree",
+                        names.join(", ")
+                    ),
+                });
+            }
+        };
+        let mut pose = vec![Pose::IDENTITY; links.len()];
+        let mut reached = vec![false; links.len()];
+        let mut order = Vec::with_capacity(joints.len());
+        let mut queue = VecDeque::from([root]);
+        reached[root] = true;
+        while let Some(l) = queue.pop_front() {
+            for &j in &children[l] {
+                let c = joints[j].child;
+                // One parent per link and a single root: a link reached twice is impossible,
+                // but guard anyway rather than loop.
+                if reached[c] {
+                    continue;
+                }
+                reached[c] = true;
+                pose[c] = pose[l].then(&joints[j].origin);
+                order.push(j);
+                queue.push_back(c);
+            }
+        }
+        if let Some(l) = (0..links.len()).find(|&l| !reached[l]) {
+            return Err(ImportError::Topology {
+                at: cx.node_loc(links[l].node),
+                what: format!("link[{}]", links[l].name),
+                message: format!(
+                    "link `{}` is on a closed kinematic loop, not connected to the root link `{}`",
+                    links[l].name, links[root].name
+                ),
+            });
+        }
+        Ok(Tree {
+            root,
+            parent_joint,
+            children,
+            order,
+            pose,
+        })
+    }
+}
+
+fn choose_tip(
+    cx: &Cx,
+    robot: Node,
+    links: &[Link],
+    tree: &Tree,
+    tip: Option<&str>,
+) -> Result<usize, ImportError> {
+    if let Some(tip) = tip {
+        return links
+            .iter()
+            .position(|l| l.name == tip)
+            .ok_or_else(|| ImportError::UnknownTip {
+                at: cx.node_loc(robot),
+                what: "tip".to_owned(),
+                message: format!("no link named `{tip}`"),
+            });
+    }
+    let leaves: Vec<usize> = (0..links.len())
+        .filter(|&l| tree.children[l].is_empty())
+        .collect();
+    match leaves.as_slice() {
+        [one] => Ok(*one),
+        _ => {
+            let names: Vec<String> = leaves.iter().map(|&l| links[l].name.clone()).collect();
+            Err(ImportError::AmbiguousTip {
+                at: cx.node_loc(robot),
+                what: "tip".to_owned(),
+                message: format!(
+                    "no tip link given and the tree has {} leaf links: {}",
+                    names.len(),
+                    names.join(", ")
+                ),
+                leaves: names,
+            })
+        }
+    }
+}

@@ -1,0 +1,769 @@
+//! Importer tests: every Pinocchio fixture state (tests/fixtures/{urdf,dh}/*.json, written by
+//! tools/urdf_reference.py) is checked against a small textbook Newton–Euler evaluator over the
+//! imported `Robot`, plus the located error messages and link merging.
+
+// Matrix code reads best with explicit indices.
+#![allow(clippy::needless_range_loop)]
+
+use std::path::{Path, PathBuf};
+
+use quasidyn_codegen::import::{detect, import_dh, import_urdf, ImportError, InputKind};
+use quasidyn_codegen::{JointKind, Robot};
+
+type V3 = [f64; 3];
+type M3 = [[f64; 3]; 3];
+
+// ---------------------------------------------------------------------------------------------
+// A self-contained reference evaluator in the method's frames (docs/design.md): frame i is
+// frame i-1 moved to the pole O_i and rotated by q_i about the axis (or the pole shifted by
+// q_i along it). Everything below is in base coordinates.
+
+fn add(a: V3, b: V3) -> V3 {
+    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
+}
+fn sub(a: V3, b: V3) -> V3 {
+    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
+}
+fn scale(s: f64, a: V3) -> V3 {
+    [s * a[0], s * a[1], s * a[2]]
+}
+fn dot(a: V3, b: V3) -> f64 {
+    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+}
+fn cross(a: V3, b: V3) -> V3 {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+fn mv(m: &M3, v: V3) -> V3 {
+    [dot(m[0], v), dot(m[1], v), dot(m[2], v)]
+}
+fn mm(a: &M3, b: &M3) -> M3 {
+    let mut c = [[0.0; 3]; 3];
+    for i in 0..3 {
+        for j in 0..3 {
+            c[i][j] = (0..3).map(|k| a[i][k] * b[k][j]).sum();
+        }
+    }
+    c
+}
+fn tr(a: &M3) -> M3 {
+    let mut t = [[0.0; 3]; 3];
+    for i in 0..3 {
+        for j in 0..3 {
+            t[j][i] = a[i][j];
+        }
+    }
+    t
+}
+const EYE: M3 = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+
+/// Rodrigues: rotation by `angle` about unit `k`.
+fn axis_angle(k: V3, angle: f64) -> M3 {
+    let (s, c) = angle.sin_cos();
+    let v = 1.0 - c;
+    [
+        [
+            c + k[0] * k[0] * v,
+            k[0] * k[1] * v - k[2] * s,
+            k[0] * k[2] * v + k[1] * s,
+        ],
+        [
+            k[1] * k[0] * v + k[2] * s,
+            c + k[1] * k[1] * v,
+            k[1] * k[2] * v - k[0] * s,
+        ],
+        [
+            k[2] * k[0] * v - k[1] * s,
+            k[2] * k[1] * v + k[0] * s,
+            c + k[2] * k[2] * v,
+        ],
+    ]
+}
+
+struct Kinematics {
+    rot: Vec<M3>,
+    pole: Vec<V3>,
+    /// Joint axes in base coordinates.
+    z: Vec<V3>,
+    tool_rotation: M3,
+    tool_position: V3,
+}
+
+fn kinematics(robot: &Robot, q: &[f64]) -> Kinematics {
+    let n = robot.dof();
+    let mut rot = Vec::with_capacity(n);
+    let mut pole = Vec::with_capacity(n);
+    let mut z = Vec::with_capacity(n);
+    let mut r_prev = EYE;
+    let mut o_prev = robot.base;
+    for (i, b) in robot.bodies.iter().enumerate() {
+        let zi = mv(&r_prev, b.axis);
+        let mut o = if i == 0 {
+            robot.base
+        } else {
+            add(o_prev, mv(&r_prev, robot.bodies[i - 1].next))
+        };
+        let r = match b.joint {
+            JointKind::Revolute => mm(&r_prev, &axis_angle(b.axis, q[i])),
+            JointKind::Prismatic => {
+                o = add(o, scale(q[i], zi));
+                r_prev
+            }
+        };
+        rot.push(r);
+        pole.push(o);
+        z.push(zi);
+        r_prev = r;
+        o_prev = o;
+    }
+    let last = n - 1;
+    Kinematics {
+        tool_position: add(pole[last], mv(&rot[last], robot.bodies[last].next)),
+        tool_rotation: mm(&rot[last], &robot.tool_rotation),
+        rot,
+        pole,
+        z,
+    }
+}
+
+/// Recursive Newton–Euler: joint forces for `(q, qd, qdd)` with gravity `g`.
+fn rnea(robot: &Robot, q: &[f64], qd: &[f64], qdd: &[f64], g: V3) -> Vec<f64> {
+    let n = robot.dof();
+    let k = kinematics(robot, q);
+    let mut w = [0.0; 3];
+    let mut wd = [0.0; 3];
+    // Gravity enters as an upward acceleration of the base.
+    let mut acc = scale(-1.0, g);
+    let mut o_prev = robot.base;
+    let mut force = vec![[0.0; 3]; n];
+    let mut moment = vec![[0.0; 3]; n];
+    for i in 0..n {
+        let b = &robot.bodies[i];
+        let zi = k.z[i];
+        let d = sub(k.pole[i], o_prev);
+        // Acceleration of the pole, carried by body i-1 (d = 0 for the first body).
+        acc = add(acc, add(cross(wd, d), cross(w, cross(w, d))));
+        match b.joint {
+            JointKind::Revolute => {
+                let w_new = add(w, scale(qd[i], zi));
+                wd = add(wd, add(scale(qdd[i], zi), cross(w, scale(qd[i], zi))));
+                w = w_new;
+            }
+            JointKind::Prismatic => {
+                acc = add(
+                    acc,
+                    add(scale(qdd[i], zi), scale(2.0 * qd[i], cross(w, zi))),
+                );
+            }
+        }
+        let rho = mv(&k.rot[i], b.com);
+        let a_c = add(acc, add(cross(wd, rho), cross(w, cross(w, rho))));
+        let inertia = mm(&mm(&k.rot[i], &b.inertia_com), &tr(&k.rot[i]));
+        force[i] = scale(b.mass, a_c);
+        // Moment about the pole: Euler's equation about the com plus the force's lever.
+        moment[i] = add(
+            add(mv(&inertia, wd), cross(w, mv(&inertia, w))),
+            cross(rho, force[i]),
+        );
+        o_prev = k.pole[i];
+    }
+    let mut tau = vec![0.0; n];
+    let mut f_next = [0.0; 3];
+    let mut n_next = [0.0; 3];
+    for i in (0..n).rev() {
+        let lever = if i + 1 < n {
+            sub(k.pole[i + 1], k.pole[i])
+        } else {
+            [0.0; 3]
+        };
+        let f = add(force[i], f_next);
+        let m = add(add(moment[i], n_next), cross(lever, f_next));
+        tau[i] = match robot.bodies[i].joint {
+            JointKind::Revolute => dot(k.z[i], m),
+            JointKind::Prismatic => dot(k.z[i], f),
+        };
+        f_next = f;
+        n_next = m;
+    }
+    tau
+}
+
+/// Geometric Jacobian at the tool point: rows 0-2 linear, 3-5 angular velocity.
+fn jacobian(robot: &Robot, q: &[f64]) -> Vec<Vec<f64>> {
+    let k = kinematics(robot, q);
+    let n = robot.dof();
+    let mut jac = vec![vec![0.0; n]; 6];
+    for i in 0..n {
+        let (lin, ang) = match robot.bodies[i].joint {
+            JointKind::Revolute => (cross(k.z[i], sub(k.tool_position, k.pole[i])), k.z[i]),
+            JointKind::Prismatic => (k.z[i], [0.0; 3]),
+        };
+        for r in 0..3 {
+            jac[r][i] = lin[r];
+            jac[r + 3][i] = ang[r];
+        }
+    }
+    jac
+}
+
+// ---------------------------------------------------------------------------------------------
+// Fixtures.
+
+fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("tests")
+        .join("fixtures")
+}
+
+fn vector(v: &serde_json::Value) -> Vec<f64> {
+    v.as_array()
+        .expect("array")
+        .iter()
+        .map(|x| x.as_f64().expect("number"))
+        .collect()
+}
+
+fn matrix(v: &serde_json::Value) -> Vec<Vec<f64>> {
+    v.as_array().expect("rows").iter().map(vector).collect()
+}
+
+/// Largest difference, relative to the reference's largest entry (or 1, for small values).
+fn rel_err(got: &[f64], want: &[f64]) -> f64 {
+    assert_eq!(got.len(), want.len());
+    let scale = want.iter().fold(1.0_f64, |m, x| m.max(x.abs()));
+    got.iter()
+        .zip(want)
+        .map(|(a, b)| (a - b).abs())
+        .fold(0.0, f64::max)
+        / scale
+}
+
+const TOL: f64 = 1e-10;
+
+fn check_against_fixture(robot: &Robot, json_path: &Path) {
+    let text = std::fs::read_to_string(json_path).expect("fixture");
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let n = doc["dof"].as_u64().expect("dof") as usize;
+    let label = json_path.display().to_string();
+    assert_eq!(robot.dof(), n, "{label}: dof");
+    let joint_names: Vec<&str> = doc["joints"]
+        .as_array()
+        .expect("joints")
+        .iter()
+        .map(|j| j.as_str().expect("name"))
+        .collect();
+    let ours: Vec<&str> = robot.bodies.iter().map(|b| b.joint_name.as_str()).collect();
+    assert_eq!(ours, joint_names, "{label}: joint names");
+    let g = robot.gravity;
+    let states = doc["states"].as_array().expect("states");
+    assert_eq!(states.len(), 30, "{label}: state count");
+    for (s, state) in states.iter().enumerate() {
+        let q = vector(&state["q"]);
+        let qd = vector(&state["qd"]);
+        let qdd = vector(&state["qdd"]);
+        let zero = vec![0.0; n];
+        let ctx = |what: &str| format!("{label} state {s}: {what}");
+        let check = |what: &str, got: &[f64], want: &[f64]| {
+            let e = rel_err(got, want);
+            assert!(
+                e <= TOL,
+                "{}: relative error {e:e}\n got  {got:?}\n want {want:?}",
+                ctx(what)
+            );
+        };
+
+        check(
+            "tau",
+            &rnea(robot, &q, &qd, &qdd, g),
+            &vector(&state["tau"]),
+        );
+        check(
+            "nonlinear_effects",
+            &rnea(robot, &q, &qd, &zero, g),
+            &vector(&state["nonlinear_effects"]),
+        );
+        check(
+            "gravity",
+            &rnea(robot, &q, &zero, &zero, g),
+            &vector(&state["gravity"]),
+        );
+
+        // Mass matrix by columns: inverse dynamics of unit accelerations without gravity.
+        let mut mass = vec![0.0; n * n];
+        for j in 0..n {
+            let mut e = vec![0.0; n];
+            e[j] = 1.0;
+            let col = rnea(robot, &q, &zero, &e, [0.0; 3]);
+            for i in 0..n {
+                mass[i * n + j] = col[i];
+            }
+        }
+        let want_m: Vec<f64> = matrix(&state["mass_matrix"]).concat();
+        check("mass_matrix", &mass, &want_m);
+
+        let k = kinematics(robot, &q);
+        check(
+            "tool_position",
+            &k.tool_position,
+            &vector(&state["tool_position"]),
+        );
+        check(
+            "tool_rotation",
+            &k.tool_rotation.concat(),
+            &matrix(&state["tool_rotation"]).concat(),
+        );
+        check(
+            "jacobian",
+            &jacobian(robot, &q).concat(),
+            &matrix(&state["jacobian"]).concat(),
+        );
+    }
+}
+
+fn urdf_case(name: &str) {
+    let dir = fixtures_dir().join("urdf");
+    let json = dir.join(format!("{name}.json"));
+    let doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).expect("fixture")).expect("json");
+    let tip = doc["tip"].as_str().expect("tip");
+    let file = format!("{name}.urdf");
+    let xml = std::fs::read_to_string(dir.join(&file)).expect("urdf");
+    let robot = import_urdf(&xml, &file, Some(tip)).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(robot.gravity, [0.0, 0.0, -9.81]);
+    assert!(robot.bodies.iter().all(|b| b.mass > 0.0));
+    check_against_fixture(&robot, &json);
+}
+
+fn dh_case(name: &str) {
+    let dir = fixtures_dir().join("dh");
+    let file = format!("{name}.toml");
+    let text = std::fs::read_to_string(dir.join(&file)).expect("table");
+    assert_eq!(detect(Path::new(&file), &text), InputKind::Dh);
+    let robot = import_dh(&text, &file).unwrap_or_else(|e| panic!("{e}"));
+    check_against_fixture(&robot, &dir.join(format!("{name}.json")));
+}
+
+#[test]
+fn urdf_ur5_matches_pinocchio() {
+    urdf_case("ur5");
+}
+
+#[test]
+fn urdf_panda_matches_pinocchio() {
+    urdf_case("panda");
+}
+
+#[test]
+fn urdf_so101_matches_pinocchio() {
+    urdf_case("so101");
+}
+
+#[test]
+fn urdf_synthetic_matches_pinocchio() {
+    urdf_case("synthetic");
+}
+
+#[test]
+fn dh_puma560_matches_pinocchio() {
+    dh_case("puma560");
+}
+
+#[test]
+fn dh_rx90_matches_pinocchio() {
+    dh_case("rx90");
+}
+
+#[test]
+fn dh_synthetic_standard_matches_pinocchio() {
+    dh_case("synthetic_standard");
+}
+
+#[test]
+fn dh_synthetic_modified_matches_pinocchio() {
+    dh_case("synthetic_modified");
+}
+
+fn load_synthetic() -> (Robot, PathBuf) {
+    let dir = fixtures_dir().join("urdf");
+    let xml = std::fs::read_to_string(dir.join("synthetic.urdf")).expect("urdf");
+    let robot = import_urdf(&xml, "synthetic.urdf", Some("tool")).expect("import");
+    (robot, dir.join("synthetic.json"))
+}
+
+#[test]
+#[should_panic(expected = "relative error")]
+fn fixture_check_detects_a_wrong_inertia() {
+    let (mut robot, json) = load_synthetic();
+    robot.bodies[1].inertia_com[0][1] += 1e-7;
+    check_against_fixture(&robot, &json);
+}
+
+#[test]
+#[should_panic(expected = "tool_position")]
+fn fixture_check_detects_a_wrong_tool_point() {
+    let (mut robot, json) = load_synthetic();
+    // Inertial data untouched: only the kinematic checks can catch this.
+    robot.bodies[3].next[2] += 1e-8;
+    check_against_fixture(&robot, &json);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Merging of fixed and locked links.
+
+fn approx(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-12
+}
+
+#[test]
+fn fixed_child_and_off_path_finger_are_merged() {
+    // l1 (mass 1 at x = 0.1) carries l1b through a fixed joint (mass 1 at x = 0.2, its frame
+    // turned 90° about z) and a finger on a prismatic joint off the path to the tip l1b (mass
+    // 0.5 at y = 0.1). The base link's mass is dropped.
+    let xml = r#"<robot name="merge">
+  <link name="base"><inertial><mass value="7"/><inertia ixx="1" iyy="1" izz="1"/></inertial></link>
+  <joint name="j1" type="revolute">
+    <parent link="base"/><child link="l1"/><origin xyz="0 0 0.5"/><axis xyz="0 0 1"/>
+  </joint>
+  <link name="l1">
+    <inertial><origin xyz="0.1 0 0"/><mass value="1"/><inertia ixx="0" iyy="0" izz="0"/></inertial>
+  </link>
+  <joint name="fix" type="fixed">
+    <parent link="l1"/><child link="l1b"/><origin xyz="0.2 0 0" rpy="0 0 1.5707963267948966"/>
+  </joint>
+  <link name="l1b">
+    <inertial>
+      <mass value="1"/>
+      <inertia ixx="0.01" ixy="0" ixz="0" iyy="0.02" iyz="0" izz="0.03"/>
+    </inertial>
+  </link>
+  <joint name="finger_joint" type="prismatic">
+    <parent link="l1"/><child link="finger"/><origin xyz="0 0.1 0"/><axis xyz="1 0 0"/>
+  </joint>
+  <link name="finger">
+    <inertial><mass value="0.5"/><inertia ixx="0" iyy="0" izz="0"/></inertial>
+  </link>
+</robot>"#;
+    let robot = import_urdf(xml, "merge.urdf", Some("l1b")).expect("import");
+    assert_eq!(robot.name, "merge");
+    assert_eq!(robot.dof(), 1);
+    assert_eq!(robot.base, [0.0, 0.0, 0.5]);
+    let b = &robot.bodies[0];
+    assert_eq!((b.name.as_str(), b.joint_name.as_str()), ("l1", "j1"));
+    assert_eq!(b.joint, JointKind::Revolute);
+    assert_eq!(b.axis, [0.0, 0.0, 1.0]);
+    assert!(approx(b.mass, 2.5));
+    let com = [0.12, 0.02, 0.0];
+    for k in 0..3 {
+        assert!(approx(b.com[k], com[k]), "com {:?}", b.com);
+        assert!(approx(b.next[k], [0.2, 0.0, 0.0][k]), "next {:?}", b.next);
+    }
+    // Point masses about the joint com plus l1b's tensor turned by 90° about z.
+    let want = [[0.024, 0.006, 0.0], [0.006, 0.024, 0.0], [0.0, 0.0, 0.048]];
+    for i in 0..3 {
+        for j in 0..3 {
+            assert!(
+                approx(b.inertia_com[i][j], want[i][j]),
+                "{:?}",
+                b.inertia_com
+            );
+        }
+    }
+    let rz = [[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]];
+    for i in 0..3 {
+        for j in 0..3 {
+            assert!(approx(robot.tool_rotation[i][j], rz[i][j]));
+        }
+    }
+}
+
+#[test]
+fn continuous_and_default_axis() {
+    let xml = r#"<robot name="c">
+  <link name="a"/>
+  <joint name="j" type="continuous"><parent link="a"/><child link="b"/></joint>
+  <link name="b"><inertial><mass value="2"/><inertia ixx="0.1" iyy="0.1" izz="0.1"/></inertial></link>
+</robot>"#;
+    let robot = import_urdf(xml, "c.urdf", None).expect("import");
+    assert_eq!(robot.bodies[0].axis, [1.0, 0.0, 0.0]);
+    assert_eq!(robot.bodies[0].joint, JointKind::Revolute);
+    assert_eq!(
+        robot.tool_rotation,
+        [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// Errors: each one located, printed as FILE:LINE:COL: WHAT: MESSAGE.
+
+const LINK_B: &str = r#"<link name="b"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1"/></inertial></link>"#;
+
+fn urdf_err(xml: &str, tip: Option<&str>) -> ImportError {
+    match import_urdf(xml, "r.urdf", tip) {
+        Ok(_) => panic!("expected an error for\n{xml}"),
+        Err(e) => e,
+    }
+}
+
+#[test]
+fn malformed_xml_is_located() {
+    let e = urdf_err("<robot name=\"x\">\n  <link name=\"a\">\n</robot>\n", None);
+    assert!(matches!(e, ImportError::Syntax { .. }), "{e:?}");
+    assert_eq!(e.location().line, 3, "{e}");
+    assert!(e.to_string().starts_with("r.urdf:3:"), "{e}");
+}
+
+#[test]
+fn floating_and_planar_joints_are_rejected() {
+    for ty in ["floating", "planar"] {
+        let xml = format!(
+            "<robot name=\"x\">\n<link name=\"a\"/>\n{LINK_B}\n<joint name=\"j\" type=\"{ty}\">\
+             <parent link=\"a\"/><child link=\"b\"/></joint>\n</robot>"
+        );
+        let e = urdf_err(&xml, None);
+        assert!(matches!(e, ImportError::UnsupportedJoint { .. }), "{e:?}");
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "r.urdf:4:23: joint[j].type: {ty} joints are not supported: the method \
+                 describes serial chains of revolute and prismatic joints"
+            )
+        );
+    }
+}
+
+#[test]
+fn link_with_two_parents_is_rejected() {
+    let xml = format!(
+        "<robot name=\"x\">\n<link name=\"a\"/>\n{LINK_B}\n<link name=\"c\"/>\n\
+         <joint name=\"j1\" type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/></joint>\n\
+         <joint name=\"j2\" type=\"revolute\"><parent link=\"a\"/><child link=\"c\"/></joint>\n\
+         <joint name=\"j3\" type=\"fixed\"><parent link=\"c\"/><child link=\"b\"/></joint>\n</robot>"
+    );
+    let e = urdf_err(&xml, Some("b"));
+    assert!(matches!(e, ImportError::Topology { .. }), "{e:?}");
+    assert_eq!(
+        e.to_string(),
+        "r.urdf:7:49: joint[j3]: link `b` has two parents (joints `j1` and `j3`); closed \
+         kinematic loops are not supported"
+    );
+}
+
+#[test]
+fn closed_loop_is_rejected() {
+    let xml = format!(
+        "<robot name=\"x\">\n<link name=\"a\"/>\n{LINK_B}\n\
+         <joint name=\"j1\" type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/></joint>\n\
+         <joint name=\"j2\" type=\"revolute\"><parent link=\"b\"/><child link=\"a\"/></joint>\n</robot>"
+    );
+    let e = urdf_err(&xml, None);
+    assert!(matches!(e, ImportError::Topology { .. }), "{e:?}");
+    assert_eq!(
+        e.to_string(),
+        "r.urdf:1:1: robot: every link has a parent joint: the joints form a closed loop"
+    );
+}
+
+#[test]
+fn unknown_tip_is_rejected() {
+    let xml = format!(
+        "<robot name=\"x\">\n<link name=\"a\"/>\n{LINK_B}\n\
+         <joint name=\"j1\" type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/></joint>\n</robot>"
+    );
+    let e = urdf_err(&xml, Some("hand"));
+    assert!(matches!(e, ImportError::UnknownTip { .. }), "{e:?}");
+    assert_eq!(e.to_string(), "r.urdf:1:1: tip: no link named `hand`");
+}
+
+#[test]
+fn ambiguous_tip_lists_the_leaves() {
+    let xml = format!(
+        "<robot name=\"x\">\n<link name=\"a\"/>\n{LINK_B}\n<link name=\"c\"/>\n\
+         <joint name=\"j1\" type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/></joint>\n\
+         <joint name=\"j2\" type=\"revolute\"><parent link=\"a\"/><child link=\"c\"/></joint>\n</robot>"
+    );
+    let e = urdf_err(&xml, None);
+    match &e {
+        ImportError::AmbiguousTip { leaves, .. } => assert_eq!(leaves, &["b", "c"]),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        e.to_string(),
+        "r.urdf:1:1: tip: no tip link given and the tree has 2 leaf links: b, c"
+    );
+}
+
+#[test]
+fn massless_chain_is_rejected() {
+    let xml = "<robot name=\"x\">\n<link name=\"a\"/>\n<link name=\"b\"/>\n\
+               <joint name=\"j1\" type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/></joint>\n</robot>";
+    let e = urdf_err(xml, None);
+    assert!(matches!(e, ImportError::ZeroTotalMass { .. }), "{e:?}");
+    assert_eq!(e.location().line, 1);
+    assert!(e.message().contains("no mass"), "{e}");
+}
+
+#[test]
+fn massless_body_names_the_link() {
+    // Body b has no mass even after merging; body c has some.
+    let xml = "<robot name=\"x\">\n<link name=\"a\"/>\n<link name=\"b\"/>\n\
+               <link name=\"c\"><inertial><mass value=\"1\"/><inertia ixx=\"1\" iyy=\"1\" izz=\"1\"/></inertial></link>\n\
+               <joint name=\"j1\" type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/></joint>\n\
+               <joint name=\"j2\" type=\"revolute\"><parent link=\"b\"/><child link=\"c\"/></joint>\n</robot>";
+    let e = urdf_err(xml, None);
+    match &e {
+        ImportError::ZeroMassBody { link, .. } => assert_eq!(link, "b"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        e.to_string(),
+        "r.urdf:3:1: link[b]: the body moved by joint `j1` has zero mass, also with the links \
+         fixed to it; add an <inertial> with a positive mass to link `b`"
+    );
+}
+
+#[test]
+fn nan_is_rejected() {
+    let xml = "<robot name=\"x\">\n<link name=\"a\"/>\n<link name=\"b\"><inertial><mass value=\"NaN\"/>\
+               <inertia ixx=\"1\" iyy=\"1\" izz=\"1\"/></inertial></link>\n\
+               <joint name=\"j1\" type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/></joint>\n</robot>";
+    let e = urdf_err(xml, None);
+    assert!(matches!(e, ImportError::NotFinite { .. }), "{e:?}");
+    assert_eq!(
+        e.to_string(),
+        "r.urdf:3:39: link[b].inertial.mass: numbers must be finite, got `NaN`"
+    );
+}
+
+#[test]
+fn other_urdf_errors_are_located() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "<robot name=\"x\">\n<link name=\"a\"/>\n<joint name=\"j\" type=\"screw\"><parent link=\"a\"/><child link=\"a\"/></joint>\n</robot>",
+            "r.urdf:3:23: joint[j].type: unknown joint type `screw`; expected revolute, continuous, prismatic or fixed",
+        ),
+        (
+            "<robot name=\"x\">\n<link name=\"a\"/>\n<joint name=\"j\" type=\"fixed\"><parent link=\"a\"/><child link=\"zz\"/></joint>\n</robot>",
+            "r.urdf:3:61: joint[j].child: no link named `zz`",
+        ),
+        (
+            "<robot name=\"x\">\n<link name=\"a\"/>\n<link name=\"b\"/>\n<joint name=\"j\" type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/><axis xyz=\"0 0\"/></joint>\n</robot>",
+            "r.urdf:4:79: joint[j].axis.xyz: expected 3 numbers, got 2 in `0 0`",
+        ),
+        (
+            "<robot name=\"x\">\n<link name=\"a\"/>\n<link name=\"b\"/>\n<joint name=\"j\" type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/><axis xyz=\"0 0 0\"/></joint>\n</robot>",
+            "r.urdf:4:79: joint[j].axis.xyz: the joint axis must not be zero",
+        ),
+        (
+            "<robot name=\"x\">\n<link name=\"a\"/>\n<link name=\"a\"/>\n</robot>",
+            "r.urdf:3:13: link[a]: duplicate link name `a`",
+        ),
+        (
+            "<robot name=\"x\">\n<link name=\"a\"/>\n<link name=\"b\"/>\n<joint name=\"j\" type=\"fixed\"><parent link=\"a\"/><child link=\"b\"/></joint>\n</robot>",
+            "r.urdf:1:1: chain: no movable joint between the root link `a` and the tip link `b`",
+        ),
+        (
+            "<urdf/>",
+            "r.urdf:1:1: <urdf>: the root element of a URDF file must be <robot>",
+        ),
+    ];
+    for (xml, want) in cases {
+        assert_eq!(urdf_err(xml, None).to_string(), *want);
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// DH tables.
+
+fn dh_err(text: &str) -> ImportError {
+    match import_dh(text, "t.toml") {
+        Ok(_) => panic!("expected an error for\n{text}"),
+        Err(e) => e,
+    }
+}
+
+const DH_HEAD: &str = "convention = \"modified\"\nname = \"t\"\n";
+
+#[test]
+fn dh_errors_are_located() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "convention = \"craig\"\nname = \"t\"\n[[link]]\na = 0.0\nalpha = 0.0\nd = 0.0\nmass = 1.0\n",
+            "t.toml:1:14: convention: expected \"standard\" or \"modified\", got \"craig\"",
+        ),
+        (
+            "[[link]]\na = 0.0\nalpha = 0.0\nd = 0.0\nmass = -1.0\n",
+            "t.toml:5:8: link[1].mass: mass must be positive, got -1",
+        ),
+        (
+            "[[link]]\na = 0.0\nalpha = nan\nd = 0.0\nmass = 1.0\n",
+            "t.toml:3:9: link[1].alpha: numbers must be finite (no nan or inf)",
+        ),
+        (
+            "[[link]]\njoint = \"spherical\"\na = 0.0\nalpha = 0.0\nd = 0.0\nmass = 1.0\n",
+            "t.toml:2:9: link[1].joint: expected \"revolute\" or \"prismatic\", got \"spherical\"",
+        ),
+        (
+            "[[link]]\na = 0.0\nalpha = 0.0\nd = 0.0\nmass = 1.0\n[[link]]\na = 0.0\nalpha = 0.0\nd = 0.0\nmass = 1.0\nname = \"link1\"\n",
+            "t.toml:11:8: link[2].name: duplicate name `link1`",
+        ),
+    ];
+    for (body, want) in cases {
+        let text = if body.starts_with("convention") {
+            body.to_string()
+        } else {
+            format!("{DH_HEAD}{body}")
+        };
+        // Line numbers in `want` count from the table body; shift them past the header.
+        let want = if body.starts_with("convention") {
+            want.to_string()
+        } else {
+            shift_line(want, 2)
+        };
+        assert_eq!(dh_err(&text).to_string(), want);
+    }
+}
+
+fn shift_line(located: &str, by: u32) -> String {
+    let mut parts = located.splitn(3, ':');
+    let file = parts.next().unwrap_or_default();
+    let line: u32 = parts.next().unwrap_or_default().parse().expect("line");
+    format!("{file}:{}:{}", line + by, parts.next().unwrap_or_default())
+}
+
+#[test]
+fn dh_syntax_and_unknown_fields_are_located() {
+    let e = dh_err(&format!("{DH_HEAD}[[link]]\na = 0.0\nalpha = \n"));
+    assert!(matches!(e, ImportError::Syntax { .. }), "{e:?}");
+    assert_eq!(e.location().line, 5, "{e}");
+    let e = dh_err(&format!(
+        "{DH_HEAD}[[link]]\na = 0.0\nalpha = 0.0\nd = 0.0\nmass = 1.0\nlength = 2.0\n"
+    ));
+    assert!(matches!(e, ImportError::Syntax { .. }), "{e:?}");
+    assert!(e.message().contains("unknown field `length`"), "{e}");
+    let e = dh_err(DH_HEAD);
+    assert!(e.message().contains("at least one [[link]]"), "{e}");
+}
+
+#[test]
+fn dh_standard_pole_is_on_the_previous_z_axis() {
+    // One standard-DH link: joint 1 turns about z0 (the base z), whatever alpha and a are, and
+    // the pole is frame 0's origin; the tool point is frame 1's origin.
+    let text = "convention = \"standard\"\nname = \"s\"\n[[link]]\na = 0.5\nalpha = 1.0\nd = 0.2\n\
+                theta = 0.3\nmass = 1.0\ncom = [-0.25, 0.0, 0.0]\n";
+    let robot = import_dh(text, "s.toml").expect("import");
+    let b = &robot.bodies[0];
+    assert_eq!(robot.base, [0.0; 3]);
+    assert_eq!(b.axis, [0.0, 0.0, 1.0]);
+    let (s, c) = 0.3_f64.sin_cos();
+    let next = [0.5 * c, 0.5 * s, 0.2];
+    let com = [0.25 * c, 0.25 * s, 0.2];
+    for k in 0..3 {
+        assert!(approx(b.next[k], next[k]), "{:?}", b.next);
+        assert!(approx(b.com[k], com[k]), "{:?}", b.com);
+    }
+    assert_eq!(robot.gravity, [0.0, 0.0, -9.81]);
+}

@@ -1,0 +1,271 @@
+#!/usr/bin/env python3
+"""Reference fixtures for quasidyn's importers, computed with Pinocchio.
+
+What it does:
+
+1. Copies public URDFs from the `example-robot-data` package (UR5, Franka Panda, SO-101) into
+   tests/fixtures/urdf/, with visual, collision, gazebo and transmission elements removed, and
+   writes each one's licence notice next to it (NAME.LICENSE: the notice of the upstream
+   description as shipped in the package plus the licence text the package ships).
+2. For every URDF in tests/fixtures/urdf/ listed in URDF_ROBOTS (the copied ones and the
+   hand-written synthetic.urdf): loads it with pin.buildModelFromUrdf, locks every joint that is
+   not on the root-to-tip path at 0 (pin.buildReducedModel, which merges the locked links'
+   inertia into their parents), and writes tests/fixtures/urdf/NAME.json.
+3. For every DH table in tests/fixtures/dh/*.toml: builds a Pinocchio model directly from the
+   table (joints about z, placements from the standard or modified DH transforms; no quasidyn
+   code involved) and writes tests/fixtures/dh/NAME.json.
+
+Each JSON holds 30 random states:
+    {"robot", "dof", "tip", "joints", "generator": "pinocchio X.Y.Z", "states": [
+        {"q", "qd", "qdd", "tau", "mass_matrix" (dof rows), "nonlinear_effects", "gravity",
+         "tool_rotation" (3 rows), "tool_position",
+         "jacobian" (6 rows: linear then angular velocity, LOCAL_WORLD_ALIGNED at the tip frame)}]}
+`q` holds joint angles/displacements (continuous joints too, not Pinocchio's cos/sin pair).
+
+Usage (from the repository root):
+    pip install pin example-robot-data   # Pinocchio 3 or later
+    python3 tools/urdf_reference.py
+The output is deterministic for a given Pinocchio version (fixed random seeds).
+"""
+
+import importlib.metadata
+import json
+import math
+import pathlib
+import sys
+import tomllib
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pinocchio as pin
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+URDF_DIR = ROOT / "tests" / "fixtures" / "urdf"
+DH_DIR = ROOT / "tests" / "fixtures" / "dh"
+STATES = 30
+
+# name -> (path inside example-robot-data's robots/ folder, tip link, licence files to join)
+PUBLIC_URDFS = {
+    "ur5": (
+        "ur_description/urdf/ur5_robot.urdf",
+        "tool0",
+        ["ur_description/README.md", "@package-license"],
+    ),
+    "panda": (
+        "panda_description/urdf/panda.urdf",
+        "panda_hand_tcp",
+        ["panda_description/README.md", "panda_description/LICENSE"],
+    ),
+    "so101": (
+        "so_arm_description/urdf/so101.urdf",
+        "gripper_frame_link",
+        # The package ships no Apache-2.0 text for this description; the panda one is the
+        # same licence text.
+        ["so_arm_description/README.md", "panda_description/LICENSE"],
+    ),
+}
+
+# name -> tip link, for every URDF fixture
+URDF_ROBOTS = {"ur5": "tool0", "panda": "panda_hand_tcp", "so101": "gripper_frame_link",
+               "synthetic": "tool"}
+
+STRIP = {"visual", "collision", "gazebo", "transmission"}
+
+
+def erd_paths():
+    dist = importlib.metadata.distribution("example-robot-data")
+    share = pathlib.Path(dist.locate_file("cmeel.prefix/share/example-robot-data"))
+    licence = [f for f in (dist.files or []) if f.name == "LICENSE" and "dist-info" in str(f)]
+    package_licence = pathlib.Path(dist.locate_file(licence[0])) if licence else None
+    return dist.version, share / "robots", package_licence
+
+
+def copy_public_urdfs():
+    version, robots, package_licence = erd_paths()
+    for name, (rel, _tip, notices) in PUBLIC_URDFS.items():
+        tree = ET.parse(robots / rel)
+        root = tree.getroot()
+        for parent in list(root.iter()):
+            for child in list(parent):
+                if child.tag in STRIP:
+                    parent.remove(child)
+        ET.indent(tree, space="  ")
+        body = ET.tostring(root, encoding="unicode")
+        header = (
+            '<?xml version="1.0"?>\n'
+            f"<!-- {rel} from example-robot-data {version}; visual, collision, gazebo and\n"
+            f"     transmission elements removed. Licence: see {name}.LICENSE. -->\n"
+        )
+        (URDF_DIR / f"{name}.urdf").write_text(header + body + "\n")
+        parts = [
+            f"{name}.urdf is derived from robots/{rel} of the example-robot-data package, "
+            f"version {version}.\n"
+        ]
+        for notice in notices:
+            path = package_licence if notice == "@package-license" else robots / notice
+            label = "example-robot-data LICENSE" if notice == "@package-license" else notice
+            parts.append(f"\n===== {label} =====\n\n{path.read_text()}")
+        (URDF_DIR / f"{name}.LICENSE").write_text("".join(parts))
+
+
+def random_states(model, seed, prismatic):
+    rng = np.random.default_rng(seed)
+    for _ in range(STATES):
+        q = np.array([rng.uniform(-0.3, 0.3) if p else rng.uniform(-math.pi, math.pi)
+                      for p in prismatic])
+        qd = rng.uniform(-2.0, 2.0, model.nv)
+        qdd = rng.uniform(-5.0, 5.0, model.nv)
+        yield q, qd, qdd
+
+
+def to_pin_q(model, q):
+    """Joint values -> Pinocchio configuration (cos/sin pairs for continuous joints)."""
+    out = pin.neutral(model)
+    for k, joint in enumerate(model.joints[1:]):
+        if joint.nq == 2:
+            out[joint.idx_q] = math.cos(q[k])
+            out[joint.idx_q + 1] = math.sin(q[k])
+        else:
+            out[joint.idx_q] = q[k]
+    return out
+
+
+def evaluate(model, frame_id, q, qd, qdd):
+    data = model.createData()
+    qp = to_pin_q(model, q)
+    tau = pin.rnea(model, data, qp, qd, qdd)
+    mass = pin.crba(model, data, qp)
+    mass = np.triu(mass) + np.triu(mass, 1).T
+    nle = pin.nonLinearEffects(model, data, qp, qd)
+    grav = pin.computeGeneralizedGravity(model, data, qp)
+    pin.framesForwardKinematics(model, data, qp)
+    pose = data.oMf[frame_id]
+    jac = pin.computeFrameJacobian(model, data, qp, frame_id, pin.LOCAL_WORLD_ALIGNED)
+    return {
+        "q": q.tolist(),
+        "qd": qd.tolist(),
+        "qdd": qdd.tolist(),
+        "tau": tau.tolist(),
+        "mass_matrix": mass.tolist(),
+        "nonlinear_effects": nle.tolist(),
+        "gravity": grav.tolist(),
+        "tool_rotation": pose.rotation.tolist(),
+        "tool_position": pose.translation.tolist(),
+        "jacobian": jac.tolist(),
+    }
+
+
+def is_prismatic(joint):
+    return joint.shortname().startswith("JointModelP")
+
+
+def write_fixture(path, robot, model, tip, frame_id, seed):
+    assert model.nq in (model.nv, model.nv + sum(j.nq == 2 for j in model.joints[1:]))
+    prismatic = [is_prismatic(j) for j in model.joints[1:]]
+    states = [evaluate(model, frame_id, *s) for s in random_states(model, seed, prismatic)]
+    doc = {
+        "robot": robot,
+        "dof": model.nv,
+        "tip": tip,
+        "joints": list(model.names[1:]),
+        "generator": f"pinocchio {pin.__version__}",
+        "states": states,
+    }
+    path.write_text(json.dumps(doc, indent=1) + "\n")
+    print(f"wrote {path.relative_to(ROOT)}: {model.nv} dof, {len(states)} states")
+
+
+def urdf_fixture(name, tip, seed):
+    full = pin.buildModelFromUrdf(str(URDF_DIR / f"{name}.urdf"))
+    if not full.existFrame(tip):
+        sys.exit(f"{name}: no frame {tip}")
+    parent = full.frames[full.getFrameId(tip)].parentJoint
+    keep = set(full.supports[parent])
+    lock = [j for j in range(1, full.njoints) if j not in keep]
+    model = pin.buildReducedModel(full, lock, pin.neutral(full)) if lock else full
+    write_fixture(URDF_DIR / f"{name}.json", full.name, model, tip, model.getFrameId(tip), seed)
+
+
+def rot(axis, angle):
+    c, s = math.cos(angle), math.sin(angle)
+    if axis == "x":
+        return np.array([[1, 0, 0], [0, c, -s], [0, s, c]])
+    return np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]])
+
+
+def se3_rot(axis, angle):
+    return pin.SE3(rot(axis, angle), np.zeros(3))
+
+
+def se3_trans(x, y, z):
+    return pin.SE3(np.eye(3), np.array([x, y, z], dtype=float))
+
+
+def se3_pose(table):
+    """A {xyz, rpy} table: R = Rz(yaw) Ry(pitch) Rx(roll)."""
+    table = table or {}
+    xyz = np.array(table.get("xyz", [0.0, 0.0, 0.0]), dtype=float)
+    roll, pitch, yaw = table.get("rpy", [0.0, 0.0, 0.0])
+    return pin.SE3(pin.rpy.rpyToMatrix(roll, pitch, yaw), xyz)
+
+
+def dh_model(table):
+    """Pinocchio model of a DH table.
+
+    Standard DH: joint i's frame is frame i-1 (joint about its z), link i's frame is
+    Rz(theta) Tz(d) Tx(a) Rx(alpha) after it, and joint i+1 is placed there.
+    Modified DH: joint i's frame is link i's frame, Rx(alpha) Tx(a) Rz(theta) Tz(d) after
+    frame i-1. The joint variable adds to theta (revolute) or d (prismatic); both commute with
+    the factor next to them, so the joint motion can sit at the joint frame.
+    """
+    model = pin.Model()
+    model.name = table["name"]
+    model.gravity.linear = np.array(table.get("gravity", [0.0, 0.0, -9.81]), dtype=float)
+    standard = table["convention"] == "standard"
+    parent = 0
+    placement = se3_pose(table.get("base"))  # where the next joint sits, in the parent joint
+    for i, link in enumerate(table["link"]):
+        a, alpha, d = link["a"], link["alpha"], link["d"]
+        theta = link.get("theta", 0.0)
+        prismatic = link.get("joint", "revolute") == "prismatic"
+        joint = pin.JointModelPZ() if prismatic else pin.JointModelRZ()
+        static = se3_rot("z", theta) * se3_trans(0, 0, d)
+        if standard:
+            link_frame = static * se3_trans(a, 0, 0) * se3_rot("x", alpha)
+            joint_placement = placement
+        else:
+            link_frame = pin.SE3.Identity()
+            joint_placement = placement * se3_rot("x", alpha) * se3_trans(a, 0, 0) * static
+        jid = model.addJoint(parent, joint, joint_placement, link.get("joint_name", f"q{i + 1}"))
+        inertia = link.get("inertia", {})
+        tensor = np.array([
+            [inertia.get("ixx", 0.0), inertia.get("ixy", 0.0), inertia.get("ixz", 0.0)],
+            [inertia.get("ixy", 0.0), inertia.get("iyy", 0.0), inertia.get("iyz", 0.0)],
+            [inertia.get("ixz", 0.0), inertia.get("iyz", 0.0), inertia.get("izz", 0.0)],
+        ])
+        body = pin.Inertia(link["mass"], np.array(link.get("com", [0.0, 0.0, 0.0])), tensor)
+        model.appendBodyToJoint(jid, link_frame.act(body), pin.SE3.Identity())
+        parent = jid
+        placement = link_frame
+    tool = placement * se3_pose(table.get("tool"))
+    frame_id = model.addFrame(pin.Frame("tool", parent, 0, tool, pin.FrameType.OP_FRAME))
+    return model, frame_id
+
+
+def dh_fixture(path, seed):
+    table = tomllib.loads(path.read_text())
+    model, frame_id = dh_model(table)
+    write_fixture(path.with_suffix(".json"), table["name"], model, "tool", frame_id, seed)
+
+
+def main():
+    URDF_DIR.mkdir(parents=True, exist_ok=True)
+    copy_public_urdfs()
+    for seed, (name, tip) in enumerate(sorted(URDF_ROBOTS.items())):
+        urdf_fixture(name, tip, 1000 + seed)
+    for seed, path in enumerate(sorted(DH_DIR.glob("*.toml"))):
+        dh_fixture(path, 2000 + seed)
+
+
+if __name__ == "__main__":
+    main()
