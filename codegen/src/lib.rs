@@ -7,6 +7,7 @@
 pub mod algebra;
 pub mod cli;
 pub mod derive;
+pub mod emit;
 pub mod error;
 pub mod generate;
 pub mod import;
@@ -16,6 +17,7 @@ pub mod model;
 pub mod params;
 pub mod spec;
 
+pub use emit::{emit_c, emit_rust, CFiles, COptions, EmitError};
 pub use error::{InvalidSpec, SpecError};
 pub use generate::{build_module, spec_hash, GENERATOR_VERSION};
 pub use ir::{Function, FunctionKind, Graph, Module, NodeId, OpCount, Output, Var};

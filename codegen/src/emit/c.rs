@@ -1,0 +1,259 @@
+//! The C99 emitter: `NAME.h` + `NAME.c` (or a header-only variant), row-major arrays, only
+//! `<math.h>`, no allocation, no state.
+
+use std::fmt::Write as _;
+
+use super::{
+    float_literal, generated_by, layout, param_fields, plan_module, render, snake_ident, EmitError,
+    Func, Input, Lang, Plan,
+};
+use crate::ir::Module;
+
+/// Options of the C emitter.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct COptions {
+    /// Single precision: `float` everywhere, `sinf`/`cosf`/`sqrtf`, `f` literals.
+    pub float: bool,
+    /// Everything in the header as `static inline` functions (no `.c` file).
+    pub header_only: bool,
+}
+
+/// The generated C files.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CFiles {
+    /// Header file name, `NAME.h`.
+    pub header_name: String,
+    /// Header contents.
+    pub header: String,
+    /// Source file name, `NAME.c` (none when header-only).
+    pub source_name: Option<String>,
+    /// Source contents (none when header-only).
+    pub source: Option<String>,
+}
+
+struct CLang<'a> {
+    fields: &'a [String],
+    float: bool,
+}
+
+impl Lang for CLang<'_> {
+    type Out = String;
+    fn lit(&self, v: f64) -> String {
+        let mut s = float_literal(v, self.float);
+        if self.float {
+            s.push('f');
+        }
+        s
+    }
+    fn input(&self, i: Input, j: usize) -> String {
+        format!("{}[{j}]", i.name())
+    }
+    fn param(&self, k: usize) -> String {
+        format!("params->{}", self.fields[k])
+    }
+    fn local(&self, name: &str) -> String {
+        name.to_owned()
+    }
+    fn call(&self, f: Func, arg: String) -> String {
+        let name = match f {
+            Func::Sin => "sin",
+            Func::Cos => "cos",
+            Func::Sqrt => "sqrt",
+        };
+        let suffix = if self.float { "f" } else { "" };
+        format!("{name}{suffix}({arg})")
+    }
+    fn neg(&self, x: String) -> String {
+        format!("-{x}")
+    }
+    fn bin(&self, a: String, op: char, b: String) -> String {
+        format!("{a} {op} {b}")
+    }
+    fn paren(&self, x: String) -> String {
+        format!("({x})")
+    }
+}
+
+/// Keeps free text from closing a C comment.
+fn comment_safe(s: &str) -> String {
+    s.replace("*/", "* /").replace('\n', " ")
+}
+
+/// Writes the module as C99.
+///
+/// API (`NAME` = the robot name as a lowercase C identifier): `#define NAME_DOF N` (upper
+/// case), one `void NAME_<function>(inputs..., outputs...)` per function. With symbolic
+/// parameters: `typedef struct {..} NAME_params`, `NAME_PARAMS_DEFAULT` (initialiser),
+/// `NAME_params_default(NAME_params *params)`, and every function takes
+/// `const NAME_params *params` first.
+pub fn emit_c(module: &Module, opts: &COptions) -> Result<CFiles, EmitError> {
+    let (lowered, plans) = plan_module(module)?;
+    let n = lowered.dof;
+    let name = snake_ident(&module.robot_name);
+    let upper = name.to_ascii_uppercase();
+    let fields = param_fields(&lowered.graph);
+    let real = if opts.float { "float" } else { "double" };
+    let lang = CLang {
+        fields: &fields,
+        float: opts.float,
+    };
+    let storage = if opts.header_only {
+        "static inline "
+    } else {
+        ""
+    };
+
+    let mut h = String::new();
+    let _ = writeln!(h, "/* {}", generated_by(module));
+    let _ = write!(h, " * Robot `{}`", comment_safe(&module.robot_name));
+    if !module.description.is_empty() {
+        let _ = write!(h, ": {}", comment_safe(&module.description));
+    }
+    let _ = writeln!(h);
+    let _ = writeln!(
+        h,
+        " * Arrays are row-major; joint arrays have {upper}_DOF entries, joint 0 first.\n \
+         * Precision: {real}. */"
+    );
+    let _ = writeln!(h, "#ifndef {upper}_H\n#define {upper}_H\n");
+    if opts.header_only {
+        let _ = writeln!(h, "#include <math.h>\n");
+    }
+    let _ = writeln!(h, "#ifdef __cplusplus\nextern \"C\" {{\n#endif\n");
+    let _ = writeln!(h, "/** Number of joints. */\n#define {upper}_DOF {n}\n");
+
+    let mut defs = String::new();
+    if !fields.is_empty() {
+        let _ = writeln!(
+            h,
+            "/** Robot parameters kept symbolic in the generated code. */\ntypedef struct {{"
+        );
+        for (f, p) in fields.iter().zip(lowered.graph.params()) {
+            let _ = writeln!(
+                h,
+                "    {real} {f}; /**< `{}`, spec value {:?} */",
+                comment_safe(&p.name),
+                p.default
+            );
+        }
+        let _ = writeln!(h, "}} {name}_params;\n");
+        let values: Vec<String> = lowered
+            .graph
+            .params()
+            .iter()
+            .map(|p| lang.lit_signed(p.default))
+            .collect();
+        let _ = writeln!(
+            h,
+            "/** The spec values, as an initialiser: `{name}_params p = {upper}_PARAMS_DEFAULT;` */\n\
+             #define {upper}_PARAMS_DEFAULT {{ {} }}\n",
+            values.join(", ")
+        );
+        let proto = format!("void {name}_params_default({name}_params *params)");
+        let _ = writeln!(h, "/** Fills `*params` with the spec values. */");
+        let mut body = String::new();
+        for (f, v) in fields.iter().zip(&values) {
+            let _ = writeln!(body, "    params->{f} = {v};");
+        }
+        let def = format!("{storage}{proto}\n{{\n{body}}}\n\n");
+        if opts.header_only {
+            h.push_str(&def);
+        } else {
+            let _ = writeln!(h, "{proto};\n");
+            defs.push_str(&def);
+        }
+    }
+
+    for plan in &plans {
+        let proto = prototype(plan, &name, real, !fields.is_empty());
+        let doc = doc_comment(plan, n, !fields.is_empty());
+        let def = format!("{storage}{proto}\n{{\n{}}}\n\n", body(plan, n, &lang, real));
+        h.push_str(&doc);
+        if opts.header_only {
+            h.push_str(&def);
+        } else {
+            let _ = writeln!(h, "{proto};\n");
+            defs.push_str(&def);
+        }
+    }
+    let _ = writeln!(
+        h,
+        "#ifdef __cplusplus\n}}\n#endif\n\n#endif /* {upper}_H */"
+    );
+
+    let header_name = format!("{name}.h");
+    let (source_name, source) = if opts.header_only {
+        (None, None)
+    } else {
+        let mut c = String::new();
+        let _ = writeln!(c, "/* {} */\n", generated_by(module));
+        let _ = writeln!(c, "#include \"{header_name}\"\n\n#include <math.h>\n");
+        c.push_str(defs.trim_end());
+        c.push('\n');
+        (Some(format!("{name}.c")), Some(c))
+    };
+    Ok(CFiles {
+        header_name,
+        header: h,
+        source_name,
+        source,
+    })
+}
+
+impl CLang<'_> {
+    fn lit_signed(&self, v: f64) -> String {
+        render(self, &super::Ex::Lit(v))
+    }
+}
+
+fn prototype(plan: &Plan, name: &str, real: &str, params: bool) -> String {
+    let mut args = Vec::new();
+    if params {
+        args.push(format!("const {name}_params *params"));
+    }
+    for i in plan.contract.inputs {
+        args.push(format!("const {real} {}[]", i.name()));
+    }
+    for o in plan.contract.outputs {
+        args.push(format!("{real} {}[]", o.name));
+    }
+    format!("void {name}_{}({})", plan.contract.name, args.join(", "))
+}
+
+fn doc_comment(plan: &Plan, n: usize, params: bool) -> String {
+    let mut d = format!("/** {}\n", plan.contract.doc);
+    if params {
+        d.push_str(" * @param params robot parameters\n");
+    }
+    for i in plan.contract.inputs {
+        let _ = writeln!(d, " * @param {} {}, {n} values", i.name(), i.doc());
+    }
+    for o in plan.contract.outputs {
+        let _ = writeln!(d, " * @param[out] {} {}; {}", o.name, o.doc, layout(o, n));
+    }
+    d.push_str(" */\n");
+    d
+}
+
+fn body(plan: &Plan, n: usize, lang: &CLang<'_>, real: &str) -> String {
+    let mut b = String::new();
+    // Unused inputs are part of the fixed API; the casts silence -Wunused-parameter.
+    if !lang.fields.is_empty() && !plan.uses_params {
+        b.push_str("    (void)params;\n");
+    }
+    for (i, used) in plan.contract.inputs.iter().zip(&plan.used_inputs) {
+        if !used {
+            let _ = writeln!(b, "    (void){};", i.name());
+        }
+    }
+    for (name, e) in &plan.locals {
+        let _ = writeln!(b, "    const {real} {name} = {};", render(lang, e));
+    }
+    for (o, vals) in plan.contract.outputs.iter().zip(&plan.outputs) {
+        debug_assert_eq!(vals.len(), o.rows.get(n) * o.cols.map_or(1, |c| c.get(n)));
+        for (k, e) in vals.iter().enumerate() {
+            let _ = writeln!(b, "    {}[{k}] = {};", o.name, render(lang, e));
+        }
+    }
+    b
+}

@@ -1,0 +1,821 @@
+//! Emitters: a [`Module`] to Rust ([`rust::emit_rust`]) or C99 ([`c::emit_c`]).
+//!
+//! Both share the planning done here: the module is lowered (multi-joint `sin`/`cos` expanded,
+//! dead nodes dropped), then each function is one walk over its live nodes in id order. A node
+//! read more than once, a `sin`/`cos` leaf, and a node whose inlined expression would nest too
+//! deep get a local; everything else is inlined into its single user.
+
+pub mod c;
+pub mod rust;
+
+#[cfg(test)]
+mod tests;
+
+use crate::ir::{Function, FunctionKind, Graph, Module, Node, NodeId, Var};
+
+pub use c::{emit_c, CFiles, COptions};
+pub use rust::emit_rust;
+
+/// Why a module cannot be emitted.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum EmitError {
+    /// A function's outputs do not have the shapes its contract fixes.
+    #[error("{kind:?}: expected outputs {expected}, found {found}")]
+    OutputShape {
+        /// Function.
+        kind: FunctionKind,
+        /// Expected shapes, e.g. `[3x3, 3x1]`.
+        expected: String,
+        /// Shapes found.
+        found: String,
+    },
+    /// A function reads an input its contract does not give it.
+    #[error("{kind:?} reads {var:?}, which is not one of its inputs")]
+    UnexpectedInput {
+        /// Function.
+        kind: FunctionKind,
+        /// The offending leaf.
+        var: Var,
+    },
+    /// A joint index beyond the robot's joints.
+    #[error("{kind:?} reads {var:?}, but the robot has {dof} joints")]
+    JointOutOfRange {
+        /// Function.
+        kind: FunctionKind,
+        /// The offending leaf.
+        var: Var,
+        /// Number of joints.
+        dof: usize,
+    },
+    /// A constant is infinite or NaN.
+    #[error("{kind:?} contains the non-finite constant {value}")]
+    NonFinite {
+        /// Function.
+        kind: FunctionKind,
+        /// The constant.
+        value: f64,
+    },
+    /// Two functions of the same kind.
+    #[error("{0:?} is generated twice")]
+    Duplicate(FunctionKind),
+}
+
+/// Input arrays of generated functions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Input {
+    Q,
+    Qd,
+    Qdd,
+    Tau,
+}
+
+impl Input {
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Input::Q => "q",
+            Input::Qd => "qd",
+            Input::Qdd => "qdd",
+            Input::Tau => "tau",
+        }
+    }
+
+    pub(crate) fn doc(self) -> &'static str {
+        match self {
+            Input::Q => "joint positions (rad or m)",
+            Input::Qd => "joint velocities (rad/s or m/s)",
+            Input::Qdd => "joint accelerations (rad/s^2 or m/s^2)",
+            Input::Tau => "joint forces/torques (N or N m)",
+        }
+    }
+}
+
+/// Shape of an output array in units of the robot's `N` joints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Dim {
+    N,
+    Fixed(usize),
+}
+
+impl Dim {
+    pub(crate) fn get(self, n: usize) -> usize {
+        match self {
+            Dim::N => n,
+            Dim::Fixed(k) => k,
+        }
+    }
+}
+
+/// One output of a contract.
+pub(crate) struct OutSpec {
+    pub name: &'static str,
+    pub rows: Dim,
+    /// `None` for a vector.
+    pub cols: Option<Dim>,
+    pub doc: &'static str,
+}
+
+/// The public contract of a function kind.
+pub(crate) struct Contract {
+    pub name: &'static str,
+    pub inputs: &'static [Input],
+    pub outputs: &'static [OutSpec],
+    pub doc: &'static str,
+}
+
+/// An N-vector output (a macro so the contract tables stay `'static` constants).
+macro_rules! vec_n {
+    ($name:expr, $doc:expr) => {
+        OutSpec {
+            name: $name,
+            rows: Dim::N,
+            cols: None,
+            doc: $doc,
+        }
+    };
+}
+
+pub(crate) fn contract(kind: FunctionKind) -> Contract {
+    use Input::*;
+    const JOINT_FORCES: &str = "joint forces/torques (N or N m)";
+    match kind {
+        FunctionKind::InverseDynamics => Contract {
+            name: "inverse_dynamics",
+            inputs: &[Q, Qd, Qdd],
+            outputs: &[vec_n!("tau", JOINT_FORCES)],
+            doc: "Inverse dynamics: `tau = M(q) qdd + C(q, qd) qd + g(q)`.",
+        },
+        FunctionKind::Gravity => Contract {
+            name: "gravity",
+            inputs: &[Q],
+            outputs: &[vec_n!("tau", JOINT_FORCES)],
+            doc: "Gravity joint forces `g(q)`.",
+        },
+        FunctionKind::NonlinearEffects => Contract {
+            name: "nonlinear_effects",
+            inputs: &[Q, Qd],
+            outputs: &[vec_n!("h", JOINT_FORCES)],
+            doc: "Nonlinear effects `h = C(q, qd) qd + g(q)`.",
+        },
+        FunctionKind::MassMatrix => Contract {
+            name: "mass_matrix",
+            inputs: &[Q],
+            outputs: &[OutSpec {
+                name: "M",
+                rows: Dim::N,
+                cols: Some(Dim::N),
+                doc: "joint-space mass matrix (kg, kg m or kg m^2), full and symmetric",
+            }],
+            doc: "Joint-space mass matrix `M(q)`.",
+        },
+        FunctionKind::ForwardDynamics => Contract {
+            name: "forward_dynamics",
+            inputs: &[Q, Qd, Tau],
+            outputs: &[vec_n!("qdd", "joint accelerations (rad/s^2 or m/s^2)")],
+            doc: "Forward dynamics: `qdd` solving `M(q) qdd = tau - C(q, qd) qd - g(q)`.",
+        },
+        FunctionKind::ForwardKinematics => Contract {
+            name: "forward_kinematics",
+            inputs: &[Q],
+            outputs: &[
+                OutSpec {
+                    name: "R",
+                    rows: Dim::Fixed(3),
+                    cols: Some(Dim::Fixed(3)),
+                    doc: "tool frame rotation in the base frame (columns are the tool axes)",
+                },
+                OutSpec {
+                    name: "p",
+                    rows: Dim::Fixed(3),
+                    cols: None,
+                    doc: "tool point position in the base frame (m)",
+                },
+            ],
+            doc: "Forward kinematics of the tool frame.",
+        },
+        FunctionKind::Jacobian => Contract {
+            name: "jacobian",
+            inputs: &[Q],
+            outputs: &[OutSpec {
+                name: "J",
+                rows: Dim::Fixed(6),
+                cols: Some(Dim::N),
+                doc: "tool Jacobian, base frame: rows 0-2 linear velocity of the tool point, \
+                      rows 3-5 angular velocity",
+            }],
+            doc: "Tool Jacobian.",
+        },
+        FunctionKind::Centrifugal => Contract {
+            name: "centrifugal",
+            inputs: &[Q, Qd],
+            outputs: &[vec_n!("hc", JOINT_FORCES)],
+            doc: "Centrifugal part `h_c` of the velocity forces.",
+        },
+        FunctionKind::Coriolis => Contract {
+            name: "coriolis",
+            inputs: &[Q, Qd],
+            outputs: &[vec_n!("ho", JOINT_FORCES)],
+            doc: "Coriolis part `h_o` of the velocity forces.",
+        },
+        FunctionKind::Gyroscopic => Contract {
+            name: "gyroscopic",
+            inputs: &[Q, Qd],
+            outputs: &[vec_n!("hg", JOINT_FORCES)],
+            doc: "Gyroscopic part `h_g` of the velocity forces (`h_g . qd = 0`).",
+        },
+        FunctionKind::StaticJointReactions => Contract {
+            name: "static_joint_reactions",
+            inputs: &[Q],
+            outputs: &[
+                OutSpec {
+                    name: "F",
+                    rows: Dim::N,
+                    cols: Some(Dim::Fixed(3)),
+                    doc: "force (N) on body i from its carrier, in body i's axes, row i",
+                },
+                OutSpec {
+                    name: "T",
+                    rows: Dim::N,
+                    cols: Some(Dim::Fixed(3)),
+                    doc: "moment (N m) about pole `O_i` on body i from its carrier, in body i's \
+                          axes, row i",
+                },
+            ],
+            doc: "Static joint reactions at rest (gravity only).",
+        },
+    }
+}
+
+/// A snake_case identifier made from a robot name (lowercase; non-alphanumerics become `_`).
+pub fn snake_ident(name: &str) -> String {
+    let mut s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
+        s.insert_str(0, "robot_");
+    }
+    s
+}
+
+/// A CamelCase type name made from a robot name.
+pub fn camel_ident(name: &str) -> String {
+    let mut out = String::new();
+    for part in name.split(|c: char| !c.is_ascii_alphanumeric()) {
+        let mut chars = part.chars();
+        if let Some(first) = chars.next() {
+            out.push(first.to_ascii_uppercase());
+            out.extend(chars.map(|c| c.to_ascii_lowercase()));
+        }
+    }
+    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
+        out.insert_str(0, "Robot");
+    }
+    out
+}
+
+/// Field names of the parameters: snake_case, unique, not clashing with keywords.
+pub(crate) fn param_fields(graph: &Graph) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for p in graph.params() {
+        let mut base = snake_ident(&p.name);
+        if base.starts_with("robot_") && !p.name.to_ascii_lowercase().starts_with("robot_") {
+            base = format!("p_{}", &base["robot_".len()..]);
+        }
+        if RESERVED.contains(&base.as_str()) {
+            base.push('_');
+        }
+        let mut name = base.clone();
+        let mut k = 2;
+        while out.contains(&name) {
+            name = format!("{base}_{k}");
+            k += 1;
+        }
+        out.push(name);
+    }
+    out
+}
+
+/// Rust and C keywords a parameter name must not become.
+const RESERVED: &[&str] = &[
+    "as", "break", "const", "continue", "crate", "else", "enum", "extern", "false", "fn", "for",
+    "if", "impl", "in", "let", "loop", "match", "mod", "move", "mut", "pub", "ref", "return",
+    "self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where",
+    "while", "async", "await", "dyn", "abstract", "become", "box", "do", "final", "macro",
+    "override", "priv", "typeof", "unsized", "virtual", "yield", "try", "auto", "case", "char",
+    "default", "double", "float", "goto", "int", "long", "register", "short", "signed", "sizeof",
+    "switch", "typedef", "union", "unsigned", "void", "volatile", "inline", "restrict", "union",
+    "gen",
+];
+
+/// Expression tree handed to the language renderers.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) enum Ex {
+    /// A finite constant (may be negative).
+    Lit(f64),
+    /// `input[j]`.
+    Input(Input, usize),
+    /// A parameter field.
+    Param(usize),
+    /// A local variable.
+    Local(String),
+    /// `sin`, `cos` or `sqrt` of the argument.
+    Call(Func, Box<Ex>),
+    /// `-e`.
+    Neg(Box<Ex>),
+    /// `t0 ± t1 ± ...`; the flag marks a subtracted term (on the first term: a negation).
+    Sum(Vec<(bool, Ex)>),
+    /// `f0 * f1 * ...`.
+    Prod(Vec<Ex>),
+    /// `a / b`.
+    Div(Box<Ex>, Box<Ex>),
+}
+
+/// Functions generated code calls.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Func {
+    Sin,
+    Cos,
+    Sqrt,
+}
+
+/// A function ready to be written: locals in order, then the output values.
+pub(crate) struct Plan {
+    pub kind: FunctionKind,
+    pub contract: Contract,
+    /// Which of the contract's inputs the body reads.
+    pub used_inputs: Vec<bool>,
+    /// Whether the body reads a parameter.
+    pub uses_params: bool,
+    /// `let name = value;`, children first.
+    pub locals: Vec<(String, Ex)>,
+    /// Per output, its values row-major.
+    pub outputs: Vec<Vec<Ex>>,
+    /// Which math functions are called.
+    pub calls: [bool; 3],
+}
+
+/// Deepest inlined expression before a local is introduced (keeps lines readable and the
+/// renderers' recursion shallow).
+const MAX_INLINE_DEPTH: u32 = 6;
+
+/// Checks a module against the contracts and plans every function (on the lowered module).
+pub(crate) fn plan_module(module: &Module) -> Result<(Module, Vec<Plan>), EmitError> {
+    let lowered = module.lowered();
+    let mut seen = Vec::new();
+    let mut plans = Vec::new();
+    for f in &lowered.functions {
+        if seen.contains(&f.kind) {
+            return Err(EmitError::Duplicate(f.kind));
+        }
+        seen.push(f.kind);
+        plans.push(plan_function(&lowered.graph, lowered.dof, f)?);
+    }
+    // Files list functions in contract order whatever order the derivation produced.
+    plans.sort_by_key(|p| p.kind);
+    Ok((lowered, plans))
+}
+
+fn shape_list(shapes: impl Iterator<Item = (usize, usize)>) -> String {
+    let v: Vec<String> = shapes.map(|(r, c)| format!("{r}x{c}")).collect();
+    format!("[{}]", v.join(", "))
+}
+
+fn plan_function(g: &Graph, dof: usize, f: &Function) -> Result<Plan, EmitError> {
+    let contract = contract(f.kind);
+    let expected: Vec<(usize, usize)> = contract
+        .outputs
+        .iter()
+        .map(|o| (o.rows.get(dof), o.cols.map_or(1, |c| c.get(dof))))
+        .collect();
+    let found: Vec<(usize, usize)> = f.outputs.iter().map(|o| (o.rows, o.cols)).collect();
+    let sizes_ok = f.outputs.iter().all(|o| o.values.len() == o.rows * o.cols);
+    if expected != found || !sizes_ok {
+        return Err(EmitError::OutputShape {
+            kind: f.kind,
+            expected: shape_list(expected.into_iter()),
+            found: shape_list(found.into_iter()),
+        });
+    }
+    let roots: Vec<NodeId> = f
+        .outputs
+        .iter()
+        .flat_map(|o| o.values.iter().copied())
+        .collect();
+    let live = g.reachable(&roots);
+
+    // Uses per node. A sum reads a negated operand through its `Neg` (a subtraction); a `Neg`
+    // that something else reads is computed once, so it reads its operand once.
+    let mut uses = vec![0u32; g.len()];
+    for r in &roots {
+        uses[r.index()] += 1;
+    }
+    let mut used_inputs = vec![false; contract.inputs.len()];
+    let mut uses_params = false;
+    let mut calls = [false; 3];
+    for (i, node) in g.nodes().iter().enumerate() {
+        if !live[i] {
+            continue;
+        }
+        match node {
+            Node::Add(v) => {
+                for &c in v.iter() {
+                    match g.node(c) {
+                        Node::Neg(x) => uses[x.index()] += 1,
+                        _ => uses[c.index()] += 1,
+                    }
+                }
+            }
+            Node::Var(var) => {
+                check_var(
+                    f.kind,
+                    &contract,
+                    dof,
+                    *var,
+                    &mut used_inputs,
+                    &mut uses_params,
+                )?;
+                match var {
+                    Var::Sin(_) => calls[0] = true,
+                    Var::Cos(_) => calls[1] = true,
+                    _ => {}
+                }
+            }
+            Node::Const(bits) => {
+                let value = f64::from_bits(*bits);
+                if !value.is_finite() {
+                    return Err(EmitError::NonFinite {
+                        kind: f.kind,
+                        value,
+                    });
+                }
+            }
+            Node::Neg(_) => {}
+            n => {
+                if matches!(n, Node::Sqrt(_)) {
+                    calls[2] = true;
+                }
+                for c in n.children() {
+                    uses[c.index()] += 1;
+                }
+            }
+        }
+    }
+    for (i, node) in g.nodes().iter().enumerate() {
+        if let Node::Neg(x) = node {
+            if live[i] && uses[i] > 0 {
+                uses[x.index()] += 1;
+            }
+        }
+    }
+
+    let mut b = Builder {
+        g,
+        local: vec![None; g.len()],
+    };
+    let mut depth = vec![0u32; g.len()];
+    let mut locals = Vec::new();
+    for (i, node) in g.nodes().iter().enumerate() {
+        if !live[i] || uses[i] == 0 {
+            continue;
+        }
+        let d = match node {
+            Node::Const(_) => 0,
+            Node::Var(v) if !v.is_trig() => 0,
+            // Read through by its users (subtraction or inline negation).
+            Node::Neg(x) if uses[i] == 1 => depth[x.index()] + 1,
+            n => 1 + n.children().map(|c| depth[c.index()]).max().unwrap_or(0),
+        };
+        let trig = matches!(node, Node::Var(v) if v.is_trig());
+        let leaf = matches!(node, Node::Const(_)) || (matches!(node, Node::Var(_)) && !trig);
+        if !leaf && (trig || uses[i] > 1 || d > MAX_INLINE_DEPTH) {
+            let id = NodeId(i as u32);
+            let e = b.build(id);
+            let name = local_name(node, id);
+            b.local[i] = Some(name.clone());
+            locals.push((name, e));
+            depth[i] = 0;
+        } else {
+            depth[i] = d;
+        }
+    }
+    let outputs = f
+        .outputs
+        .iter()
+        .map(|o| o.values.iter().map(|&v| b.ex(v)).collect())
+        .collect();
+    Ok(Plan {
+        kind: f.kind,
+        contract,
+        used_inputs,
+        uses_params,
+        locals,
+        outputs,
+        calls,
+    })
+}
+
+fn check_var(
+    kind: FunctionKind,
+    contract: &Contract,
+    dof: usize,
+    var: Var,
+    used_inputs: &mut [bool],
+    uses_params: &mut bool,
+) -> Result<(), EmitError> {
+    let (input, j) = match var {
+        Var::Param(_) => {
+            *uses_params = true;
+            return Ok(());
+        }
+        Var::Q(j) => (Input::Q, usize::from(j)),
+        Var::Qd(j) => (Input::Qd, usize::from(j)),
+        Var::Qdd(j) => (Input::Qdd, usize::from(j)),
+        Var::Tau(j) => (Input::Tau, usize::from(j)),
+        Var::Sin(m) | Var::Cos(m) => (Input::Q, 63 - m.leading_zeros() as usize),
+    };
+    if j >= dof {
+        return Err(EmitError::JointOutOfRange { kind, var, dof });
+    }
+    match contract.inputs.iter().position(|i| *i == input) {
+        Some(k) => {
+            used_inputs[k] = true;
+            Ok(())
+        }
+        None => Err(EmitError::UnexpectedInput { kind, var }),
+    }
+}
+
+fn local_name(node: &Node, id: NodeId) -> String {
+    let joints = |m: u64| -> String {
+        let v: Vec<String> = (0..64)
+            .filter(|j| m & (1u64 << j) != 0)
+            .map(|j| (j + 1).to_string())
+            .collect();
+        v.join("_")
+    };
+    match node {
+        Node::Var(Var::Sin(m)) => format!("s{}", joints(*m)),
+        Node::Var(Var::Cos(m)) => format!("c{}", joints(*m)),
+        _ => format!("x{}", id.0),
+    }
+}
+
+struct Builder<'a> {
+    g: &'a Graph,
+    local: Vec<Option<String>>,
+}
+
+impl Builder<'_> {
+    /// A reference to `id`: its local, or its inlined expression.
+    fn ex(&self, id: NodeId) -> Ex {
+        match &self.local[id.index()] {
+            Some(name) => Ex::Local(name.clone()),
+            None => self.build(id),
+        }
+    }
+
+    /// The defining expression of `id`.
+    fn build(&self, id: NodeId) -> Ex {
+        match self.g.node(id) {
+            Node::Const(bits) => Ex::Lit(f64::from_bits(*bits)),
+            Node::Var(v) => match *v {
+                Var::Q(j) => Ex::Input(Input::Q, j.into()),
+                Var::Qd(j) => Ex::Input(Input::Qd, j.into()),
+                Var::Qdd(j) => Ex::Input(Input::Qdd, j.into()),
+                Var::Tau(j) => Ex::Input(Input::Tau, j.into()),
+                Var::Param(k) => Ex::Param(k as usize),
+                Var::Sin(m) => Ex::Call(Func::Sin, Box::new(angle(m))),
+                Var::Cos(m) => Ex::Call(Func::Cos, Box::new(angle(m))),
+            },
+            Node::Add(v) => self.sum(v),
+            Node::Mul(v) => Ex::Prod(v.iter().map(|&c| self.ex(c)).collect()),
+            Node::Neg(x) => Ex::Neg(Box::new(self.ex(*x))),
+            Node::Div(a, b) => Ex::Div(Box::new(self.ex(*a)), Box::new(self.ex(*b))),
+            Node::Sqrt(x) => Ex::Call(Func::Sqrt, Box::new(self.ex(*x))),
+        }
+    }
+
+    /// A sum with its signs written as subtractions; positive terms first, so a leading minus
+    /// is only written when every term is negative.
+    fn sum(&self, v: &[NodeId]) -> Ex {
+        let mut pos = Vec::new();
+        let mut neg_lit = Vec::new();
+        let mut negated = Vec::new();
+        for &c in v {
+            let has_local = self.local[c.index()].is_some();
+            match self.g.node(c) {
+                Node::Neg(x) => negated.push((true, self.ex(*x))),
+                Node::Const(bits) if f64::from_bits(*bits) < 0.0 => {
+                    neg_lit.push((true, Ex::Lit(-f64::from_bits(*bits))));
+                }
+                Node::Mul(f) if !has_local && self.g.as_const(f[0]).is_some_and(|k| k < 0.0) => {
+                    let k = -self.g.as_const(f[0]).unwrap_or(-1.0);
+                    let mut fs = vec![Ex::Lit(k)];
+                    fs.extend(f[1..].iter().map(|&x| self.ex(x)));
+                    neg_lit.push((true, Ex::Prod(fs)));
+                }
+                _ => pos.push((false, self.ex(c))),
+            }
+        }
+        if pos.is_empty() && !neg_lit.is_empty() {
+            // The negative literal leads, carrying its sign.
+            let (_, first) = neg_lit.remove(0);
+            pos.push((false, negate_literal(first)));
+        }
+        pos.extend(neg_lit);
+        pos.extend(negated);
+        Ex::Sum(pos)
+    }
+}
+
+/// `k` → `-k`, `k * m` → `-k * m` for a literal `k`.
+fn negate_literal(e: Ex) -> Ex {
+    match e {
+        Ex::Lit(k) => Ex::Lit(-k),
+        Ex::Prod(mut fs) => {
+            if let Some(Ex::Lit(k)) = fs.first_mut() {
+                *k = -*k;
+            }
+            Ex::Prod(fs)
+        }
+        e => Ex::Neg(Box::new(e)),
+    }
+}
+
+/// The angle of a trig leaf: `q[j]`, or a sum of joint positions for an unlowered mask.
+fn angle(m: u64) -> Ex {
+    let terms: Vec<(bool, Ex)> = (0..64usize)
+        .filter(|j| m & (1u64 << j) != 0)
+        .map(|j| (false, Ex::Input(Input::Q, j)))
+        .collect();
+    if terms.len() == 1 {
+        terms
+            .into_iter()
+            .next()
+            .map(|t| t.1)
+            .unwrap_or(Ex::Lit(0.0))
+    } else {
+        Ex::Sum(terms)
+    }
+}
+
+/// Binding strength of an expression, for parenthesisation.
+pub(crate) fn prec(e: &Ex) -> u8 {
+    match e {
+        Ex::Sum(t) if t.len() == 1 && !t[0].0 => prec(&t[0].1),
+        Ex::Sum(_) => 1,
+        Ex::Prod(_) | Ex::Div(_, _) => 2,
+        Ex::Neg(_) => 3,
+        Ex::Lit(v) if *v < 0.0 => 3,
+        _ => 4,
+    }
+}
+
+/// Formats a constant so that it reads back to the same value (shortest round-trip form,
+/// always with a `.` or an exponent so it is a floating literal).
+pub(crate) fn float_literal(v: f64, single: bool) -> String {
+    let s = if single {
+        format!("{:?}", v as f32)
+    } else {
+        format!("{v:?}")
+    };
+    if s.contains(['.', 'e', 'E']) {
+        s
+    } else {
+        format!("{s}.0")
+    }
+}
+
+/// Human-readable layout of an output, e.g. `M[i*2 + j]`.
+pub(crate) fn layout(o: &OutSpec, dof: usize) -> String {
+    let rows = o.rows.get(dof);
+    match o.cols {
+        None => format!("{rows} values"),
+        Some(c) => {
+            let c = c.get(dof);
+            format!(
+                "{rows}x{c}, row-major: {}[i*{c} + j] is row i, column j",
+                o.name
+            )
+        }
+    }
+}
+
+/// The header line shared by both emitters.
+pub(crate) fn generated_by(module: &Module) -> String {
+    format!(
+        "@generated by quasidyn-codegen {} from spec {}. Do not edit.",
+        env!("CARGO_PKG_VERSION"),
+        module.spec_hash
+    )
+}
+
+/// The functions of a module in contract order, for callers that want to check what exists.
+pub fn kinds(module: &Module) -> Vec<FunctionKind> {
+    let mut k: Vec<FunctionKind> = module.functions.iter().map(|f| f.kind).collect();
+    k.sort();
+    k
+}
+
+/// What a target language must provide to write an [`Ex`].
+pub(crate) trait Lang {
+    type Out;
+    /// A non-negative constant.
+    fn lit(&self, v: f64) -> Self::Out;
+    fn input(&self, i: Input, j: usize) -> Self::Out;
+    fn param(&self, k: usize) -> Self::Out;
+    fn local(&self, name: &str) -> Self::Out;
+    fn call(&self, f: Func, arg: Self::Out) -> Self::Out;
+    fn neg(&self, x: Self::Out) -> Self::Out;
+    /// `a op b` for `op` in `+ - * /`.
+    fn bin(&self, a: Self::Out, op: char, b: Self::Out) -> Self::Out;
+    fn paren(&self, x: Self::Out) -> Self::Out;
+}
+
+/// Writes `e`, parenthesised when it binds less tightly than `min`.
+fn render_at<L: Lang>(l: &L, e: &Ex, min: u8) -> L::Out {
+    let out = render(l, e);
+    if prec(e) < min {
+        l.paren(out)
+    } else {
+        out
+    }
+}
+
+/// Writes an expression with the fewest parentheses that keep its grouping (products are
+/// written flat; a subtracted or divided-by sum or product keeps its parentheses).
+pub(crate) fn render<L: Lang>(l: &L, e: &Ex) -> L::Out {
+    match e {
+        Ex::Lit(v) if *v < 0.0 => l.neg(l.lit(-v)),
+        Ex::Lit(v) => l.lit(*v),
+        Ex::Input(i, j) => l.input(*i, *j),
+        Ex::Param(k) => l.param(*k),
+        Ex::Local(name) => l.local(name),
+        Ex::Call(f, a) => l.call(*f, render(l, a)),
+        // `-(a * b)` is written `-a * b`: the same value, as negation is exact.
+        Ex::Neg(x) if prec(x) == 2 && !starts_negative(x) => l.neg(render(l, x)),
+        Ex::Neg(x) => l.neg(render_at(l, x, 4)),
+        Ex::Sum(terms) => {
+            let mut it = terms.iter();
+            let Some((neg, first)) = it.next() else {
+                return l.lit(0.0);
+            };
+            let mut acc = if *neg {
+                l.neg(render_at(
+                    l,
+                    first,
+                    if starts_negative(first) { 4 } else { 2 },
+                ))
+            } else {
+                render_at(l, first, 1)
+            };
+            for (neg, t) in it {
+                let min = if starts_negative(t) { 4 } else { 2 };
+                acc = l.bin(acc, if *neg { '-' } else { '+' }, render_at(l, t, min));
+            }
+            acc
+        }
+        Ex::Prod(fs) => {
+            let mut flat = Vec::with_capacity(fs.len());
+            flatten_prod(fs, &mut flat);
+            let mut it = flat.into_iter();
+            let Some(first) = it.next() else {
+                return l.lit(1.0);
+            };
+            let mut acc = render_at(l, first, 2);
+            for f in it {
+                acc = l.bin(acc, '*', render_at(l, f, 4));
+            }
+            acc
+        }
+        Ex::Div(a, b) => l.bin(render_at(l, a, 2), '/', render_at(l, b, 4)),
+    }
+}
+
+/// Whether `e` is written starting with a minus sign (so a negation in front of it needs
+/// parentheses: `--` would be a decrement in C).
+fn starts_negative(e: &Ex) -> bool {
+    match e {
+        Ex::Lit(v) => *v < 0.0,
+        Ex::Neg(_) => true,
+        Ex::Prod(fs) => fs.first().is_some_and(starts_negative),
+        Ex::Div(a, _) => starts_negative(a),
+        Ex::Sum(t) => t.first().is_some_and(|(neg, e)| *neg || starts_negative(e)),
+        _ => false,
+    }
+}
+
+fn flatten_prod<'a>(fs: &'a [Ex], out: &mut Vec<&'a Ex>) {
+    for f in fs {
+        match f {
+            Ex::Prod(inner) => flatten_prod(inner, out),
+            f => out.push(f),
+        }
+    }
+}

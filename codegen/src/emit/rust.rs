@@ -1,0 +1,378 @@
+//! The Rust emitter: one `no_std`-compatible module file of free functions over fixed-size
+//! arrays, plus a type implementing `quasidyn::Dynamics<N>`.
+
+use proc_macro2::{Ident, Literal, Span, TokenStream};
+use quote::{format_ident, quote};
+
+use super::{
+    camel_ident, generated_by, param_fields, plan_module, render, EmitError, Ex, Func, Input, Lang,
+    Plan,
+};
+use crate::ir::{FunctionKind, Module};
+
+/// Lints allowed on generated items, each unavoidable in generated straight-line code.
+const ALLOWED_LINTS: &str = "\
+// Allowed lints, unavoidable in generated straight-line code:
+//   clippy::approx_constant       spec values close to pi, e etc. are data, not constants
+//   clippy::excessive_precision   literals are written to round-trip exactly
+//   clippy::unreadable_literal    ditto (no digit grouping)
+//   clippy::too_many_lines        one statement per shared subexpression
+//   clippy::similar_names         locals are named after node ids (x12, x13, ...)
+//   clippy::many_single_char_names  q, p, sN/cN follow the equations";
+
+struct RustLang<'a> {
+    fields: &'a [Ident],
+    /// Input names as written in the signature (an unused one is `_q`, never read).
+    inputs: [Ident; 4],
+}
+
+fn input_index(i: Input) -> usize {
+    match i {
+        Input::Q => 0,
+        Input::Qd => 1,
+        Input::Qdd => 2,
+        Input::Tau => 3,
+    }
+}
+
+impl Lang for RustLang<'_> {
+    type Out = TokenStream;
+    fn lit(&self, v: f64) -> TokenStream {
+        let s = super::float_literal(v, false);
+        let lit: Literal = s.parse().expect("float literal");
+        quote!(#lit)
+    }
+    fn input(&self, i: Input, j: usize) -> TokenStream {
+        let name = &self.inputs[input_index(i)];
+        let j = Literal::usize_unsuffixed(j);
+        quote!(#name[#j])
+    }
+    fn param(&self, k: usize) -> TokenStream {
+        let f = &self.fields[k];
+        quote!(p.#f)
+    }
+    fn local(&self, name: &str) -> TokenStream {
+        let id = Ident::new(name, Span::call_site());
+        quote!(#id)
+    }
+    fn call(&self, f: Func, arg: TokenStream) -> TokenStream {
+        match f {
+            Func::Sin => quote!(sin(#arg)),
+            Func::Cos => quote!(cos(#arg)),
+            Func::Sqrt => quote!(sqrt(#arg)),
+        }
+    }
+    fn neg(&self, x: TokenStream) -> TokenStream {
+        quote!(-#x)
+    }
+    fn bin(&self, a: TokenStream, op: char, b: TokenStream) -> TokenStream {
+        match op {
+            '+' => quote!(#a + #b),
+            '-' => quote!(#a - #b),
+            '*' => quote!(#a * #b),
+            _ => quote!(#a / #b),
+        }
+    }
+    fn paren(&self, x: TokenStream) -> TokenStream {
+        quote!((#x))
+    }
+}
+
+/// Writes the module as one Rust source file (formatted, deterministic).
+///
+/// With symbolic parameters the file defines `pub struct Params` (its `Default` holds the spec
+/// values), every function takes `p: &Params` first and `Params` implements
+/// `quasidyn::Dynamics<N>`; without, a unit struct named after the robot does. The trait is
+/// implemented only when the module has all eleven functions.
+pub fn emit_rust(module: &Module) -> Result<String, EmitError> {
+    let (lowered, plans) = plan_module(module)?;
+    let n = lowered.dof;
+    let fields: Vec<Ident> = param_fields(&lowered.graph)
+        .iter()
+        .map(|f| format_ident!("{}", f))
+        .collect();
+    let has_params = !fields.is_empty();
+    let allow = quote! {
+        #[allow(
+            clippy::approx_constant,
+            clippy::excessive_precision,
+            clippy::unreadable_literal,
+            clippy::too_many_lines,
+            clippy::similar_names,
+            clippy::many_single_char_names
+        )]
+    };
+
+    let mut items = Vec::new();
+    let mut calls = [false; 3];
+    for p in &plans {
+        for (c, used) in calls.iter_mut().zip(p.calls) {
+            *c |= used;
+        }
+    }
+    let math: Vec<Ident> = ["sin", "cos", "sqrt"]
+        .iter()
+        .zip(calls)
+        .filter(|(_, used)| *used)
+        .map(|(name, _)| format_ident!("{}", name))
+        .collect();
+    // Sorted so the import reads like rustfmt's.
+    let mut math_sorted = math.clone();
+    math_sorted.sort_by_key(ToString::to_string);
+    if !math_sorted.is_empty() {
+        items.push(quote!(use ::quasidyn::math::{#(#math_sorted),*};));
+    }
+    let n_lit = Literal::usize_unsuffixed(n);
+    items.push(quote! {
+        /// Number of joints.
+        pub const DOF: usize = #n_lit;
+    });
+
+    if has_params {
+        let docs: Vec<String> = lowered
+            .graph
+            .params()
+            .iter()
+            .map(|p| format!(" `{}` (spec value {:?}).", p.name, p.default))
+            .collect();
+        let defaults: Vec<TokenStream> = lowered
+            .graph
+            .params()
+            .iter()
+            .map(|p| {
+                let lang = RustLang {
+                    fields: &fields,
+                    inputs: input_idents(&[]),
+                };
+                render(&lang, &Ex::Lit(p.default))
+            })
+            .collect();
+        items.push(quote! {
+            /// Robot parameters kept symbolic in the generated code. `Default` gives the values
+            /// of the spec.
+            #[derive(Clone, Copy, Debug, PartialEq)]
+            pub struct Params {
+                #(#[doc = #docs] pub #fields: f64,)*
+            }
+
+            impl Default for Params {
+                #allow
+                fn default() -> Self {
+                    Self { #(#fields: #defaults),* }
+                }
+            }
+        });
+    }
+
+    for plan in &plans {
+        items.push(function(plan, n, &fields, has_params, &allow));
+    }
+
+    let all = FunctionKind::ALL
+        .iter()
+        .all(|k| plans.iter().any(|p| p.kind == *k));
+    if all {
+        items.push(trait_impl(module, &plans, n, has_params));
+    }
+
+    let file: syn::File = syn::parse2(quote!(#(#items)*)).expect("generated Rust parses");
+    let body = spaced(&prettyplease::unparse(&file));
+    let mut out = String::new();
+    out.push_str(&format!("// {}\n", generated_by(module)));
+    out.push_str(&format!("// Robot `{}`", module.robot_name));
+    if !module.description.is_empty() {
+        out.push_str(": ");
+        out.push_str(&module.description.replace('\n', " "));
+    }
+    out.push('\n');
+    out.push_str(ALLOWED_LINTS);
+    out.push_str("\n\n");
+    out.push_str(&body);
+    Ok(out)
+}
+
+fn input_idents(used: &[(Input, bool)]) -> [Ident; 4] {
+    [Input::Q, Input::Qd, Input::Qdd, Input::Tau].map(|i| {
+        let unused = used.iter().any(|(u, flag)| *u == i && !flag);
+        if unused {
+            format_ident!("_{}", i.name())
+        } else {
+            format_ident!("{}", i.name())
+        }
+    })
+}
+
+fn shape_type(rows: usize, cols: Option<usize>) -> TokenStream {
+    let r = Literal::usize_unsuffixed(rows);
+    match cols {
+        None => quote!([f64; #r]),
+        Some(c) => {
+            let c = Literal::usize_unsuffixed(c);
+            quote!([[f64; #c]; #r])
+        }
+    }
+}
+
+fn signature_parts(plan: &Plan, n: usize) -> (Vec<Ident>, TokenStream) {
+    let inputs: Vec<Ident> = plan
+        .contract
+        .inputs
+        .iter()
+        .map(|i| format_ident!("{}", i.name()))
+        .collect();
+    let outs: Vec<TokenStream> = plan
+        .contract
+        .outputs
+        .iter()
+        .map(|o| shape_type(o.rows.get(n), o.cols.map(|c| c.get(n))))
+        .collect();
+    let ret = if outs.len() == 1 {
+        outs[0].clone()
+    } else {
+        quote!((#(#outs),*))
+    };
+    (inputs, ret)
+}
+
+fn function(
+    plan: &Plan,
+    n: usize,
+    fields: &[Ident],
+    has_params: bool,
+    allow: &TokenStream,
+) -> TokenStream {
+    let used: Vec<(Input, bool)> = plan
+        .contract
+        .inputs
+        .iter()
+        .copied()
+        .zip(plan.used_inputs.iter().copied())
+        .collect();
+    let lang = RustLang {
+        fields,
+        inputs: input_idents(&used),
+    };
+    let name = format_ident!("{}", plan.contract.name);
+    let n_lit = Literal::usize_unsuffixed(n);
+    let mut args = Vec::new();
+    if has_params {
+        let p = if plan.uses_params {
+            format_ident!("p")
+        } else {
+            format_ident!("_p")
+        };
+        args.push(quote!(#p: &Params));
+    }
+    for (i, _) in &used {
+        let id = &lang.inputs[input_index(*i)];
+        args.push(quote!(#id: &[f64; #n_lit]));
+    }
+    let (_, ret) = signature_parts(plan, n);
+
+    let mut doc = vec![format!(" {}", plan.contract.doc), String::new()];
+    if has_params {
+        doc.push(" - `p`: robot parameters".to_owned());
+    }
+    for (i, _) in &used {
+        doc.push(format!(" - `{}`: {}", i.name(), i.doc()));
+    }
+    for o in plan.contract.outputs {
+        let shape = match o.cols {
+            None => format!("`[f64; {}]`", o.rows.get(n)),
+            Some(c) => format!(
+                "`[[f64; {}]; {}]`, `[row][column]`",
+                c.get(n),
+                o.rows.get(n)
+            ),
+        };
+        doc.push(format!(" - returns `{}`: {}, {}", o.name, o.doc, shape));
+    }
+
+    let stmts = plan.locals.iter().map(|(name, e)| {
+        let id = format_ident!("{}", name);
+        let v = render(&lang, e);
+        quote!(let #id = #v;)
+    });
+    let outs: Vec<TokenStream> = plan
+        .contract
+        .outputs
+        .iter()
+        .zip(&plan.outputs)
+        .map(|(o, vals)| {
+            let vals: Vec<TokenStream> = vals.iter().map(|e| render(&lang, e)).collect();
+            match o.cols {
+                None => quote!([#(#vals),*]),
+                Some(c) => {
+                    let rows = vals.chunks(c.get(n)).map(|r| quote!([#(#r),*]));
+                    quote!([#(#rows),*])
+                }
+            }
+        })
+        .collect();
+    let value = if outs.len() == 1 {
+        outs[0].clone()
+    } else {
+        quote!((#(#outs),*))
+    };
+    quote! {
+        #(#[doc = #doc])*
+        #allow
+        #[must_use]
+        pub fn #name(#(#args),*) -> #ret {
+            #(#stmts)*
+            #value
+        }
+    }
+}
+
+fn trait_impl(module: &Module, plans: &[Plan], n: usize, has_params: bool) -> TokenStream {
+    let n_lit = Literal::usize_unsuffixed(n);
+    let methods = plans.iter().map(|plan| {
+        let name = format_ident!("{}", plan.contract.name);
+        let (inputs, ret) = signature_parts(plan, n);
+        let pass_self = if has_params { quote!(self,) } else { quote!() };
+        quote! {
+            fn #name(&self, #(#inputs: &[f64; #n_lit]),*) -> #ret {
+                #name(#pass_self #(#inputs),*)
+            }
+        }
+    });
+    if has_params {
+        quote! {
+            impl ::quasidyn::Dynamics<#n_lit> for Params {
+                #(#methods)*
+            }
+        }
+    } else {
+        let ty = format_ident!("{}", camel_ident(&module.robot_name));
+        let doc = format!(
+            " The robot `{}` as an implementation of `quasidyn::Dynamics`.",
+            module.robot_name
+        );
+        quote! {
+            #[doc = #doc]
+            #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+            pub struct #ty;
+
+            impl ::quasidyn::Dynamics<#n_lit> for #ty {
+                #(#methods)*
+            }
+        }
+    }
+}
+
+/// Puts a blank line between top-level items (the pretty-printer writes them back to back).
+fn spaced(src: &str) -> String {
+    let mut out = String::with_capacity(src.len() + src.len() / 16);
+    let mut prev_ended_item = false;
+    for line in src.lines() {
+        let top_level_start = !line.starts_with([' ', '}', ')', ']']) && !line.is_empty();
+        if prev_ended_item && top_level_start {
+            out.push('\n');
+        }
+        out.push_str(line);
+        out.push('\n');
+        prev_ended_item = line == "}" || (top_level_start && line.ends_with(';'));
+    }
+    out
+}

@@ -1,0 +1,483 @@
+//! Emitter tests on a hand-built 2-joint toy: the C is compiled with strict flags and run
+//! against `Graph::eval`; the Rust must parse and be byte-deterministic; both are snapshotted.
+
+use std::path::Path;
+use std::process::Command;
+
+use super::*;
+use crate::algebra::Algebra;
+use crate::ir::{Env, Output};
+
+/// A 2R toy (not physically exact: only the shapes and inputs of each function matter here),
+/// built through the derivation's `Algebra` interface.
+fn toy(symbolic: bool, gravity: bool) -> Module {
+    let mut g = Graph::new();
+    let a = &mut g;
+    let l1 = Algebra::param(a, "l1", 0.5, false);
+    let l2 = a.constant(0.3);
+    let m2 = Algebra::param(a, "m2", 1.5, symbolic);
+    let i1 = Algebra::param(a, "I1zz", 0.02, symbolic);
+    let g0 = a.constant(if gravity { 9.81 } else { 0.0 });
+    let (c1, s1) = (a.cos(0), a.sin(0));
+    let (c2, s2) = (a.cos(1), a.sin(1));
+    let (c12, s12) = (a.cos_sum(0b11), a.sin_sum(0b11));
+    let q: Vec<_> = (0..2).map(|j| a.q(j)).collect();
+    let qd: Vec<_> = (0..2).map(|j| a.qd(j)).collect();
+    let qdd: Vec<_> = (0..2).map(|j| a.qdd(j)).collect();
+    let tau: Vec<_> = (0..2).map(|j| a.tau(j)).collect();
+    let _ = q;
+
+    // Mass matrix.
+    let l1l1 = a.mul(l1, l1);
+    let two = a.constant(2.0);
+    let l1c2 = a.mul(l1, c2);
+    let tl1c2 = a.mul(two, l1c2);
+    let inner = a.add(l1l1, tl1c2);
+    let m2inner = a.mul(m2, inner);
+    let m00 = a.add(i1, m2inner);
+    let m01 = a.mul(m2, l1c2);
+    let m11 = a.add(i1, m2);
+    a.label(m00, "M11");
+    let mm = [m00, m01, m01, m11];
+    // Gravity.
+    let gm2 = a.mul(g0, m2);
+    let t1 = a.mul(l1, c1);
+    let t2 = a.mul(l2, c12);
+    let reach = a.add(t1, t2);
+    let g_0 = a.mul(gm2, reach);
+    let g_1 = a.mul(gm2, t2);
+    let grav = [g_0, g_1];
+    // Velocity forces.
+    let m2l1s2 = a.product3(m2, l1, s2);
+    let qd1sq = a.mul(qd[1], qd[1]);
+    let qd0sq = a.mul(qd[0], qd[0]);
+    let hc0 = a.mul(m2l1s2, qd1sq);
+    let hc0 = a.neg(hc0);
+    let hc1 = a.mul(m2l1s2, qd0sq);
+    let hc = [hc0, hc1];
+    let qq = a.mul(qd[0], qd[1]);
+    let ho0 = a.product3(two, m2l1s2, qq);
+    let ho0 = a.neg(ho0);
+    let zero = a.constant(0.0);
+    let ho = [ho0, zero];
+    let hg = [zero, zero];
+    let h: Vec<_> = (0..2)
+        .map(|i| {
+            let x = a.add(hc[i], ho[i]);
+            a.add(x, grav[i])
+        })
+        .collect();
+    // Inverse dynamics.
+    let tau_id: Vec<_> = (0..2)
+        .map(|i| {
+            let x = a.mul(mm[2 * i], qdd[0]);
+            let y = a.mul(mm[2 * i + 1], qdd[1]);
+            let xy = a.add(x, y);
+            a.add(xy, h[i])
+        })
+        .collect();
+    // Forward dynamics by Cramer's rule.
+    let r0 = a.sub(tau[0], h[0]);
+    let r1 = a.sub(tau[1], h[1]);
+    let d1 = a.mul(m00, m11);
+    let d2 = a.mul(m01, m01);
+    let det = a.sub(d1, d2);
+    let n0a = a.mul(m11, r0);
+    let n0b = a.mul(m01, r1);
+    let n0 = a.sub(n0a, n0b);
+    let n1a = a.mul(m00, r1);
+    let n1b = a.mul(m01, r0);
+    let n1 = a.sub(n1a, n1b);
+    let fd = [a.div(n0, det), a.div(n1, det)];
+    // Kinematics.
+    let one = a.constant(1.0);
+    let ns12 = a.neg(s12);
+    let rot = [c12, ns12, zero, s12, c12, zero, zero, zero, one];
+    let y1 = a.mul(l1, s1);
+    let y2 = a.mul(l2, s12);
+    let py = a.add(y1, y2);
+    let pos = [reach, py, zero];
+    let npy = a.neg(py);
+    let ny2 = a.neg(y2);
+    let jac = [
+        npy, ny2, reach, t2, zero, zero, zero, zero, zero, zero, one, one,
+    ];
+    // Static reactions (with a square root to exercise it).
+    let mm2 = a.mul(m2, m2);
+    let norm = a.add(mm2, one);
+    let root = a.sqrt(norm);
+    let f01 = a.mul(gm2, root);
+    let f = [zero, f01, zero, zero, gm2, zero];
+    let t = [zero, zero, g_0, zero, zero, g_1];
+
+    let v = |name: &'static str, values: &[NodeId]| Output {
+        name,
+        rows: values.len(),
+        cols: 1,
+        values: values.to_vec(),
+    };
+    let m = |name: &'static str, rows: usize, cols: usize, values: &[NodeId]| Output {
+        name,
+        rows,
+        cols,
+        values: values.to_vec(),
+    };
+    let fun = |kind, outputs| Function { kind, outputs };
+    let functions = vec![
+        fun(FunctionKind::InverseDynamics, vec![v("tau", &tau_id)]),
+        fun(FunctionKind::Gravity, vec![v("tau", &grav)]),
+        fun(FunctionKind::NonlinearEffects, vec![v("h", &h)]),
+        fun(FunctionKind::MassMatrix, vec![m("M", 2, 2, &mm)]),
+        fun(FunctionKind::ForwardDynamics, vec![v("qdd", &fd)]),
+        fun(
+            FunctionKind::ForwardKinematics,
+            vec![m("R", 3, 3, &rot), v("p", &pos)],
+        ),
+        fun(FunctionKind::Jacobian, vec![m("J", 6, 2, &jac)]),
+        fun(FunctionKind::Centrifugal, vec![v("hc", &hc)]),
+        fun(FunctionKind::Coriolis, vec![v("ho", &ho)]),
+        fun(FunctionKind::Gyroscopic, vec![v("hg", &hg)]),
+        fun(
+            FunctionKind::StaticJointReactions,
+            vec![m("F", 2, 3, &f), m("T", 2, 3, &t)],
+        ),
+    ];
+    Module {
+        robot_name: "Toy 2R".to_owned(),
+        dof: 2,
+        graph: g,
+        functions,
+        spec_hash: "0123456789abcdef".to_owned(),
+        description: "Two-link toy for emitter tests".to_owned(),
+    }
+}
+
+trait Product3: Algebra {
+    fn product3(&mut self, a: Self::E, b: Self::E, c: Self::E) -> Self::E {
+        let ab = self.mul(a, b);
+        self.mul(ab, c)
+    }
+}
+impl Product3 for Graph {}
+
+fn state() -> Env {
+    Env {
+        q: vec![0.3, -1.2],
+        qd: vec![0.7, -0.4],
+        qdd: vec![1.1, 0.25],
+        tau: vec![2.0, -0.5],
+        params: Vec::new(),
+    }
+}
+
+/// Expected values, function by function in contract order.
+fn expected(module: &Module) -> Vec<f64> {
+    let env = state();
+    let mut out = Vec::new();
+    for kind in FunctionKind::ALL {
+        let f = module.function(kind).expect("toy has every function");
+        for o in &f.outputs {
+            out.extend(module.graph.eval_many(&o.values, &env));
+        }
+    }
+    out
+}
+
+fn c_array(values: &[f64], real: &str) -> String {
+    let v: Vec<String> = values
+        .iter()
+        .map(|x| {
+            let s = float_literal(*x, real == "float");
+            if real == "float" {
+                format!("{s}f")
+            } else {
+                s
+            }
+        })
+        .collect();
+    format!("{{{}}}", v.join(", "))
+}
+
+/// A C `main` calling every function at `state()` and printing the outputs.
+fn c_main(module: &Module, header: &str, real: &str) -> String {
+    let name = snake_ident(&module.robot_name);
+    let env = state();
+    let mut s = format!("#include <stdio.h>\n#include \"{header}\"\n\nint main(void)\n{{\n");
+    for (n, v) in [
+        ("q", &env.q),
+        ("qd", &env.qd),
+        ("qdd", &env.qdd),
+        ("tau", &env.tau),
+    ] {
+        s.push_str(&format!(
+            "    const {real} {n}[2] = {};\n",
+            c_array(v, real)
+        ));
+    }
+    s.push_str(&format!(
+        "    {real} o0[64];\n    {real} o1[64];\n    int i;\n"
+    ));
+    let params = !module.graph.params().is_empty();
+    if params {
+        s.push_str(&format!(
+            "    {name}_params prm;\n    {name}_params_default(&prm);\n"
+        ));
+    }
+    for kind in FunctionKind::ALL {
+        let c = contract(kind);
+        let mut args = Vec::new();
+        if params {
+            args.push("&prm".to_owned());
+        }
+        args.extend(c.inputs.iter().map(|i| i.name().to_owned()));
+        args.extend(
+            ["o0", "o1"][..c.outputs.len()]
+                .iter()
+                .map(|s| s.to_string()),
+        );
+        s.push_str(&format!("    {name}_{}({});\n", c.name, args.join(", ")));
+        for (k, o) in c.outputs.iter().enumerate() {
+            let len = o.rows.get(2) * o.cols.map_or(1, |c| c.get(2));
+            s.push_str(&format!(
+                "    for (i = 0; i < {len}; i++) printf(\"%.17g\\n\", (double)o{k}[i]);\n"
+            ));
+        }
+    }
+    s.push_str("    return 0;\n}\n");
+    s
+}
+
+fn compilers() -> Vec<&'static str> {
+    ["gcc", "clang"]
+        .into_iter()
+        .filter(|cc| Command::new(cc).arg("--version").output().is_ok())
+        .collect()
+}
+
+/// Compiles `files` (plus the generated main) with the strict flags and returns the printout.
+fn compile_and_run(cc: &str, dir: &Path, sources: &[&str]) -> Vec<f64> {
+    let exe = dir.join(format!("toy_{cc}"));
+    let out = Command::new(cc)
+        .args([
+            "-std=c99",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-pedantic",
+            "-O1",
+        ])
+        .args(sources.iter().map(|s| dir.join(s)))
+        .arg("-o")
+        .arg(&exe)
+        .arg("-lm")
+        .output()
+        .expect("compiler runs");
+    assert!(
+        out.status.success(),
+        "{cc} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = Command::new(&exe).output().expect("program runs");
+    assert!(run.status.success());
+    String::from_utf8(run.stdout)
+        .expect("utf-8")
+        .lines()
+        .map(|l| l.parse().expect("number"))
+        .collect()
+}
+
+fn check_c(module: &Module, opts: COptions, tol: f64) {
+    let ccs = compilers();
+    if ccs.is_empty() {
+        eprintln!("no C compiler found; skipping");
+        return;
+    }
+    let files = emit_c(module, &opts).expect("emits");
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join(&files.header_name), &files.header).unwrap();
+    let mut sources = vec!["main.c".to_owned()];
+    if let (Some(name), Some(src)) = (&files.source_name, &files.source) {
+        std::fs::write(dir.path().join(name), src).unwrap();
+        sources.push(name.clone());
+    }
+    let real = if opts.float { "float" } else { "double" };
+    std::fs::write(
+        dir.path().join("main.c"),
+        c_main(module, &files.header_name, real),
+    )
+    .unwrap();
+    let want = expected(module);
+    for cc in ccs {
+        let refs: Vec<&str> = sources.iter().map(String::as_str).collect();
+        let got = compile_and_run(cc, dir.path(), &refs);
+        assert_eq!(got.len(), want.len());
+        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert!(
+                (g - w).abs() <= tol * w.abs().max(1.0),
+                "{cc} value {k}: {g} vs {w} ({opts:?})"
+            );
+        }
+    }
+}
+
+#[test]
+fn c_with_params_compiles_and_matches_eval() {
+    check_c(&toy(true, true), COptions::default(), 1e-12);
+}
+
+#[test]
+fn c_without_params_or_gravity_compiles_and_matches_eval() {
+    check_c(&toy(false, false), COptions::default(), 1e-12);
+}
+
+#[test]
+fn c_float_and_header_only_variants_compile() {
+    let m = toy(true, true);
+    check_c(
+        &m,
+        COptions {
+            float: true,
+            header_only: false,
+        },
+        1e-4,
+    );
+    check_c(
+        &m,
+        COptions {
+            float: false,
+            header_only: true,
+        },
+        1e-12,
+    );
+    check_c(
+        &toy(false, false),
+        COptions {
+            float: true,
+            header_only: true,
+        },
+        1e-4,
+    );
+}
+
+#[test]
+fn rust_parses_and_is_deterministic() {
+    for (symbolic, gravity) in [(true, true), (false, false)] {
+        let a = emit_rust(&toy(symbolic, gravity)).expect("emits");
+        let b = emit_rust(&toy(symbolic, gravity)).expect("emits");
+        assert_eq!(a, b);
+        syn::parse_file(&a).expect("generated Rust parses");
+        assert!(a.starts_with("// @generated"));
+        assert!(!a.contains("unsafe"));
+        assert!(!a.lines().any(|l| {
+            let l = l.trim_start();
+            l.starts_with("for ") || l.starts_with("while ") || l.starts_with("loop ")
+        }));
+    }
+    let with = emit_rust(&toy(true, true)).unwrap();
+    assert!(with.contains("pub struct Params"));
+    assert!(with.contains("impl ::quasidyn::Dynamics<2> for Params"));
+    let without = emit_rust(&toy(false, false)).unwrap();
+    assert!(without.contains("pub struct Toy2r;"));
+    assert!(without.contains("_q: &[f64; 2]"), "unused input is marked");
+}
+
+#[test]
+fn c_is_deterministic() {
+    let opts = COptions::default();
+    assert_eq!(
+        emit_c(&toy(true, true), &opts).unwrap(),
+        emit_c(&toy(true, true), &opts).unwrap()
+    );
+}
+
+#[test]
+fn snapshots() {
+    let m = toy(true, true);
+    insta::assert_snapshot!("toy_rust", emit_rust(&m).unwrap());
+    let c = emit_c(&m, &COptions::default()).unwrap();
+    insta::assert_snapshot!("toy_c_header", c.header);
+    insta::assert_snapshot!("toy_c_source", c.source.unwrap());
+    let free = toy(false, false);
+    insta::assert_snapshot!("toy_free_rust", emit_rust(&free).unwrap());
+    let hf = emit_c(
+        &free,
+        &COptions {
+            float: true,
+            header_only: true,
+        },
+    )
+    .unwrap();
+    insta::assert_snapshot!("toy_free_c_header_only_float", hf.header);
+}
+
+#[test]
+fn contract_violations_are_reported() {
+    let mut m = toy(false, true);
+    m.functions[0].outputs[0].rows = 3;
+    assert!(matches!(emit_rust(&m), Err(EmitError::OutputShape { .. })));
+    // Gravity reading qd.
+    let mut m = toy(false, true);
+    let qd = m.graph.var(Var::Qd(0));
+    m.functions[1].outputs[0].values[0] = qd;
+    assert_eq!(
+        emit_c(&m, &COptions::default()).unwrap_err(),
+        EmitError::UnexpectedInput {
+            kind: FunctionKind::Gravity,
+            var: Var::Qd(0)
+        }
+    );
+}
+
+#[test]
+fn identifiers() {
+    assert_eq!(snake_ident("Toy 2R"), "toy_2r");
+    assert_eq!(snake_ident("6dof"), "robot_6dof");
+    assert_eq!(camel_ident("planar_3r arm"), "Planar3rArm");
+    assert_eq!(camel_ident("2link"), "Robot2link");
+    assert_eq!(float_literal(1.0, false), "1.0");
+    assert_eq!(float_literal(1e-7, false), "1e-7");
+    assert_eq!(float_literal(0.1, false).parse::<f64>().unwrap(), 0.1);
+}
+
+#[test]
+fn parenthesisation_is_minimal_and_correct() {
+    struct S;
+    impl Lang for S {
+        type Out = String;
+        fn lit(&self, v: f64) -> String {
+            float_literal(v, false)
+        }
+        fn input(&self, i: Input, j: usize) -> String {
+            format!("{}[{j}]", i.name())
+        }
+        fn param(&self, k: usize) -> String {
+            format!("p{k}")
+        }
+        fn local(&self, name: &str) -> String {
+            name.to_owned()
+        }
+        fn call(&self, _: Func, a: String) -> String {
+            format!("f({a})")
+        }
+        fn neg(&self, x: String) -> String {
+            format!("-{x}")
+        }
+        fn bin(&self, a: String, op: char, b: String) -> String {
+            format!("{a} {op} {b}")
+        }
+        fn paren(&self, x: String) -> String {
+            format!("({x})")
+        }
+    }
+    let a = || Ex::Local("a".into());
+    let b = || Ex::Local("b".into());
+    let sum = Ex::Sum(vec![(false, a()), (true, b())]);
+    let e = Ex::Sum(vec![(false, a()), (true, sum.clone())]);
+    assert_eq!(render(&S, &e), "a - (a - b)");
+    let e = Ex::Div(Box::new(sum.clone()), Box::new(Ex::Prod(vec![a(), b()])));
+    assert_eq!(render(&S, &e), "(a - b) / (a * b)");
+    let e = Ex::Prod(vec![Ex::Lit(-2.0), Ex::Prod(vec![a(), b()]), sum]);
+    assert_eq!(render(&S, &e), "-2.0 * a * b * (a - b)");
+    let e = Ex::Neg(Box::new(Ex::Lit(-2.0)));
+    assert_eq!(render(&S, &e), "-(-2.0)");
+}
