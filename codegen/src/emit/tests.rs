@@ -481,3 +481,51 @@ fn parenthesisation_is_minimal_and_correct() {
     let e = Ex::Neg(Box::new(Ex::Lit(-2.0)));
     assert_eq!(render(&S, &e), "-(-2.0)");
 }
+
+/// Operations written in a C function body, counted the way [`OpCount`] defines them.
+fn ops_in_c_body(body: &str) -> crate::ir::OpCount {
+    let mut n = crate::ir::OpCount::default();
+    for line in body.lines().filter(|l| !l.contains("(void)")) {
+        let rhs = line.split_once('=').map_or("", |(_, r)| r);
+        n.trig += rhs.matches("sin(").count() + rhs.matches("cos(").count();
+        n.sqrt += rhs.matches("sqrt(").count();
+        let chars: Vec<char> = rhs.chars().collect();
+        let mut prev = '=';
+        for (i, &c) in chars.iter().enumerate() {
+            match c {
+                '*' => n.mul += 1,
+                '/' => n.div += 1,
+                '+' => n.add += 1,
+                '-' if chars.get(i + 1) == Some(&'>') => {}
+                '-' if prev.is_ascii_alphanumeric() || prev == ')' || prev == ']' => n.add += 1,
+                // A sign directly on a literal is free.
+                '-' if !chars.get(i + 1).is_some_and(char::is_ascii_digit) => n.neg += 1,
+                _ => {}
+            }
+            if !c.is_whitespace() {
+                prev = c;
+            }
+        }
+    }
+    n
+}
+
+#[test]
+fn emitted_c_has_the_counted_operations() {
+    for module in [toy(true, true), toy(false, false)] {
+        let lowered = module.lowered();
+        let src = emit_c(&module, &COptions::default())
+            .unwrap()
+            .source
+            .unwrap();
+        let counts = module.op_counts();
+        for (f, (kind, counted)) in lowered.functions.iter().zip(counts) {
+            assert_eq!(f.kind, kind);
+            let name = format!("_{}(", contract(f.kind).name);
+            let start = src.find(&name).expect("function emitted");
+            let body = &src[start..];
+            let body = &body[body.find('{').unwrap()..body.find("\n}").unwrap()];
+            assert_eq!(ops_in_c_body(body), counted, "{kind:?}");
+        }
+    }
+}

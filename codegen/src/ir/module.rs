@@ -1,5 +1,6 @@
 //! The derivation's output and the emitters' input: named functions over one graph.
 
+use super::count::OpCount;
 use super::graph::Graph;
 use super::node::NodeId;
 
@@ -69,6 +70,16 @@ pub struct Function {
     pub outputs: Vec<Output>,
 }
 
+impl Function {
+    /// Every output value, output by output, row-major.
+    pub fn roots(&self) -> Vec<NodeId> {
+        self.outputs
+            .iter()
+            .flat_map(|o| o.values.iter().copied())
+            .collect()
+    }
+}
+
 /// Everything generated for one robot.
 #[derive(Clone, Debug)]
 pub struct Module {
@@ -89,9 +100,17 @@ pub struct Module {
 impl Module {
     /// Every output value, function by function.
     pub fn roots(&self) -> Vec<NodeId> {
-        self.functions
+        self.functions.iter().flat_map(Function::roots).collect()
+    }
+
+    /// Operation count of each function as emitted (after [`Module::lowered`]), each function
+    /// on its own since generated functions share nothing at run time.
+    pub fn op_counts(&self) -> Vec<(FunctionKind, OpCount)> {
+        let lowered = self.lowered();
+        lowered
+            .functions
             .iter()
-            .flat_map(|f| f.outputs.iter().flat_map(|o| o.values.iter().copied()))
+            .map(|f| (f.kind, lowered.graph.op_count(&f.roots())))
             .collect()
     }
 
