@@ -7,8 +7,12 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use crate::build::{c_code, load_input, module_name, rust_code, Error};
+use crate::emit::COptions;
+use crate::generate::build_module;
 use crate::params::MethodParams;
-use crate::spec::load_spec;
+use crate::spec::to_toml;
+use crate::FunctionKind;
 
 /// Command-line arguments.
 #[derive(Debug, Parser)]
@@ -23,18 +27,73 @@ pub struct Cli {
     pub command: Command,
 }
 
-/// The subcommands.
+/// Target language of `generate`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Lang {
+    /// C99: `NAME.h` and `NAME.c`.
+    C,
+    /// Rust: `NAME.rs`.
+    Rust,
+}
+
+/// The subcommands. INPUT is a quasidyn spec (TOML), a URDF file or a DH table (TOML with
+/// `convention` and `[[link]]`), told apart by extension and content.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Validate a spec; print `ok: NAME, N bodies` or the located error.
+    /// Generate straight-line code for a robot.
+    Generate {
+        /// The robot: spec, URDF or DH table.
+        input: PathBuf,
+        /// Target language.
+        #[arg(long, value_enum, default_value = "c")]
+        lang: Lang,
+        /// Output directory (created if missing).
+        #[arg(long)]
+        out: PathBuf,
+        /// Name of the generated files and identifier prefix (default: the robot's name).
+        #[arg(long)]
+        name: Option<String>,
+        /// URDF only: the link the chain ends at (default: the single leaf).
+        #[arg(long)]
+        tip: Option<String>,
+        /// C only: single precision (`float`, `sinf`, ...) for controllers without a double FPU.
+        #[arg(long)]
+        float: bool,
+        /// C only: one header of `static inline` functions instead of a `.h`/`.c` pair.
+        #[arg(long)]
+        header_only: bool,
+    },
+    /// Validate an input; print `ok: NAME, N bodies` or the located error.
     Check {
-        /// The robot spec (TOML).
+        /// The robot: spec, URDF or DH table.
         spec: PathBuf,
+        /// URDF only: the tip link.
+        #[arg(long)]
+        tip: Option<String>,
     },
     /// Print the method's parameters (masses, L, e, p, b, a, inertia about the poles) per body.
     Params {
-        /// The robot spec (TOML).
+        /// The robot: spec, URDF or DH table.
         spec: PathBuf,
+        /// URDF only: the tip link.
+        #[arg(long)]
+        tip: Option<String>,
+    },
+    /// Print the operation counts of every generated function.
+    Stats {
+        /// The robot: spec, URDF or DH table.
+        input: PathBuf,
+        /// URDF only: the tip link.
+        #[arg(long)]
+        tip: Option<String>,
+    },
+    /// Convert a URDF file or DH table into an equivalent quasidyn spec (printed on stdout).
+    Import {
+        /// The URDF file or DH table.
+        input: PathBuf,
+        /// URDF only: the tip link.
+        #[arg(long)]
+        tip: Option<String>,
     },
 }
 
@@ -54,13 +113,151 @@ pub fn main() -> ExitCode {
 /// Runs one parsed command, writing its output to stdout.
 pub fn run(cli: Cli) -> miette::Result<()> {
     match cli.command {
-        Command::Check { spec } => check(&spec),
-        Command::Params { spec } => params(&spec),
+        Command::Generate {
+            input,
+            lang,
+            out,
+            name,
+            tip,
+            float,
+            header_only,
+        } => generate(&Generate {
+            input: &input,
+            lang,
+            out: &out,
+            name: name.as_deref(),
+            tip: tip.as_deref(),
+            options: COptions { float, header_only },
+        }),
+        Command::Check { spec, tip } => check(&spec, tip.as_deref()),
+        Command::Params { spec, tip } => params(&spec, tip.as_deref()),
+        Command::Stats { input, tip } => stats(&input, tip.as_deref()),
+        Command::Import { input, tip } => import(&input, tip.as_deref()),
     }
 }
 
-fn check(path: &Path) -> miette::Result<()> {
-    let robot = load_spec(path)?;
+/// Arguments of `generate`.
+struct Generate<'a> {
+    input: &'a Path,
+    lang: Lang,
+    out: &'a Path,
+    name: Option<&'a str>,
+    tip: Option<&'a str>,
+    options: COptions,
+}
+
+/// Robots with more joints than this report progress on stderr while generating.
+const PROGRESS_DOF: usize = 8;
+
+fn generate(args: &Generate) -> miette::Result<()> {
+    let robot = load_input(args.input, args.tip)?;
+    let name = module_name(&robot, args.name)?;
+    let progress = robot.dof() > PROGRESS_DOF;
+    let started = std::time::Instant::now();
+    if progress {
+        eprintln!(
+            "quasidyn: deriving {} ({} joints)...",
+            robot.name,
+            robot.dof()
+        );
+    }
+    let files: Vec<(String, String)> = match args.lang {
+        Lang::Rust => {
+            if args.options.float || args.options.header_only {
+                return Err(Error::Unsupported(
+                    "--float and --header-only apply to C output only",
+                ))?;
+            }
+            vec![(format!("{name}.rs"), rust_code(&robot, &name)?)]
+        }
+        Lang::C => {
+            let c = c_code(&robot, &name, &args.options)?;
+            let mut files = vec![(c.header_name, c.header)];
+            files.extend(c.source_name.zip(c.source));
+            files
+        }
+    };
+    if progress {
+        eprintln!(
+            "quasidyn: generated in {:.1} s, writing",
+            started.elapsed().as_secs_f64()
+        );
+    }
+    write_all(args.out, &files)?;
+    for (file, _) in &files {
+        println!("{}", args.out.join(file).display());
+    }
+    Ok(())
+}
+
+/// Writes every file or none: all go to temporary files first, then are renamed into place.
+fn write_all(dir: &Path, files: &[(String, String)]) -> Result<(), Error> {
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| Error::Io { path, source }
+    };
+    std::fs::create_dir_all(dir).map_err(io(dir))?;
+    let mut staged = Vec::new();
+    for (file, contents) in files {
+        let target = dir.join(file);
+        let temporary = dir.join(format!(".{file}.tmp{}", std::process::id()));
+        if let Err(err) = std::fs::write(&temporary, contents).map_err(io(&temporary)) {
+            for (temporary, _) in &staged {
+                let _ = std::fs::remove_file(temporary);
+            }
+            let _ = std::fs::remove_file(&temporary);
+            return Err(err);
+        }
+        staged.push((temporary, target));
+    }
+    for (temporary, target) in &staged {
+        std::fs::rename(temporary, target).map_err(io(target))?;
+    }
+    Ok(())
+}
+
+fn stats(path: &Path, tip: Option<&str>) -> miette::Result<()> {
+    let robot = load_input(path, tip)?;
+    let module = build_module(&robot).lowered();
+    println!(
+        "{}: operations of the generated functions ({} joints; common subexpressions counted once)",
+        robot.name,
+        robot.dof()
+    );
+    println!();
+    println!(
+        "{:<24} {:>6} {:>6} {:>5} {:>5} {:>8} {:>5} {:>7}",
+        "function", "mul", "add", "div", "neg", "sin/cos", "sqrt", "total"
+    );
+    println!("{}", "-".repeat(73));
+    for kind in FunctionKind::ALL {
+        let Some(function) = module.function(kind) else {
+            continue;
+        };
+        let count = module.graph.op_count(&function.roots());
+        println!(
+            "{:<24} {:>6} {:>6} {:>5} {:>5} {:>8} {:>5} {:>7}",
+            crate::emit::contract(kind).name,
+            count.mul,
+            count.add,
+            count.div,
+            count.neg,
+            count.trig,
+            count.sqrt,
+            count.total()
+        );
+    }
+    Ok(())
+}
+
+fn import(path: &Path, tip: Option<&str>) -> miette::Result<()> {
+    let robot = load_input(path, tip)?;
+    print!("{}", to_toml(&robot));
+    Ok(())
+}
+
+fn check(path: &Path, tip: Option<&str>) -> miette::Result<()> {
+    let robot = load_input(path, tip)?;
     let n = robot.dof();
     println!(
         "ok: {}, {n} {}",
@@ -70,8 +267,8 @@ fn check(path: &Path) -> miette::Result<()> {
     Ok(())
 }
 
-fn params(path: &Path) -> miette::Result<()> {
-    let robot = load_spec(path)?;
+fn params(path: &Path, tip: Option<&str>) -> miette::Result<()> {
+    let robot = load_input(path, tip)?;
     print!("{}", MethodParams::from_robot(&robot));
     Ok(())
 }

@@ -5,6 +5,7 @@
 #![forbid(unsafe_code)]
 
 pub mod algebra;
+mod build;
 pub mod cli;
 pub mod derive;
 pub mod emit;
@@ -17,6 +18,10 @@ pub mod model;
 pub mod params;
 pub mod spec;
 
+pub use build::{
+    c_code, compile, load_input, module_name, parse_input, rust_code, write_if_changed, Builder,
+    Error,
+};
 pub use emit::{emit_c, emit_rust, CFiles, COptions, EmitError};
 pub use error::{InvalidSpec, SpecError};
 pub use generate::{build_module, spec_hash, GENERATOR_VERSION};

@@ -1,0 +1,242 @@
+//! The build-script API: load a robot (spec, URDF or DH table), generate its Rust module and
+//! write it to `$OUT_DIR` — in one call ([`compile`]) or through a configurable [`Builder`].
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::emit::{emit_c, emit_rust, snake_ident, CFiles, COptions, EmitError};
+use crate::generate::build_module;
+use crate::import::{detect, import_dh, import_urdf, ImportError, InputKind};
+use crate::spec::parse_spec;
+use crate::{Robot, SpecError};
+
+/// Everything that can go wrong between an input file and generated code.
+#[derive(thiserror::Error, miette::Diagnostic)]
+#[non_exhaustive]
+pub enum Error {
+    /// The spec is invalid (located).
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Spec(#[from] SpecError),
+    /// The URDF file or DH table is invalid (located).
+    #[error(transparent)]
+    #[diagnostic(transparent)]
+    Import(#[from] ImportError),
+    /// The module could not be emitted.
+    #[error("cannot emit code: {0}")]
+    Emit(#[from] EmitError),
+    /// An input or output file could not be read or written.
+    #[error("{}: {source}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// No input was given to the builder.
+    #[error("no robot input: call Builder::spec(PATH) or Builder::inline(TEXT)")]
+    NoInput,
+    /// No output directory: not running under cargo and none was set.
+    #[error("OUT_DIR is not set: run from a build script or call Builder::out_dir(DIR)")]
+    NoOutDir,
+    /// A `--name` that cannot be an identifier.
+    #[error("invalid name `{0}`: use letters, digits and `_`, not starting with a digit")]
+    InvalidName(String),
+    /// An option that does not apply to the chosen language.
+    #[error("{0}")]
+    Unsupported(&'static str),
+}
+
+// Build scripts print a returned error with `{:?}`: show the located message, not a struct dump.
+impl fmt::Debug for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self, f)
+    }
+}
+
+/// Reads a robot from `path`: a quasidyn spec, a URDF file (serial chain from the root to
+/// `tip`, or to the single leaf) or a DH table, detected by extension and content.
+pub fn load_input(path: &Path, tip: Option<&str>) -> Result<Robot, Error> {
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse_input(&text, &path.display().to_string(), tip)
+}
+
+/// Parses a robot description held in memory; `file_name` is used for detection and in errors.
+pub fn parse_input(text: &str, file_name: &str, tip: Option<&str>) -> Result<Robot, Error> {
+    Ok(match detect(Path::new(file_name), text) {
+        InputKind::Spec => parse_spec(text, file_name)?,
+        InputKind::Urdf => import_urdf(text, file_name, tip)?,
+        InputKind::Dh => import_dh(text, file_name)?,
+    })
+}
+
+/// Checks a user-chosen module/file name: a plain identifier.
+pub fn check_name(name: &str) -> Result<(), Error> {
+    let mut chars = name.chars();
+    let first_ok = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+    if first_ok && chars.all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        Ok(())
+    } else {
+        Err(Error::InvalidName(name.to_owned()))
+    }
+}
+
+/// The identifier generated code is named after: `name` if given, else the robot's name made
+/// into a snake_case identifier.
+pub fn module_name(robot: &Robot, name: Option<&str>) -> Result<String, Error> {
+    match name {
+        Some(name) => check_name(name).map(|()| name.to_owned()),
+        None => Ok(snake_ident(&robot.name)),
+    }
+}
+
+/// Generates the Rust module of `robot` (named `name`, see [`module_name`]).
+pub fn rust_code(robot: &Robot, name: &str) -> Result<String, Error> {
+    let mut robot = robot.clone();
+    name.clone_into(&mut robot.name);
+    Ok(emit_rust(&build_module(&robot))?)
+}
+
+/// Generates the C files of `robot` (named `name`, see [`module_name`]).
+pub fn c_code(robot: &Robot, name: &str, options: &COptions) -> Result<CFiles, Error> {
+    let mut robot = robot.clone();
+    name.clone_into(&mut robot.name);
+    Ok(emit_c(&build_module(&robot), options)?)
+}
+
+/// Writes `contents` to `path` unless the file already holds exactly that (so cargo does not
+/// rebuild needlessly). The new contents go to a temporary file renamed into place, so a
+/// failed run never leaves a partial file.
+pub fn write_if_changed(path: &Path, contents: &str) -> Result<bool, Error> {
+    if std::fs::read(path).is_ok_and(|old| old == contents.as_bytes()) {
+        return Ok(false);
+    }
+    let io = |source| Error::Io {
+        path: path.to_path_buf(),
+        source,
+    };
+    let mut temporary = path.as_os_str().to_owned();
+    temporary.push(format!(".tmp{}", std::process::id()));
+    let temporary = PathBuf::from(temporary);
+    std::fs::write(&temporary, contents).map_err(io)?;
+    std::fs::rename(&temporary, path).map_err(|source| {
+        let _ = std::fs::remove_file(&temporary);
+        io(source)
+    })?;
+    Ok(true)
+}
+
+/// Configurable generation of a robot's Rust module, for build scripts (in the manner of
+/// prost-build):
+///
+/// ```no_run
+/// // build.rs
+/// fn main() -> Result<(), quasidyn_codegen::Error> {
+///     quasidyn_codegen::Builder::new()
+///         .spec("robots/ur5.toml")
+///         .generate()?;
+///     Ok(())
+/// }
+/// ```
+///
+/// and in the crate: `quasidyn::include_robot!("ur5");`.
+#[derive(Clone, Debug, Default)]
+pub struct Builder {
+    input: Option<PathBuf>,
+    inline: Option<(String, String)>,
+    tip: Option<String>,
+    name: Option<String>,
+    out_dir: Option<PathBuf>,
+    quiet: bool,
+}
+
+impl Builder {
+    /// A builder with no input yet.
+    pub fn new() -> Builder {
+        Builder::default()
+    }
+
+    /// The robot description: a spec (`.toml`), a URDF file or a DH table. Relative paths are
+    /// relative to the build script's working directory (the crate root under cargo).
+    pub fn spec(mut self, path: impl AsRef<Path>) -> Builder {
+        self.input = Some(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// A robot description held in memory instead of a file; `file_name` names it in errors
+    /// and tells its kind by extension.
+    pub fn inline(mut self, text: impl Into<String>, file_name: impl Into<String>) -> Builder {
+        self.inline = Some((text.into(), file_name.into()));
+        self
+    }
+
+    /// For URDF input: the link the chain ends at (the tool frame).
+    pub fn tip(mut self, link: impl Into<String>) -> Builder {
+        self.tip = Some(link.into());
+        self
+    }
+
+    /// Name of the generated module and file (default: the robot's name as an identifier).
+    pub fn name(mut self, name: impl Into<String>) -> Builder {
+        self.name = Some(name.into());
+        self
+    }
+
+    /// Where [`Builder::generate`] writes (default: `$OUT_DIR`).
+    pub fn out_dir(mut self, dir: impl AsRef<Path>) -> Builder {
+        self.out_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Do not print `cargo:rerun-if-changed` lines (when not running in a build script).
+    pub fn quiet(mut self) -> Builder {
+        self.quiet = true;
+        self
+    }
+
+    /// Loads and validates the robot.
+    pub fn load(&self) -> Result<Robot, Error> {
+        match (&self.inline, &self.input) {
+            (Some((text, file)), _) => parse_input(text, file, self.tip.as_deref()),
+            (None, Some(path)) => load_input(path, self.tip.as_deref()),
+            (None, None) => Err(Error::NoInput),
+        }
+    }
+
+    /// Generates the module without writing anything: `(module name, Rust source)`.
+    pub fn render(&self) -> Result<(String, String), Error> {
+        let robot = self.load()?;
+        let name = module_name(&robot, self.name.as_deref())?;
+        let code = rust_code(&robot, &name)?;
+        Ok((name, code))
+    }
+
+    /// Generates the module and writes `<out_dir>/<name>.rs` if its contents changed; prints
+    /// `cargo:rerun-if-changed` for the input. Returns the path of the file.
+    pub fn generate(&self) -> Result<PathBuf, Error> {
+        if let (Some(path), false) = (&self.input, self.quiet) {
+            println!("cargo:rerun-if-changed={}", path.display());
+        }
+        let (name, code) = self.render()?;
+        let dir = match &self.out_dir {
+            Some(dir) => dir.clone(),
+            None => std::env::var_os("OUT_DIR")
+                .map(PathBuf::from)
+                .ok_or(Error::NoOutDir)?,
+        };
+        let path = dir.join(format!("{name}.rs"));
+        write_if_changed(&path, &code)?;
+        Ok(path)
+    }
+}
+
+/// One call for build scripts: generates `$OUT_DIR/<name>.rs` from a spec, URDF (single leaf
+/// as tip) or DH table. Include it with `quasidyn::include_robot!("<name>")`.
+pub fn compile(path: impl AsRef<Path>) -> Result<PathBuf, Error> {
+    Builder::new().spec(path).generate()
+}
