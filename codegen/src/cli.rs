@@ -164,9 +164,9 @@ fn generate(args: &Generate) -> miette::Result<()> {
     let files: Vec<(String, String)> = match args.lang {
         Lang::Rust => {
             if args.options.float || args.options.header_only {
-                return Err(Error::Unsupported(
-                    "--float and --header-only apply to C output only",
-                ))?;
+                return Err(
+                    Error::Unsupported("--float and --header-only apply to C output only").into(),
+                );
             }
             vec![(format!("{name}.rs"), rust_code(&robot, &name)?)]
         }
