@@ -1,0 +1,209 @@
+//! `quasidyn generate`, `stats` and `import` end to end: files written, no partial output on
+//! bad input, deterministic output, the generated C compiling under the strict flags.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn quasidyn(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_quasidyn"))
+        .args(args)
+        .current_dir(root())
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the quasidyn binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+#[test]
+fn generates_c_that_compiles_with_strict_flags() {
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().to_str().unwrap();
+    let run = quasidyn(&[
+        "generate",
+        "robots/planar3r.toml",
+        "--lang",
+        "c",
+        "--out",
+        dir,
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert_eq!(files_in(out.path()), ["planar3r.c", "planar3r.h"]);
+    let stdout = text(&run.stdout);
+    assert!(stdout.contains("planar3r.h") && stdout.contains("planar3r.c"));
+    let gcc = Command::new("gcc")
+        .args([
+            "-std=c99",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-pedantic",
+            "-c",
+            "planar3r.c",
+            "-o",
+            "planar3r.o",
+        ])
+        .current_dir(out.path())
+        .output()
+        .expect("gcc runs");
+    assert!(gcc.status.success(), "{}", text(&gcc.stderr));
+}
+
+#[test]
+fn header_only_and_float_variants() {
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().to_str().unwrap();
+    let run = quasidyn(&[
+        "generate",
+        "robots/gimbal.toml",
+        "--out",
+        dir,
+        "--name",
+        "gyro",
+        "--float",
+        "--header-only",
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert_eq!(files_in(out.path()), ["gyro.h"]);
+    let header = std::fs::read_to_string(out.path().join("gyro.h")).unwrap();
+    assert!(header.contains("static inline void gyro_inverse_dynamics(const float q[]"));
+    assert!(!header.contains("double"));
+}
+
+#[test]
+fn generates_rust_deterministically() {
+    let (a, b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    for dir in [&a, &b] {
+        let run = quasidyn(&[
+            "generate",
+            "robots/ur5.toml",
+            "--lang",
+            "rust",
+            "--out",
+            dir.path().to_str().unwrap(),
+        ]);
+        assert!(run.status.success(), "{}", text(&run.stderr));
+    }
+    let first = std::fs::read(a.path().join("ur5.rs")).unwrap();
+    let second = std::fs::read(b.path().join("ur5.rs")).unwrap();
+    assert!(first == second, "same spec, different code");
+    assert!(text(&first).contains("pub const DOF: usize = 6;"));
+}
+
+#[test]
+fn bad_input_leaves_no_files_and_a_located_error() {
+    let work = tempfile::tempdir().unwrap();
+    let spec = work.path().join("bad.toml");
+    std::fs::write(
+        &spec,
+        "name = \"bad\"\n[[body]]\njoint = \"revolute\"\naxis = \"z\"\nmass = 0\n",
+    )
+    .unwrap();
+    let out = work.path().join("out");
+    let run = quasidyn(&[
+        "generate",
+        spec.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(1));
+    let stderr = text(&run.stderr);
+    assert!(stderr.contains("bad.toml:5:8: body[1].mass:"), "{stderr}");
+    assert!(!out.exists(), "no output directory for a failed run");
+}
+
+#[test]
+fn rust_rejects_c_only_options() {
+    let out = tempfile::tempdir().unwrap();
+    let run = quasidyn(&[
+        "generate",
+        "robots/ur5.toml",
+        "--lang",
+        "rust",
+        "--float",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(1));
+    assert!(text(&run.stderr).contains("C output only"));
+    assert!(files_in(out.path()).is_empty());
+}
+
+#[test]
+fn bad_name_is_rejected() {
+    let out = tempfile::tempdir().unwrap();
+    let run = quasidyn(&[
+        "generate",
+        "robots/ur5.toml",
+        "--name",
+        "9lives",
+        "--out",
+        out.path().to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(1));
+    assert!(text(&run.stderr).contains("invalid name `9lives`"));
+}
+
+#[test]
+fn urdf_needs_a_tip_when_ambiguous() {
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().to_str().unwrap();
+    let urdf = "tests/fixtures/urdf/panda.urdf";
+    let run = quasidyn(&["generate", urdf, "--out", dir]);
+    assert_eq!(run.status.code(), Some(1));
+    assert!(text(&run.stderr).contains("panda_leftfinger"));
+    let run = quasidyn(&["generate", urdf, "--tip", "panda_hand_tcp", "--out", dir]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert_eq!(files_in(out.path()), ["panda.c", "panda.h"]);
+}
+
+#[test]
+fn stats_lists_every_function() {
+    let run = quasidyn(&["stats", "robots/planar3r.toml"]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let stdout = text(&run.stdout);
+    for name in [
+        "inverse_dynamics",
+        "gravity",
+        "nonlinear_effects",
+        "mass_matrix",
+        "forward_dynamics",
+        "forward_kinematics",
+        "jacobian",
+        "centrifugal",
+        "coriolis",
+        "gyroscopic",
+        "static_joint_reactions",
+    ] {
+        assert!(stdout.contains(name), "{name} missing:\n{stdout}");
+    }
+}
+
+#[test]
+fn import_writes_an_equivalent_spec() {
+    let table = "tests/fixtures/dh/rx90.toml";
+    let run = quasidyn(&["import", table]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let spec = text(&run.stdout);
+    let from_spec = quasidyn_codegen::parse_spec(&spec, "rx90.toml").expect("valid spec");
+    let from_table = quasidyn_codegen::load_input(&root().join(table), None).unwrap();
+    assert_eq!(from_spec, from_table);
+}
