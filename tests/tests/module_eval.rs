@@ -3,7 +3,9 @@
 
 use quasidyn_codegen::ir::Env;
 use quasidyn_codegen::{build_module, FunctionKind, Module};
-use quasidyn_tests::{assert_close, flat, load_fixture, shipped_robots, FixtureState};
+use quasidyn_tests::{
+    assert_close, flat, load_fixture, shipped_robots, workspace_root, Fixture, FixtureState,
+};
 
 const REL: f64 = 1e-10;
 
@@ -17,13 +19,20 @@ fn eval(module: &Module, kind: FunctionKind, env: &Env) -> Vec<Vec<f64>> {
 }
 
 fn check_state(module: &Module, s: &FixtureState, what: &dyn Fn(&str) -> String) {
-    let env = Env {
+    let mut env = Env {
         q: s.q.clone(),
         qd: s.qd.clone(),
         qdd: s.qdd.clone(),
-        tau: s.tau_fd.clone(),
+        tau: s.tau.clone(),
         params: Vec::new(),
     };
+    // Forward dynamics driven by Pinocchio's inverse-dynamics torque gives back its qdd.
+    let fd = eval(module, FunctionKind::ForwardDynamics, &env).remove(0);
+    assert_close(&what("qdd from tau"), &fd, &s.qdd, REL);
+    let optional = !s.tau_fd.is_empty();
+    if optional {
+        env.tau = s.tau_fd.clone();
+    }
     let one = |kind| eval(module, kind, &env).remove(0);
     assert_close(
         &what("tau"),
@@ -49,12 +58,6 @@ fn check_state(module: &Module, s: &FixtureState, what: &dyn Fn(&str) -> String)
         &flat(&s.mass_matrix),
         REL,
     );
-    assert_close(
-        &what("qdd_fd"),
-        &one(FunctionKind::ForwardDynamics),
-        &s.qdd_fd,
-        REL,
-    );
     let fk = eval(module, FunctionKind::ForwardKinematics, &env);
     assert_close(&what("R"), &fk[0], &flat(&s.tool_rotation), REL);
     assert_close(&what("p"), &fk[1], &s.tool_position, REL);
@@ -62,6 +65,16 @@ fn check_state(module: &Module, s: &FixtureState, what: &dyn Fn(&str) -> String)
         &what("J"),
         &one(FunctionKind::Jacobian),
         &flat(&s.jacobian),
+        REL,
+    );
+    if !optional {
+        // URDF and DH fixtures stop here: no forward-dynamics torque, split or statics.
+        return;
+    }
+    assert_close(
+        &what("qdd_fd"),
+        &one(FunctionKind::ForwardDynamics),
+        &s.qdd_fd,
         REL,
     );
     assert_close(
@@ -92,5 +105,43 @@ fn generated_expressions_match_pinocchio_fixtures() {
                 check_state(&module, s, &|f| format!("{} state {k} {f}", robot.name));
             }
         }
+    }
+}
+
+fn check_imported(kind: &str, name: &str, tip: Option<&str>) {
+    let dir = workspace_root().join("tests/fixtures").join(kind);
+    let input = if kind == "urdf" {
+        dir.join(format!("{name}.urdf"))
+    } else {
+        dir.join(format!("{name}.toml"))
+    };
+    let robot = quasidyn_codegen::load_input(&input, tip).expect("fixture input imports");
+    let text = std::fs::read_to_string(dir.join(format!("{name}.json"))).unwrap();
+    let fixture: Fixture = serde_json::from_str(&text).unwrap();
+    assert_eq!(fixture.dof, robot.dof());
+    assert!(!fixture.states.is_empty());
+    let module = build_module(&robot);
+    for (k, s) in fixture.states.iter().enumerate() {
+        check_state(&module, s, &|f| format!("{kind} {name} state {k} {f}"));
+    }
+}
+
+#[test]
+fn generated_expressions_match_pinocchio_for_urdf_imports() {
+    check_imported("urdf", "ur5", Some("tool0"));
+    check_imported("urdf", "panda", Some("panda_hand_tcp"));
+    check_imported("urdf", "so101", Some("gripper_frame_link"));
+    check_imported("urdf", "synthetic", Some("tool"));
+}
+
+#[test]
+fn generated_expressions_match_pinocchio_for_dh_tables() {
+    for name in [
+        "puma560",
+        "rx90",
+        "synthetic_standard",
+        "synthetic_modified",
+    ] {
+        check_imported("dh", name, None);
     }
 }

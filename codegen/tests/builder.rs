@@ -1,0 +1,85 @@
+//! The build-script API: `Builder` and `compile`.
+
+use std::path::{Path, PathBuf};
+
+use quasidyn_codegen::{Builder, Error};
+
+fn robots() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../robots")
+}
+
+#[test]
+fn writes_once_and_only_when_changed() {
+    let out = tempfile::tempdir().unwrap();
+    let builder = Builder::new()
+        .spec(robots().join("planar3r.toml"))
+        .out_dir(out.path())
+        .quiet();
+    let path = builder.generate().unwrap();
+    assert_eq!(path, out.path().join("planar3r.rs"));
+    let code = std::fs::read_to_string(&path).unwrap();
+    assert!(
+        code.contains("@generated"),
+        "header marks the file generated"
+    );
+    let first = std::fs::metadata(&path).unwrap().modified().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    builder.generate().unwrap();
+    let second = std::fs::metadata(&path).unwrap().modified().unwrap();
+    assert_eq!(first, second, "unchanged contents are not rewritten");
+    // A different module name writes a different file.
+    let renamed = builder.clone().name("arm").generate().unwrap();
+    assert_eq!(renamed, out.path().join("arm.rs"));
+}
+
+#[test]
+fn render_needs_no_output_directory() {
+    let (name, code) = Builder::new()
+        .spec(robots().join("gimbal.toml"))
+        .render()
+        .unwrap();
+    assert_eq!(name, "gimbal");
+    assert!(code.contains("pub fn inverse_dynamics"));
+}
+
+#[test]
+fn reports_located_errors() {
+    let err = Builder::new()
+        .inline(
+            "name = \"x\"\n[[body]]\njoint = \"revolute\"\naxis = \"q\"\nmass = 1\n",
+            "inline.toml",
+        )
+        .render()
+        .unwrap_err();
+    let shown = format!("{err:?}");
+    assert!(
+        shown.starts_with("inline.toml:4:8: body[1].axis:"),
+        "{shown}"
+    );
+    assert!(matches!(err, Error::Spec(_)));
+    assert!(matches!(Builder::new().render(), Err(Error::NoInput)));
+    let missing = Builder::new()
+        .spec("no/such/robot.toml")
+        .render()
+        .unwrap_err();
+    assert!(
+        missing.to_string().contains("no/such/robot.toml"),
+        "{missing}"
+    );
+}
+
+#[test]
+fn accepts_urdf_with_tip_and_dh_tables() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures");
+    let (name, _) = Builder::new()
+        .spec(fixtures.join("urdf/panda.urdf"))
+        .tip("panda_hand_tcp")
+        .render()
+        .unwrap();
+    assert_eq!(name, "panda");
+    let (name, _) = Builder::new()
+        .spec(fixtures.join("dh/rx90.toml"))
+        .render()
+        .unwrap();
+    assert_eq!(name, "rx90");
+}
