@@ -7,6 +7,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+use crate::equations::{equations, function_by_name, function_name, Format};
+use crate::ir::FunctionKind;
 use crate::params::MethodParams;
 use crate::spec::load_spec;
 
@@ -30,6 +32,17 @@ pub enum Command {
     Check {
         /// The robot spec (TOML).
         spec: PathBuf,
+    },
+    /// Write out the equations of a generated function, named intermediates first.
+    Equations {
+        /// The robot spec (TOML).
+        spec: PathBuf,
+        /// Plain text or a LaTeX `align*` block.
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        /// Which function: inverse_dynamics, gravity, mass_matrix, centrifugal, ...
+        #[arg(long, default_value = "inverse_dynamics", value_parser = parse_function)]
+        function: FunctionKind,
     },
     /// Print the method's parameters (masses, L, e, p, b, a, inertia about the poles) per body.
     Params {
@@ -56,7 +69,23 @@ pub fn run(cli: Cli) -> miette::Result<()> {
     match cli.command {
         Command::Check { spec } => check(&spec),
         Command::Params { spec } => params(&spec),
+        Command::Equations {
+            spec,
+            format,
+            function,
+        } => {
+            let robot = load_spec(&spec)?;
+            print!("{}", equations(&robot, function, format));
+            Ok(())
+        }
     }
+}
+
+fn parse_function(name: &str) -> Result<FunctionKind, String> {
+    function_by_name(name).ok_or_else(|| {
+        let all: Vec<&str> = FunctionKind::ALL.into_iter().map(function_name).collect();
+        format!("unknown function `{name}`; one of {}", all.join(", "))
+    })
 }
 
 fn check(path: &Path) -> miette::Result<()> {

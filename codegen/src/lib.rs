@@ -7,6 +7,7 @@
 pub mod algebra;
 pub mod cli;
 pub mod derive;
+pub mod equations;
 pub mod error;
 pub mod generate;
 pub mod import;
