@@ -9,6 +9,7 @@ use clap::{Parser, Subcommand};
 
 use crate::build::{c_code, load_input, module_name, rust_code, Error};
 use crate::emit::COptions;
+use crate::equations::{equations, function_by_name, function_name, Format};
 use crate::generate::build_module;
 use crate::params::MethodParams;
 use crate::spec::to_toml;
@@ -70,6 +71,20 @@ pub enum Command {
         /// URDF only: the tip link.
         #[arg(long)]
         tip: Option<String>,
+    },
+    /// Write out the equations of a generated function, named intermediates first.
+    Equations {
+        /// The robot: spec, URDF or DH table.
+        spec: PathBuf,
+        /// URDF only: the tip link.
+        #[arg(long)]
+        tip: Option<String>,
+        /// Plain text or a LaTeX `align*` block.
+        #[arg(long, value_enum, default_value = "text")]
+        format: Format,
+        /// Which function: inverse_dynamics, gravity, mass_matrix, centrifugal, ...
+        #[arg(long, default_value = "inverse_dynamics", value_parser = parse_function)]
+        function: FunctionKind,
     },
     /// Print the method's parameters (masses, L, e, p, b, a, inertia about the poles) per body.
     Params {
@@ -133,7 +148,24 @@ pub fn run(cli: Cli) -> miette::Result<()> {
         Command::Params { spec, tip } => params(&spec, tip.as_deref()),
         Command::Stats { input, tip } => stats(&input, tip.as_deref()),
         Command::Import { input, tip } => import(&input, tip.as_deref()),
+        Command::Equations {
+            spec,
+            tip,
+            format,
+            function,
+        } => {
+            let robot = load_input(&spec, tip.as_deref())?;
+            print!("{}", equations(&robot, function, format));
+            Ok(())
+        }
     }
+}
+
+fn parse_function(name: &str) -> Result<FunctionKind, String> {
+    function_by_name(name).ok_or_else(|| {
+        let all: Vec<&str> = FunctionKind::ALL.into_iter().map(function_name).collect();
+        format!("unknown function `{name}`; one of {}", all.join(", "))
+    })
 }
 
 /// Arguments of `generate`.

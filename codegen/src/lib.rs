@@ -9,6 +9,7 @@ mod build;
 pub mod cli;
 pub mod derive;
 pub mod emit;
+pub mod equations;
 pub mod error;
 pub mod generate;
 pub mod import;

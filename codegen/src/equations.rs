@@ -1,0 +1,652 @@
+//! The generated equations written out readably, in the style of the papers: first the named
+//! intermediate quantities in dependency order (direction cosines, quasi-velocities ω,
+//! quasi-accelerations, Ω̇ terms, Euler terms E, moments M, ...), each as `name = expression` in
+//! terms of earlier names and leaves, then the outputs (`tau1 = ...`).
+//!
+//! Which nodes get a line of their own:
+//! - every node the derivation labelled (see [`crate::algebra::Algebra::label`]) that one of the
+//!   printed outputs depends on, except leaves and constants (a label on `q̇_1` stays `qd1`);
+//! - every other node used more than once, under an auxiliary name `t1`, `t2`, ... (a negation
+//!   or a constant multiple of an already printed name is cheap to repeat and stays inline).
+//!
+//! Leaves: `q1`, `qd1`, `qdd1`, `tau1`, `s1 = sin(q1)`, `c23 = cos(q2 + q3)` (joints from 10 on
+//! are separated: `s1_10`), and the parameter names (`m1`, `mx1`, `ixx1`, ...). Multi-joint
+//! sines and cosines stay leaves, as in the papers. The output is deterministic: lines follow
+//! the node order of the graph, which is a dependency order.
+
+use std::collections::{HashMap, HashSet};
+use std::fmt::Write as _;
+
+use crate::build_module;
+use crate::ir::{FunctionKind, Module, Node, NodeId, Var};
+use crate::model::{JointKind, Robot};
+
+/// How the equations are written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// Plain ASCII: `*`, `+`, `-`, `/`, `sqrt()`, `#` comments. `^` and `_` only occur inside
+    /// names (`x^y_5`), never as operators.
+    Text,
+    /// A LaTeX `align*` block (`\dot q_{1}`, `s_{23}`, `\omega_{5}^{x}`, ...).
+    Latex,
+}
+
+/// The command-line name of each generated function (`inverse_dynamics`, `mass_matrix`, ...).
+pub fn function_name(kind: FunctionKind) -> &'static str {
+    match kind {
+        FunctionKind::InverseDynamics => "inverse_dynamics",
+        FunctionKind::Gravity => "gravity",
+        FunctionKind::NonlinearEffects => "nonlinear_effects",
+        FunctionKind::MassMatrix => "mass_matrix",
+        FunctionKind::ForwardDynamics => "forward_dynamics",
+        FunctionKind::ForwardKinematics => "forward_kinematics",
+        FunctionKind::Jacobian => "jacobian",
+        FunctionKind::Centrifugal => "centrifugal",
+        FunctionKind::Coriolis => "coriolis",
+        FunctionKind::Gyroscopic => "gyroscopic",
+        FunctionKind::StaticJointReactions => "static_joint_reactions",
+    }
+}
+
+/// The function called `name` (see [`function_name`]).
+pub fn function_by_name(name: &str) -> Option<FunctionKind> {
+    FunctionKind::ALL
+        .into_iter()
+        .find(|&k| function_name(k) == name)
+}
+
+/// Derives `robot` and writes out the equations of `function`.
+pub fn equations(robot: &Robot, function: FunctionKind, format: Format) -> String {
+    render(&build_module(robot), robot, function, format)
+}
+
+/// Writes out the equations of `function` of an already built `module` of `robot`.
+///
+/// # Panics
+/// If the module has no such function.
+pub fn render(module: &Module, robot: &Robot, function: FunctionKind, format: Format) -> String {
+    let f = module
+        .function(function)
+        .expect("build_module generates every function");
+    let graph = &module.graph;
+
+    // Outputs: (name, node, comment).
+    let per_joint = matches!(
+        function,
+        FunctionKind::InverseDynamics
+            | FunctionKind::Gravity
+            | FunctionKind::NonlinearEffects
+            | FunctionKind::ForwardDynamics
+            | FunctionKind::Centrifugal
+            | FunctionKind::Coriolis
+            | FunctionKind::Gyroscopic
+    );
+    let mut outputs: Vec<(OutName, NodeId, Option<String>)> = Vec::new();
+    for o in &f.outputs {
+        for (k, &id) in o.values.iter().enumerate() {
+            let (r, c) = (k / o.cols + 1, k % o.cols + 1);
+            let name = OutName {
+                base: o.name,
+                row: r,
+                col: (o.cols > 1).then_some(c),
+            };
+            let comment = (per_joint && o.cols == 1).then(|| {
+                let b = &robot.bodies[k];
+                let kind = match b.joint {
+                    JointKind::Revolute => "revolute",
+                    JointKind::Prismatic => "prismatic",
+                };
+                format!("joint {} ({kind})", b.joint_name)
+            });
+            outputs.push((name, id, comment));
+        }
+    }
+    let roots: Vec<NodeId> = outputs.iter().map(|o| o.1).collect();
+    let live = graph.reachable(&roots);
+
+    // Names already spoken for: leaves, parameters and outputs.
+    let mut taken: HashSet<String> = HashSet::new();
+    for (i, node) in graph.nodes().iter().enumerate() {
+        if let (true, Node::Var(v)) = (live[i], node) {
+            taken.insert(leaf_text(graph.params(), *v));
+        }
+    }
+    for (name, _, _) in &outputs {
+        taken.insert(name.text());
+    }
+
+    // Labelled quantities first (a label on a leaf or constant is not a definition).
+    let mut names: Vec<Option<String>> = vec![None; graph.len()];
+    for (i, node) in graph.nodes().iter().enumerate() {
+        if !live[i] || matches!(node, Node::Const(_) | Node::Var(_)) {
+            continue;
+        }
+        if let Some(l) = graph.name(NodeId(i as u32)) {
+            if !l.is_empty() && taken.insert(l.to_owned()) {
+                names[i] = Some(l.to_owned());
+            }
+        }
+    }
+
+    // Labelled sums the graph flattened away (E_i inside M_i, ...) come back when a live sum
+    // contains all their terms: they get their line and the containing sum reads them.
+    let mut live = live;
+    for (i, node) in graph.nodes().iter().enumerate() {
+        if live[i] || !matches!(node, Node::Add(_)) {
+            continue;
+        }
+        if let Some(l) = graph.name(NodeId(i as u32)) {
+            if !l.is_empty() && !taken.contains(l) {
+                names[i] = Some(l.to_owned());
+            }
+        }
+    }
+    let operands = sum_operands(graph, &live, &names);
+    let mut revived = vec![false; graph.len()];
+    for ops in operands.values() {
+        for c in ops {
+            if !live[c.index()] {
+                revived[c.index()] = true;
+            }
+        }
+    }
+    for i in 0..graph.len() {
+        if revived[i] {
+            live[i] = true;
+            taken.insert(names[i].clone().expect("named"));
+        } else if !live[i] {
+            names[i] = None;
+        }
+    }
+
+    // How often each node is read (an output counts as a reader).
+    let mut uses = vec![0u32; graph.len()];
+    for (i, node) in graph.nodes().iter().enumerate() {
+        if !live[i] {
+            continue;
+        }
+        match operands.get(&NodeId(i as u32)) {
+            Some(ops) => ops.iter().for_each(|c| uses[c.index()] += 1),
+            None => node.children().for_each(|c| uses[c.index()] += 1),
+        }
+    }
+    for r in &roots {
+        uses[r.index()] += 1;
+    }
+
+    // Unnamed nodes read more than once get auxiliary names.
+    let mut aux = 0usize;
+    for (i, node) in graph.nodes().iter().enumerate() {
+        if !live[i]
+            || names[i].is_some()
+            || uses[i] < 2
+            || matches!(node, Node::Const(_) | Node::Var(_))
+            || cheap(graph, node, &names)
+        {
+            continue;
+        }
+        let name = loop {
+            aux += 1;
+            let t = format!("t{aux}");
+            if !taken.contains(&t) {
+                break t;
+            }
+        };
+        taken.insert(name.clone());
+        names[i] = Some(name);
+    }
+
+    let p = Printer {
+        module,
+        names: &names,
+        operands: &operands,
+        format,
+    };
+    let mut out = String::new();
+    p.header(&mut out, robot, function, &live);
+    let mut lines: Vec<(String, String, Option<String>)> = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        if let Some(name) = name {
+            let id = NodeId(i as u32);
+            lines.push((p.name(name), p.expr(id, true).0, None));
+        }
+    }
+    for (name, id, comment) in &outputs {
+        let lhs = match format {
+            Format::Text => name.text(),
+            Format::Latex => name.latex(),
+        };
+        lines.push((lhs, p.operand(*id, Prec::Sum), comment.clone()));
+    }
+    match format {
+        Format::Text => {
+            for (lhs, rhs, comment) in lines {
+                match comment {
+                    Some(c) => writeln!(out, "{lhs} = {rhs}  # {c}"),
+                    None => writeln!(out, "{lhs} = {rhs}"),
+                }
+                .expect("writing to a String");
+            }
+        }
+        Format::Latex => {
+            out.push_str("\\begin{align*}\n");
+            let n = lines.len();
+            for (k, (lhs, rhs, comment)) in lines.into_iter().enumerate() {
+                let end = if k + 1 < n { " \\\\" } else { "" };
+                let note = comment
+                    .map(|c| format!(" && \\text{{{}}}", latex_escape(&c)))
+                    .unwrap_or_default();
+                writeln!(out, "  {lhs} &= {rhs}{note}{end}").expect("writing to a String");
+            }
+            out.push_str("\\end{align*}\n");
+        }
+    }
+    out
+}
+
+/// Operands of the live sums that contain the terms of an earlier named sum: that name, then
+/// the remaining terms. The graph flattens `M_2 = M_3 + ...` into one sum of all terms; this
+/// restores the papers' recursive form. Larger named sums are tried first.
+fn sum_operands(
+    graph: &crate::ir::Graph,
+    live: &[bool],
+    names: &[Option<String>],
+) -> HashMap<NodeId, Vec<NodeId>> {
+    let terms_of = |id: NodeId| match graph.node(id) {
+        Node::Add(t) => Some(t),
+        _ => None,
+    };
+    let mut named: Vec<(usize, NodeId)> = (0..graph.len())
+        .filter(|&i| names[i].is_some())
+        .map(|i| NodeId(i as u32))
+        .filter_map(|id| terms_of(id).map(|t| (t.len(), id)))
+        .collect();
+    named.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+    let mut out = HashMap::new();
+    for (i, &is_live) in live.iter().enumerate() {
+        let id = NodeId(i as u32);
+        // Named sums that are not live are read only by live sums, not re-read themselves.
+        let Some(terms) = terms_of(id).filter(|_| is_live) else {
+            continue;
+        };
+        let mut rest: HashSet<NodeId> = terms.iter().copied().collect();
+        let mut parts = Vec::new();
+        for &(len, s) in &named {
+            if s >= id || len > rest.len() {
+                continue;
+            }
+            let inner = terms_of(s).expect("a sum");
+            if inner.iter().all(|t| rest.contains(t)) {
+                inner.iter().for_each(|t| {
+                    rest.remove(t);
+                });
+                parts.push(s);
+            }
+        }
+        if !parts.is_empty() {
+            parts.sort_unstable();
+            parts.extend(terms.iter().filter(|t| rest.contains(t)));
+            out.insert(id, parts);
+        }
+    }
+    out
+}
+
+/// A negation or constant multiple of a leaf, constant or already named node: repeating it
+/// inline costs less to read than another name.
+fn cheap(graph: &crate::ir::Graph, node: &Node, names: &[Option<String>]) -> bool {
+    let atomic = |c: NodeId| {
+        names[c.index()].is_some() || matches!(graph.node(c), Node::Const(_) | Node::Var(_))
+    };
+    match node {
+        Node::Neg(x) => atomic(*x),
+        Node::Mul(v) => v.len() == 2 && graph.as_const(v[0]).is_some() && atomic(v[1]),
+        _ => false,
+    }
+}
+
+/// The name of one output entry: `tau1`, `M2_1`, ...
+struct OutName {
+    base: &'static str,
+    row: usize,
+    col: Option<usize>,
+}
+
+impl OutName {
+    fn text(&self) -> String {
+        match self.col {
+            Some(c) => format!("{}{}_{c}", self.base, self.row),
+            None => format!("{}{}", self.base, self.row),
+        }
+    }
+
+    fn latex(&self) -> String {
+        let sym = match self.base {
+            "tau" => "\\tau",
+            "qdd" => "\\ddot q",
+            "hc" => "h^{c}",
+            "ho" => "h^{o}",
+            "hg" => "h^{g}",
+            other => other,
+        };
+        match self.col {
+            Some(c) => format!("{sym}_{{{},{c}}}", self.row),
+            None => format!("{sym}_{{{}}}", self.row),
+        }
+    }
+}
+
+/// Binding strength of a printed expression, weakest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Prec {
+    Sum,
+    Neg,
+    Product,
+    Atom,
+}
+
+struct Printer<'a> {
+    module: &'a Module,
+    names: &'a [Option<String>],
+    operands: &'a HashMap<NodeId, Vec<NodeId>>,
+    format: Format,
+}
+
+impl Printer<'_> {
+    fn header(&self, out: &mut String, robot: &Robot, function: FunctionKind, live: &[bool]) {
+        let c = match self.format {
+            Format::Text => "#",
+            Format::Latex => "%",
+        };
+        let graph = &self.module.graph;
+        let _ = writeln!(
+            out,
+            "{c} {} of {} ({} joints), written out by quasidyn",
+            function_name(function).replace('_', " "),
+            robot.name,
+            robot.dof()
+        );
+        let mut trig = Vec::new();
+        let mut params = Vec::new();
+        for (i, node) in graph.nodes().iter().enumerate() {
+            match (live[i], node) {
+                (true, Node::Var(v @ (Var::Sin(m) | Var::Cos(m)))) => {
+                    let f = if matches!(v, Var::Sin(_)) {
+                        "sin"
+                    } else {
+                        "cos"
+                    };
+                    let angle: Vec<String> = joints(*m).map(|j| format!("q{j}")).collect();
+                    trig.push((
+                        *m,
+                        matches!(v, Var::Cos(_)),
+                        format!(
+                            "{} = {f}({})",
+                            leaf_text(graph.params(), *v),
+                            angle.join(" + ")
+                        ),
+                    ));
+                }
+                (true, Node::Var(Var::Param(k))) => {
+                    params.push(graph.params()[*k as usize].name.clone());
+                }
+                _ => {}
+            }
+        }
+        trig.sort();
+        if !trig.is_empty() {
+            let list: Vec<String> = trig.into_iter().map(|t| t.2).collect();
+            let _ = writeln!(out, "{c} {}", list.join(", "));
+        }
+        if !params.is_empty() {
+            let _ = writeln!(
+                out,
+                "{c} parameters (body i): m = mass, mx my mz = first moment about the pole, \
+                 ixx .. izz = inertia tensor about the pole: {}",
+                params.join(", ")
+            );
+        }
+    }
+
+    /// A defined name as printed.
+    fn name(&self, name: &str) -> String {
+        match self.format {
+            Format::Text => name.to_owned(),
+            Format::Latex => latex_label(name),
+        }
+    }
+
+    /// `id` as an operand that must bind at least as strongly as `min`.
+    fn operand(&self, id: NodeId, min: Prec) -> String {
+        let (s, p) = self.expr(id, false);
+        if p < min {
+            format!("({s})")
+        } else {
+            s
+        }
+    }
+
+    /// The expression of `id`: its own structure when `define` (or when it has no name), else
+    /// its name.
+    fn expr(&self, id: NodeId, define: bool) -> (String, Prec) {
+        let graph = &self.module.graph;
+        if !define {
+            if let Some(n) = &self.names[id.index()] {
+                return (self.name(n), Prec::Atom);
+            }
+        }
+        let latex = self.format == Format::Latex;
+        match graph.node(id) {
+            Node::Const(_) => {
+                let v = graph.as_const(id).expect("constant");
+                if v < 0.0 {
+                    (format!("-{}", -v), Prec::Neg)
+                } else {
+                    (format!("{v}"), Prec::Atom)
+                }
+            }
+            Node::Var(v) => {
+                let s = if latex {
+                    leaf_latex(graph.params(), *v)
+                } else {
+                    leaf_text(graph.params(), *v)
+                };
+                (s, Prec::Atom)
+            }
+            Node::Add(terms) => {
+                let terms = self.operands.get(&id).map_or(&terms[..], Vec::as_slice);
+                let mut s = String::new();
+                for (k, &t) in terms.iter().enumerate() {
+                    let term = self.operand(t, Prec::Neg);
+                    match (k, term.strip_prefix('-')) {
+                        (0, _) => s.push_str(&term),
+                        (_, Some(rest)) => {
+                            s.push_str(" - ");
+                            s.push_str(rest);
+                        }
+                        (_, None) => {
+                            s.push_str(" + ");
+                            s.push_str(&term);
+                        }
+                    }
+                }
+                (s, Prec::Sum)
+            }
+            Node::Mul(factors) => {
+                let mut parts = Vec::with_capacity(factors.len());
+                let mut negative = false;
+                for (k, &f) in factors.iter().enumerate() {
+                    if k == 0 {
+                        if let Some(c) = graph.as_const(f) {
+                            negative = c < 0.0;
+                            if c.abs() != 1.0 {
+                                parts.push(format!("{}", c.abs()));
+                            }
+                            continue;
+                        }
+                    }
+                    parts.push(self.operand(f, Prec::Product));
+                }
+                let body = parts.join(if latex { " " } else { "*" });
+                if negative {
+                    (format!("-{body}"), Prec::Neg)
+                } else {
+                    (body, Prec::Product)
+                }
+            }
+            Node::Neg(x) => (format!("-{}", self.operand(*x, Prec::Product)), Prec::Neg),
+            Node::Div(a, b) => {
+                if latex {
+                    let (na, _) = self.expr(*a, false);
+                    let (nb, _) = self.expr(*b, false);
+                    (format!("\\frac{{{na}}}{{{nb}}}"), Prec::Atom)
+                } else {
+                    let na = self.operand(*a, Prec::Product);
+                    let nb = self.operand(*b, Prec::Atom);
+                    (format!("{na}/{nb}"), Prec::Product)
+                }
+            }
+            Node::Sqrt(x) => {
+                let (nx, _) = self.expr(*x, false);
+                if latex {
+                    (format!("\\sqrt{{{nx}}}"), Prec::Atom)
+                } else {
+                    (format!("sqrt({nx})"), Prec::Atom)
+                }
+            }
+        }
+    }
+}
+
+/// 1-based joints of an angle mask.
+fn joints(mask: u64) -> impl Iterator<Item = usize> {
+    (0..64)
+        .filter(move |j| mask & (1u64 << j) != 0)
+        .map(|j| j + 1)
+}
+
+/// `23` for joints 2 and 3; separated by `sep` once a joint has two digits.
+fn mask_digits(mask: u64, sep: &str) -> String {
+    let js: Vec<String> = joints(mask).map(|j| j.to_string()).collect();
+    if js.iter().all(|j| j.len() == 1) {
+        js.concat()
+    } else {
+        js.join(sep)
+    }
+}
+
+fn leaf_text(params: &[crate::ir::Param], v: Var) -> String {
+    match v {
+        Var::Q(j) => format!("q{}", j + 1),
+        Var::Qd(j) => format!("qd{}", j + 1),
+        Var::Qdd(j) => format!("qdd{}", j + 1),
+        Var::Tau(j) => format!("tau{}", j + 1),
+        Var::Sin(m) => format!("s{}", mask_digits(m, "_")),
+        Var::Cos(m) => format!("c{}", mask_digits(m, "_")),
+        Var::Param(k) => params[k as usize].name.clone(),
+    }
+}
+
+fn leaf_latex(params: &[crate::ir::Param], v: Var) -> String {
+    match v {
+        Var::Q(j) => format!("q_{{{}}}", j + 1),
+        Var::Qd(j) => format!("\\dot q_{{{}}}", j + 1),
+        Var::Qdd(j) => format!("\\ddot q_{{{}}}", j + 1),
+        Var::Tau(j) => format!("\\tau_{{{}}}", j + 1),
+        Var::Sin(m) => format!("s_{{{}}}", mask_digits(m, ",")),
+        Var::Cos(m) => format!("c_{{{}}}", mask_digits(m, ",")),
+        Var::Param(k) => latex_label(&params[k as usize].name),
+    }
+}
+
+fn latex_escape(s: &str) -> String {
+    let mut o = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '_' | '#' | '%' | '&' | '$' | '{' | '}' => {
+                o.push('\\');
+                o.push(ch);
+            }
+            c => o.push(c),
+        }
+    }
+    o
+}
+
+/// A label or parameter name in the papers' notation: `w5_x` → `\omega_{5}^{x}`,
+/// `x^y_5` → `x^{y}_{5}`, `m3` → `m_{o3}` (body mass), `msub3` → `m_{3}` (subsystem mass),
+/// `ixy2` → `J^{xy}_{2}` (a tensor entry, the negative of the papers' `I^{xy}`), ... Anything
+/// else is set upright.
+fn latex_label(name: &str) -> String {
+    // Direction cosine `x^y_5`.
+    if let [a, b'^', c, b'_', rest @ ..] = name.as_bytes() {
+        if b"xyz".contains(a) && b"xyz".contains(c) && rest.iter().all(u8::is_ascii_digit) {
+            let j = &name[4..];
+            return format!("{}^{{{}}}_{{{j}}}", *a as char, *c as char);
+        }
+    }
+    let split = name
+        .find(|c: char| c.is_ascii_digit())
+        .unwrap_or(name.len());
+    let (prefix, rest) = name.split_at(split);
+    let (index, suffix) = match rest.split_once('_') {
+        Some((i, s)) => (i, Some(s)),
+        None => (rest, None),
+    };
+    let plain = !index.is_empty()
+        && index.bytes().all(|b| b.is_ascii_digit())
+        && suffix.map_or(true, |s| s.bytes().all(|b| b.is_ascii_alphanumeric()));
+    if !plain {
+        return format!("\\mathrm{{{}}}", latex_escape(name));
+    }
+    let sup = |s: &str| format!("^{{{s}}}");
+    let (sym, sub, sup_part) = match (prefix, suffix) {
+        ("w", Some(s)) => ("\\omega".to_owned(), index.to_owned(), sup(s)),
+        ("wd", Some(s)) => ("\\dot\\omega".to_owned(), index.to_owned(), sup(s)),
+        ("Omegadot_e", Some(s)) => ("\\dot\\Omega".to_owned(), format!("e{index}"), sup(s)),
+        ("ba", Some(s)) => ("(ba)".to_owned(), index.to_owned(), sup(s)),
+        ("mc", Some(s)) => ("(mc)".to_owned(), index.to_owned(), sup(s)),
+        ("Jc", Some(s)) => ("J^{C}".to_owned(), format!("{index},{s}"), String::new()),
+        ("H" | "L", Some(s)) => (prefix.to_owned(), format!("{index}{s}"), String::new()),
+        ("m", None) => ("m".to_owned(), format!("o{index}"), String::new()),
+        ("msub", None) => ("m".to_owned(), index.to_owned(), String::new()),
+        ("mx" | "my" | "mz", None) => ("m".to_owned(), index.to_owned(), sup(&prefix[1..])),
+        ("ixx" | "iyy" | "izz", None) => ("I".to_owned(), index.to_owned(), sup(&prefix[2..])),
+        ("ixy" | "ixz" | "iyz", None) => ("J".to_owned(), index.to_owned(), sup(&prefix[1..])),
+        ("Ia" | "Ib" | "Ic", None) => ("I".to_owned(), index.to_owned(), sup(&prefix[1..])),
+        (p, Some(s)) if p.len() == 1 => (p.to_owned(), index.to_owned(), sup(s)),
+        (p, None) if p.len() == 1 => (p.to_owned(), index.to_owned(), String::new()),
+        _ => return format!("\\mathrm{{{}}}", latex_escape(name)),
+    };
+    format!("{sym}_{{{sub}}}{sup_part}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn latex_names_follow_the_papers() {
+        assert_eq!(latex_label("w5_x"), "\\omega_{5}^{x}");
+        assert_eq!(latex_label("wd12_z"), "\\dot\\omega_{12}^{z}");
+        assert_eq!(latex_label("x^y_5"), "x^{y}_{5}");
+        assert_eq!(latex_label("E3_z"), "E_{3}^{z}");
+        assert_eq!(latex_label("m3"), "m_{o3}");
+        assert_eq!(latex_label("msub2"), "m_{2}");
+        assert_eq!(latex_label("mx2"), "m_{2}^{x}");
+        assert_eq!(latex_label("ixx1"), "I_{1}^{x}");
+        assert_eq!(latex_label("ixy1"), "J_{1}^{xy}");
+        assert_eq!(latex_label("H3_1"), "H_{31}");
+        assert_eq!(latex_label("t12"), "t_{12}");
+        assert_eq!(latex_label("Omegadot_e2_x"), "\\dot\\Omega_{e2}^{x}");
+        assert_eq!(latex_label("odd-name"), "\\mathrm{odd-name}");
+    }
+
+    #[test]
+    fn function_names_round_trip() {
+        for k in FunctionKind::ALL {
+            assert_eq!(function_by_name(function_name(k)), Some(k));
+        }
+        assert_eq!(function_by_name("nope"), None);
+    }
+}
