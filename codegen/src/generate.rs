@@ -90,6 +90,7 @@ pub fn build_module(robot: &Robot) -> Module {
         .flat_map(|f| f.outputs.iter().flat_map(|o| o.values.iter().copied()))
         .collect();
     let (graph, roots) = graph.share_partial_results(&roots);
+    let (graph, roots) = graph.share_common_factor_pairs(&roots);
     let mut it = roots.into_iter();
     let functions = functions
         .into_iter()

@@ -228,6 +228,144 @@ impl Graph {
     }
 }
 
+/// A factor of a product while common pairs are extracted: an old node, or pair `k`.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Factor {
+    Node(NodeId),
+    Pair(usize),
+}
+
+/// How often the pair `(a, b)` can be taken out of the sorted factor list `f`.
+fn occurrences(f: &[Factor], a: Factor, b: Factor) -> usize {
+    let ca = f.iter().filter(|&&x| x == a).count();
+    if a == b {
+        ca / 2
+    } else {
+        ca.min(f.iter().filter(|&&x| x == b).count())
+    }
+}
+
+impl Graph {
+    /// A copy where a pair of factors shared by several products of three or more factors is
+    /// computed once (most frequent pair first, repeatedly), and the roots' ids in it. This is
+    /// what keeps `(c_2 q̇_1)²` and `c_2 q̇_1 q̇_2` from multiplying `c_2 q̇_1` out again when
+    /// `c_2 q̇_1` itself was flattened into them.
+    pub fn share_common_factor_pairs(&self, roots: &[NodeId]) -> (Graph, Vec<NodeId>) {
+        let live = self.reachable(roots);
+        let mut lists: HashMap<usize, Vec<Factor>> = HashMap::new();
+        for (i, node) in self.nodes().iter().enumerate() {
+            if let Node::Mul(v) = node {
+                if live[i] && v.len() >= 3 && self.as_const(v[0]).is_none() {
+                    lists.insert(i, v.iter().map(|&c| Factor::Node(c)).collect());
+                }
+            }
+        }
+        let mut order: Vec<usize> = lists.keys().copied().collect();
+        order.sort_unstable();
+        let mut pairs: Vec<(Factor, Factor)> = Vec::new();
+        loop {
+            let mut counts: HashMap<(Factor, Factor), usize> = HashMap::new();
+            for i in &order {
+                let f = &lists[i];
+                if f.len() < 3 {
+                    continue;
+                }
+                let mut distinct = f.clone();
+                distinct.sort_unstable();
+                distinct.dedup();
+                for (x, &a) in distinct.iter().enumerate() {
+                    for &b in &distinct[x..] {
+                        let n = occurrences(f, a, b);
+                        if n > 0 {
+                            *counts.entry((a, b)).or_default() += n;
+                        }
+                    }
+                }
+            }
+            let Some((&(a, b), &n)) = counts.iter().max_by(|x, y| x.1.cmp(y.1).then(y.0.cmp(x.0)))
+            else {
+                break;
+            };
+            if n < 2 {
+                break;
+            }
+            let k = pairs.len();
+            pairs.push((a, b));
+            for i in &order {
+                let f = lists.get_mut(i).expect("listed");
+                if f.len() < 3 {
+                    continue;
+                }
+                for _ in 0..occurrences(f, a, b) {
+                    for x in [a, b] {
+                        let p = f.iter().position(|&y| y == x).expect("present");
+                        f.remove(p);
+                    }
+                    f.push(Factor::Pair(k));
+                }
+            }
+        }
+
+        let mut out = Graph::new();
+        out.copy_tables_from(self);
+        let mut map: Vec<Option<NodeId>> = vec![None; self.len()];
+        let mut built: Vec<Option<NodeId>> = vec![None; pairs.len()];
+        fn factor(
+            out: &mut Graph,
+            map: &[Option<NodeId>],
+            pairs: &[(Factor, Factor)],
+            built: &mut [Option<NodeId>],
+            f: Factor,
+        ) -> NodeId {
+            match f {
+                Factor::Node(c) => map[c.index()].expect("factor is live"),
+                Factor::Pair(k) => {
+                    if let Some(id) = built[k] {
+                        return id;
+                    }
+                    let a = factor(out, map, pairs, built, pairs[k].0);
+                    let b = factor(out, map, pairs, built, pairs[k].1);
+                    let id = out.intern(Node::Mul(Box::new([a.min(b), a.max(b)])));
+                    built[k] = Some(id);
+                    id
+                }
+            }
+        }
+        for (i, node) in self.nodes().iter().enumerate() {
+            if !live[i] {
+                continue;
+            }
+            let new = match lists.get(&i) {
+                Some(f) => {
+                    let mut v: Vec<NodeId> = f
+                        .iter()
+                        .map(|&x| factor(&mut out, &map, &pairs, &mut built, x))
+                        .collect();
+                    v.sort_unstable();
+                    if v.len() == 1 {
+                        v[0]
+                    } else {
+                        out.intern(Node::Mul(v.into_boxed_slice()))
+                    }
+                }
+                None => {
+                    let mapped = node.map_children(|c| map[c.index()].expect("child is live"));
+                    out.intern(mapped)
+                }
+            };
+            map[i] = Some(new);
+            if let Some(name) = self.name(NodeId(i as u32)) {
+                out.insert_name(new, name.to_owned());
+            }
+        }
+        let roots = roots
+            .iter()
+            .map(|r| map[r.index()].expect("root is live"))
+            .collect();
+        (out, roots)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::eval::Env;
@@ -285,5 +423,27 @@ mod tests {
         assert_eq!(*h.node(r[1]), Node::Neg(r[0]));
         assert_eq!(h.op_count(&r).add, 2);
         assert_eq!(h.eval(r[1], &env()), -h.eval(r[0], &env()));
+    }
+
+    #[test]
+    fn a_factor_pair_shared_by_products_is_multiplied_once() {
+        let mut g = Graph::new();
+        let (c, w, v, u) = (
+            g.var(Var::Cos(1)),
+            g.var(Var::Qd(0)),
+            g.var(Var::Qd(1)),
+            g.var(Var::Qdd(1)),
+        );
+        // c w v, c w u and (c w)^2: c w is not live on its own.
+        let p1 = g.product(&[c, w, v]);
+        let p2 = g.product(&[c, w, u]);
+        let p3 = g.product(&[c, w, c, w]);
+        let roots = [p1, p2, p3];
+        assert_eq!(g.op_count(&roots).mul, 2 + 2 + 3);
+        let (h, r) = g.share_common_factor_pairs(&roots);
+        assert_eq!(h.op_count(&r).mul, 1 + 1 + 1 + 1);
+        for (a, b) in roots.iter().zip(&r) {
+            assert_eq!(g.eval(*a, &env()), h.eval(*b, &env()));
+        }
     }
 }
