@@ -5,8 +5,10 @@
 //! - `ω_j`, `ω̇_j`: quasi-velocities and quasi-accelerations (§1.3). A prismatic joint does not
 //!   change them.
 //! - `A_j = a(O_j) - g`: pole acceleration minus gravity. Its gravity part is the DC row
-//!   `R_jᵀ(-g)` (the papers' `g ξ^y_j`); its kinematic part accumulates `W_i = (O_iO_{i+1})''`,
-//!   which for a revolute chain is the papers' `Σ L_i ω̇_ei`.
+//!   `R_jᵀ(-g)` (the papers' `g ξ^y_j`), either added from the DC rows or obtained by starting
+//!   the recursion with the base acceleration `-g` (one elementary rotation per joint); its
+//!   kinematic part accumulates `W_i = (O_iO_{i+1})''`, which for a revolute chain is the
+//!   papers' `Σ L_i ω̇_ei`.
 //! - `T_j = [ω̇_j]× + [ω_j]×²`, so `T_j u` is the papers' `Ω̇_u` for a body-fixed vector `u`.
 //! - `(ba)_j = m_oj O_jC_j + m_{j+1} d_j` with `d_j = O_jO_{j+1}`: the method's `b_j a_j`.
 //!
@@ -170,6 +172,17 @@ pub(crate) struct Statics<'p, E> {
     pub grav: &'p [V3<E>],
 }
 
+/// How the weight enters a pass.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Weight {
+    /// As the base acceleration `-g`, rotated outwards with the pole accelerations: cheapest
+    /// when the pass moves anyway.
+    BaseAcceleration,
+    /// As the DC rows `R_jᵀ(-g)` added per body: cheaper at rest, where the absolute
+    /// orientation reuses the angle sums of parallel joints.
+    BodyRows,
+}
+
 /// `(ba)_j = h_j + m_{j+1} d_j`.
 pub(crate) fn mass_distribution<A: Algebra>(
     cx: &mut Cx<'_, A>,
@@ -205,14 +218,14 @@ pub(crate) fn gravity_in_bodies<A: Algebra>(
 }
 
 /// One pass of the recursion for joint velocities `qd` and accelerations `qdd` (known zeros
-/// fold away); `gravity` includes the weight. `forces` also returns `F_j` for every body.
+/// fold away), including the weight as `weight` says. `forces` also returns `F_j` for every body.
 pub(crate) fn newton_euler<A: Algebra>(
     cx: &mut Cx<'_, A>,
     robot: &Robot,
     st: &Statics<'_, A::E>,
     qd: &[S<A::E>],
     qdd: &[S<A::E>],
-    gravity: bool,
+    weight: Weight,
     forces: bool,
 ) -> Pass<A::E> {
     let n = robot.dof();
@@ -233,7 +246,14 @@ pub(crate) fn newton_euler<A: Algebra>(
     let mut big_a: Vec<V3<A::E>> = Vec::with_capacity(n);
     let mut w_inc: Vec<V3<A::E>> = Vec::with_capacity(n);
     let (mut w_prev, mut wd_prev) = (zero3(), zero3());
-    let mut a_prev = zero3();
+    // Gravity enters as an upward acceleration of the base: `A_j = Rot_jᵀ (A_{j-1} + W_{j-1})`
+    // then carries the papers' `g ξ^y_j` with one elementary rotation per joint, and no absolute
+    // orientation is needed.
+    let mut a_prev = if weight == Weight::BaseAcceleration {
+        k3(robot.gravity.map(|g| -g))
+    } else {
+        zero3()
+    };
     // The base does not move; only a prismatic first joint accelerates O_1.
     let mut inc_prev = if prismatic(0) {
         slide(cx, 0, &zero3())
@@ -261,7 +281,7 @@ pub(crate) fn newton_euler<A: Algebra>(
         cx.label3(&wd, || format!("wd{}", j + 1));
         let s = cx.vadd(&a_prev, &inc_prev);
         let akin = cx.mat_t_vec(rot, &s);
-        let a = if gravity {
+        let a = if weight == Weight::BodyRows {
             cx.vadd(&akin, &st.grav[j])
         } else {
             akin

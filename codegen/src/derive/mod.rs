@@ -21,6 +21,7 @@ pub use split::{velocity_split, Split};
 
 use crate::algebra::Algebra;
 use crate::model::Robot;
+use dynamics::Weight;
 use scalar::{Cx, S};
 
 /// Everything derived for one robot, as handles of the algebra (row-major matrices).
@@ -89,11 +90,11 @@ pub fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
 
     // The full pass carries the papers' names; the others are the same recursion with known
     // zeros, so their intermediates are different quantities and stay unnamed.
-    let id = dynamics::newton_euler(cx, robot, &st, &qd, &qdd, true, false);
+    let id = dynamics::newton_euler(cx, robot, &st, &qd, &qdd, Weight::BaseAcceleration, false);
     let m = mass_matrix::mass_matrix(cx, robot, &st);
     cx.labels = false;
-    let grav_pass = dynamics::newton_euler(cx, robot, &st, &zero, &zero, true, true);
-    let nle = dynamics::newton_euler(cx, robot, &st, &qd, &zero, true, false);
+    let grav_pass = dynamics::newton_euler(cx, robot, &st, &zero, &zero, Weight::BodyRows, true);
+    let nle = dynamics::newton_euler(cx, robot, &st, &qd, &zero, Weight::BaseAcceleration, false);
 
     let rhs: Vec<S<A::E>> = (0..n)
         .map(|j| {

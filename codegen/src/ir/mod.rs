@@ -9,6 +9,7 @@ mod module;
 mod node;
 mod passes;
 mod rules;
+mod share;
 #[cfg(test)]
 mod tests;
 
