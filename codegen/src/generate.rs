@@ -84,28 +84,6 @@ pub fn build_module(robot: &Robot) -> Module {
             ],
         ),
     ];
-    // Flat sums and products repeat the operands of live partial results; reuse those.
-    let roots: Vec<NodeId> = functions
-        .iter()
-        .flat_map(|f| f.outputs.iter().flat_map(|o| o.values.iter().copied()))
-        .collect();
-    let (graph, roots) = graph.share_partial_results(&roots);
-    let (graph, roots) = graph.share_common_factor_pairs(&roots);
-    let mut it = roots.into_iter();
-    let functions = functions
-        .into_iter()
-        .map(|f| Function {
-            kind: f.kind,
-            outputs: f
-                .outputs
-                .into_iter()
-                .map(|o| Output {
-                    values: o.values.iter().map(|_| it.next().expect("root")).collect(),
-                    ..o
-                })
-                .collect(),
-        })
-        .collect();
     Module {
         robot_name: robot.name.clone(),
         dof: n,
