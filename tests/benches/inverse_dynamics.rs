@@ -40,11 +40,10 @@ fn ns_per_call(mut f: impl FnMut(usize)) -> f64 {
 
 type Arrays<const N: usize> = Vec<([f64; N], [f64; N], [f64; N])>;
 
-fn bench<const N: usize>(
-    stem: &str,
-    rust: fn(&[f64; N], &[f64; N], &[f64; N]) -> [f64; N],
-    c: &CRobot<f64>,
-) {
+/// A generated Rust inverse dynamics function.
+type InverseDynamics<const N: usize> = fn(&[f64; N], &[f64; N], &[f64; N]) -> [f64; N];
+
+fn bench<const N: usize>(stem: &str, rust: InverseDynamics<N>, c: &CRobot<f64>) {
     let robot = quasidyn_codegen::load_spec(&workspace_root().join(format!("robots/{stem}.toml")))
         .expect("shipped spec parses");
     let chain = chain_of(&robot);
@@ -107,7 +106,6 @@ fn bench<const N: usize>(
 }
 
 fn main() {
-    // `cargo bench` passes `--bench`; `cargo test --benches` passes nothing else that matters.
     bench::<6>("ur5", generated::ur5::inverse_dynamics, &C_UR5);
     bench::<6>("puma560", generated::puma560::inverse_dynamics, &C_PUMA560);
 }
