@@ -1,11 +1,23 @@
 //! Shared helpers of the workspace integration tests: conversion of a parsed spec into the
-//! runtime's numeric chain, fixture loading and tolerant comparison.
+//! runtime's numeric chain, fixture loading and tolerant comparison, and the code generated
+//! from every robot in `robots/` (by `build.rs`) behind one slice-based interface.
 
 use std::path::{Path, PathBuf};
 
-use quasidyn::{Body, Chain};
-use quasidyn_codegen::{JointKind, Robot};
+use quasidyn::reference::ReferenceModel;
+use quasidyn::{Body, Chain, Dynamics};
+use quasidyn_codegen::{FunctionKind, JointKind, Robot};
 use serde::Deserialize;
+
+pub mod generated {
+    //! Generated Rust modules (`generated::NAME`), FFI declarations of the generated C, and the
+    //! registries [`ROBOTS`], [`FLOAT_C`] and [`HEADER_ONLY_C`] (written by `build.rs`).
+    use super::{CRobot, GeneratedRobot, ViaTrait};
+    include!(concat!(env!("OUT_DIR"), "/generated.rs"));
+}
+
+/// Directory holding the build script's output (`rust/`, `c/`, `generated.rs`).
+pub const OUT_DIR: &str = env!("OUT_DIR");
 
 /// Workspace root (the directory holding `robots/` and `tests/`).
 pub fn workspace_root() -> PathBuf {
@@ -117,5 +129,424 @@ pub fn assert_close(what: &str, actual: &[f64], expected: &[f64], rel: f64) {
             "{what}[{k}]: got {a:e}, expected {e:e} (tolerance {:e})",
             rel * scale
         );
+    }
+}
+
+/// Inputs of a call; each array has one entry per joint.
+#[derive(Clone, Debug, PartialEq)]
+pub struct State {
+    /// Joint positions.
+    pub q: Vec<f64>,
+    /// Joint velocities.
+    pub qd: Vec<f64>,
+    /// Joint accelerations (inverse dynamics).
+    pub qdd: Vec<f64>,
+    /// Joint forces (forward dynamics).
+    pub tau: Vec<f64>,
+}
+
+/// Any implementation of the generated functions, called uniformly: `call` returns the outputs
+/// of `kind` in contract order, each flattened row-major (`R` then `p`; `F` then `T`).
+pub trait Evaluate: Sync {
+    /// Number of joints.
+    fn dof(&self) -> usize;
+    /// The outputs of function `kind` at `x` (which reads only the inputs `kind` takes).
+    fn call(&self, kind: FunctionKind, x: &State) -> Vec<Vec<f64>>;
+}
+
+/// Flattens `[[f64; C]; R]` row-major.
+pub fn flat_rows<const C: usize>(m: &[[f64; C]]) -> Vec<f64> {
+    m.iter().flatten().copied().collect()
+}
+
+/// A generated Rust robot called through `quasidyn::Dynamics<N>` (so the trait impl is what is
+/// tested, and through it the free functions it forwards to).
+pub struct ViaTrait<D, const N: usize>(pub D);
+
+impl<D: Dynamics<N> + Sync, const N: usize> Evaluate for ViaTrait<D, N> {
+    fn dof(&self) -> usize {
+        N
+    }
+
+    fn call(&self, kind: FunctionKind, x: &State) -> Vec<Vec<f64>> {
+        let a = |v: &[f64]| -> [f64; N] { v.try_into().expect("one value per joint") };
+        let d = &self.0;
+        match kind {
+            FunctionKind::InverseDynamics => {
+                vec![d.inverse_dynamics(&a(&x.q), &a(&x.qd), &a(&x.qdd)).to_vec()]
+            }
+            FunctionKind::Gravity => vec![d.gravity(&a(&x.q)).to_vec()],
+            FunctionKind::NonlinearEffects => {
+                vec![d.nonlinear_effects(&a(&x.q), &a(&x.qd)).to_vec()]
+            }
+            FunctionKind::MassMatrix => vec![flat_rows(&d.mass_matrix(&a(&x.q)))],
+            FunctionKind::ForwardDynamics => {
+                vec![d.forward_dynamics(&a(&x.q), &a(&x.qd), &a(&x.tau)).to_vec()]
+            }
+            FunctionKind::ForwardKinematics => {
+                let (r, p) = d.forward_kinematics(&a(&x.q));
+                vec![flat_rows(&r), p.to_vec()]
+            }
+            FunctionKind::Jacobian => vec![flat_rows(&d.jacobian(&a(&x.q)))],
+            FunctionKind::Centrifugal => vec![d.centrifugal(&a(&x.q), &a(&x.qd)).to_vec()],
+            FunctionKind::Coriolis => vec![d.coriolis(&a(&x.q), &a(&x.qd)).to_vec()],
+            FunctionKind::Gyroscopic => vec![d.gyroscopic(&a(&x.q), &a(&x.qd)).to_vec()],
+            FunctionKind::StaticJointReactions => {
+                let (f, t) = d.static_joint_reactions(&a(&x.q));
+                vec![flat_rows(&f), flat_rows(&t)]
+            }
+        }
+    }
+}
+
+/// Scalar type of a generated C variant.
+pub trait Real: Copy + Default + Sync {
+    /// Rounds from `f64`.
+    fn from_f64(v: f64) -> Self;
+    /// Widens to `f64`.
+    fn to_f64(self) -> f64;
+}
+
+impl Real for f64 {
+    fn from_f64(v: f64) -> Self {
+        v
+    }
+    fn to_f64(self) -> f64 {
+        self
+    }
+}
+
+impl Real for f32 {
+    fn from_f64(v: f64) -> Self {
+        v as f32
+    }
+    fn to_f64(self) -> f64 {
+        f64::from(self)
+    }
+}
+
+/// `f(q, out)`.
+pub type CQ<T> = unsafe extern "C" fn(*const T, *mut T);
+/// `f(q, out0, out1)`.
+pub type CQ2<T> = unsafe extern "C" fn(*const T, *mut T, *mut T);
+/// `f(q, qd, out)`.
+pub type CQQd<T> = unsafe extern "C" fn(*const T, *const T, *mut T);
+/// `f(q, qd, qdd or tau, out)`.
+pub type CQQdX<T> = unsafe extern "C" fn(*const T, *const T, *const T, *mut T);
+
+/// The generated C functions of one robot (one variant), as linked into this crate.
+pub struct CRobot<T: 'static> {
+    /// Number of joints.
+    pub dof: usize,
+    /// `NAME_inverse_dynamics`.
+    pub inverse_dynamics: CQQdX<T>,
+    /// `NAME_gravity`.
+    pub gravity: CQ<T>,
+    /// `NAME_nonlinear_effects`.
+    pub nonlinear_effects: CQQd<T>,
+    /// `NAME_mass_matrix`.
+    pub mass_matrix: CQ<T>,
+    /// `NAME_forward_dynamics`.
+    pub forward_dynamics: CQQdX<T>,
+    /// `NAME_forward_kinematics`.
+    pub forward_kinematics: CQ2<T>,
+    /// `NAME_jacobian`.
+    pub jacobian: CQ<T>,
+    /// `NAME_centrifugal`.
+    pub centrifugal: CQQd<T>,
+    /// `NAME_coriolis`.
+    pub coriolis: CQQd<T>,
+    /// `NAME_gyroscopic`.
+    pub gyroscopic: CQQd<T>,
+    /// `NAME_static_joint_reactions`.
+    pub static_joint_reactions: CQ2<T>,
+}
+
+/// Lengths of the flattened outputs of `kind` for `n` joints, in contract order.
+pub fn output_lengths(kind: FunctionKind, n: usize) -> Vec<usize> {
+    match kind {
+        FunctionKind::MassMatrix => vec![n * n],
+        FunctionKind::ForwardKinematics => vec![9, 3],
+        FunctionKind::Jacobian => vec![6 * n],
+        FunctionKind::StaticJointReactions => vec![3 * n, 3 * n],
+        _ => vec![n],
+    }
+}
+
+impl<T: Real> Evaluate for CRobot<T> {
+    fn dof(&self) -> usize {
+        self.dof
+    }
+
+    fn call(&self, kind: FunctionKind, x: &State) -> Vec<Vec<f64>> {
+        let n = self.dof;
+        let conv = |v: &[f64]| -> Vec<T> {
+            assert_eq!(v.len(), n, "one value per joint");
+            v.iter().map(|&a| T::from_f64(a)).collect()
+        };
+        let (q, qd, qdd, tau) = (conv(&x.q), conv(&x.qd), conv(&x.qdd), conv(&x.tau));
+        let (q, qd, qdd, tau) = (q.as_ptr(), qd.as_ptr(), qdd.as_ptr(), tau.as_ptr());
+        let lengths = output_lengths(kind, n);
+        let mut o0 = vec![T::default(); lengths[0]];
+        let mut o1 = vec![T::default(); lengths.get(1).copied().unwrap_or(0)];
+        let (a, b) = (o0.as_mut_ptr(), o1.as_mut_ptr());
+        // SAFETY: every input points to `n` values and every output to a buffer of the length
+        // the function's contract writes; the C code keeps no pointer after returning.
+        unsafe {
+            match kind {
+                FunctionKind::InverseDynamics => (self.inverse_dynamics)(q, qd, qdd, a),
+                FunctionKind::Gravity => (self.gravity)(q, a),
+                FunctionKind::NonlinearEffects => (self.nonlinear_effects)(q, qd, a),
+                FunctionKind::MassMatrix => (self.mass_matrix)(q, a),
+                FunctionKind::ForwardDynamics => (self.forward_dynamics)(q, qd, tau, a),
+                FunctionKind::ForwardKinematics => (self.forward_kinematics)(q, a, b),
+                FunctionKind::Jacobian => (self.jacobian)(q, a),
+                FunctionKind::Centrifugal => (self.centrifugal)(q, qd, a),
+                FunctionKind::Coriolis => (self.coriolis)(q, qd, a),
+                FunctionKind::Gyroscopic => (self.gyroscopic)(q, qd, a),
+                FunctionKind::StaticJointReactions => (self.static_joint_reactions)(q, a, b),
+            }
+        }
+        let widen = |v: Vec<T>| v.into_iter().map(T::to_f64).collect::<Vec<f64>>();
+        let mut out = vec![widen(o0)];
+        if lengths.len() > 1 {
+            out.push(widen(o1));
+        }
+        out
+    }
+}
+
+/// One robot of `robots/`, generated and compiled by `build.rs`.
+pub struct GeneratedRobot {
+    /// Spec file stem (`robots/<stem>.toml`, `tests/fixtures/<stem>.json`).
+    pub stem: &'static str,
+    /// Module / C prefix name.
+    pub name: &'static str,
+    /// Number of joints.
+    pub dof: usize,
+    /// The generated Rust, through `quasidyn::Dynamics`.
+    pub rust: &'static dyn Evaluate,
+    /// The generated C (double precision), through FFI.
+    pub c: &'static dyn Evaluate,
+}
+
+impl GeneratedRobot {
+    /// The parsed spec.
+    pub fn spec(&self) -> Robot {
+        let path = workspace_root()
+            .join("robots")
+            .join(format!("{}.toml", self.stem));
+        quasidyn_codegen::load_spec(&path).expect("shipped spec parses")
+    }
+}
+
+/// The outputs of `kind` at `x` according to a numeric reference model, in the layout of
+/// [`Evaluate::call`]. The velocity split, which the models do not compute, comes from
+/// [`reference_split`].
+pub fn reference_call(model: &dyn ReferenceModel, kind: FunctionKind, x: &State) -> Vec<Vec<f64>> {
+    let n = model.dof();
+    let mut out: Vec<Vec<f64>> = output_lengths(kind, n)
+        .into_iter()
+        .map(|len| vec![0.0; len])
+        .collect();
+    match kind {
+        FunctionKind::InverseDynamics => model.inverse_dynamics(&x.q, &x.qd, &x.qdd, &mut out[0]),
+        FunctionKind::Gravity => model.gravity(&x.q, &mut out[0]),
+        FunctionKind::NonlinearEffects => model.nonlinear_effects(&x.q, &x.qd, &mut out[0]),
+        FunctionKind::MassMatrix => model.mass_matrix(&x.q, &mut out[0]),
+        FunctionKind::ForwardDynamics => model.forward_dynamics(&x.q, &x.qd, &x.tau, &mut out[0]),
+        FunctionKind::ForwardKinematics => {
+            let (r, p) = model.forward_kinematics(&x.q);
+            out = vec![flat_rows(&r), p.to_vec()];
+        }
+        FunctionKind::Jacobian => model.jacobian(&x.q, &mut out[0]),
+        FunctionKind::Centrifugal | FunctionKind::Coriolis | FunctionKind::Gyroscopic => {
+            let (hc, ho, hg) = reference_split(model, &x.q, &x.qd);
+            out[0] = match kind {
+                FunctionKind::Centrifugal => hc,
+                FunctionKind::Coriolis => ho,
+                _ => hg,
+            };
+        }
+        FunctionKind::StaticJointReactions => {
+            let (f, t) = out.split_at_mut(1);
+            model.static_joint_reactions(&x.q, &mut f[0], &mut t[0]);
+        }
+    }
+    out
+}
+
+/// Mass-matrix derivatives `dh[(k*n + j)*n + i] = ∂H_kj/∂q_i` from the model's nonlinear
+/// effects alone, exactly (no finite differences): `h(q, v) - g(q) = Σ_ij c_k,ij v_i v_j`
+/// with the Christoffel symbols `c_k,ij = ½(∂_j H_ki + ∂_i H_kj - ∂_k H_ij)`, read off by
+/// polarization at unit velocities, and `∂_i H_kj = c_k,ji + c_j,ki`.
+pub fn mass_matrix_derivatives(model: &dyn ReferenceModel, q: &[f64]) -> Vec<f64> {
+    let n = model.dof();
+    let mut g = vec![0.0; n];
+    model.gravity(q, &mut g);
+    let quad = |v: &[f64]| -> Vec<f64> {
+        let mut h = vec![0.0; n];
+        model.nonlinear_effects(q, v, &mut h);
+        h.iter().zip(&g).map(|(h, g)| h - g).collect()
+    };
+    let unit = |i: usize, j: usize| -> Vec<f64> {
+        let mut v = vec![0.0; n];
+        v[i] += 1.0;
+        v[j] += 1.0;
+        v
+    };
+    let diag: Vec<Vec<f64>> = (0..n).map(|i| quad(&unit(i, i))).collect();
+    // Unit velocity `e_i` is half of `unit(i, i)`, so its quadratic form is a quarter.
+    let diag: Vec<Vec<f64>> = diag
+        .into_iter()
+        .map(|v| v.into_iter().map(|x| 0.25 * x).collect())
+        .collect();
+    let mut c = vec![0.0; n * n * n]; // c[(k*n + i)*n + j]
+    for i in 0..n {
+        for j in 0..n {
+            let v = if i == j {
+                diag[i].clone()
+            } else {
+                let both = quad(&unit(i, j));
+                (0..n)
+                    .map(|k| 0.5 * (both[k] - diag[i][k] - diag[j][k]))
+                    .collect()
+            };
+            for k in 0..n {
+                c[(k * n + i) * n + j] = v[k];
+            }
+        }
+    }
+    let mut dh = vec![0.0; n * n * n];
+    for k in 0..n {
+        for j in 0..n {
+            for i in 0..n {
+                dh[(k * n + j) * n + i] = c[(k * n + j) * n + i] + c[(j * n + k) * n + i];
+            }
+        }
+    }
+    dh
+}
+
+/// The velocity split `(h_c, h_o, h_g)` of seed 001, Statement 3, formulas (12)-(16) with the
+/// inner Coriolis sum from `k = j + 1`, evaluated on [`mass_matrix_derivatives`] of `model`.
+pub fn reference_split(
+    model: &dyn ReferenceModel,
+    q: &[f64],
+    qd: &[f64],
+) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+    let n = model.dof();
+    let dh = mass_matrix_derivatives(model, q);
+    let d = |k: usize, j: usize, i: usize| dh[(k * n + j) * n + i];
+    let (mut hc, mut ho, mut hg) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+    for i in 0..n {
+        hc[i] = (i + 1..n).map(|j| d(j, i, j) * qd[j] * qd[j]).sum();
+        let hgo = 0.5 * qd[i] * (i + 1..n).map(|j| d(i, i, j) * qd[j]).sum::<f64>();
+        ho[i] = hgo
+            + (i + 1..n)
+                .map(|j| {
+                    qd[j]
+                        * (j + 1..n)
+                            .map(|k| (d(k, i, j) + d(j, i, k)) * qd[k])
+                            .sum::<f64>()
+                })
+                .sum::<f64>();
+        hg[i] = hgo
+            + (0..i)
+                .map(|j| {
+                    let hdot: f64 = (j + 1..n).map(|l| d(i, j, l) * qd[l]).sum();
+                    let dt: f64 = (j + 1..n).map(|k| d(k, j, i) * qd[k]).sum();
+                    qd[j] * (hdot - dt - 0.5 * d(j, j, i) * qd[j])
+                })
+                .sum::<f64>();
+    }
+    (hc, ho, hg)
+}
+
+/// A small deterministic generator (xorshift64*), so random states are reproducible without a
+/// dependency.
+#[derive(Clone, Debug)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator from a non-zero seed.
+    pub fn new(seed: u64) -> Self {
+        Rng(seed.max(1))
+    }
+
+    /// Uniform in `[0, 1)`.
+    pub fn unit(&mut self) -> f64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        let bits = self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 11;
+        bits as f64 / (1u64 << 53) as f64
+    }
+
+    /// Uniform in `[lo, hi)`.
+    pub fn range(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * self.unit()
+    }
+}
+
+/// `count` random states for `robot`: revolute angles in `[-π, π)`, prismatic positions in
+/// `[-0.5, 0.5)` m, velocities in `[-2, 2)`, accelerations in `[-5, 5)`, forces in `[-20, 20)`.
+pub fn random_states(robot: &Robot, seed: u64, count: usize) -> Vec<State> {
+    let mut rng = Rng::new(seed);
+    let n = robot.dof();
+    (0..count)
+        .map(|_| State {
+            q: robot
+                .bodies
+                .iter()
+                .map(|b| match b.joint {
+                    JointKind::Revolute => rng.range(-std::f64::consts::PI, std::f64::consts::PI),
+                    JointKind::Prismatic => rng.range(-0.5, 0.5),
+                })
+                .collect(),
+            qd: (0..n).map(|_| rng.range(-2.0, 2.0)).collect(),
+            qdd: (0..n).map(|_| rng.range(-5.0, 5.0)).collect(),
+            tau: (0..n).map(|_| rng.range(-20.0, 20.0)).collect(),
+        })
+        .collect()
+}
+
+/// A fixture state as call inputs (`tau` is the fixture's `tau_fd`).
+pub fn fixture_inputs(s: &FixtureState) -> State {
+    State {
+        q: s.q.clone(),
+        qd: s.qd.clone(),
+        qdd: s.qdd.clone(),
+        tau: s.tau_fd.clone(),
+    }
+}
+
+/// A fixture's expected outputs of `kind`, in the layout of [`Evaluate::call`].
+pub fn fixture_outputs(s: &FixtureState, kind: FunctionKind) -> Vec<Vec<f64>> {
+    match kind {
+        FunctionKind::InverseDynamics => vec![s.tau.clone()],
+        FunctionKind::Gravity => vec![s.gravity.clone()],
+        FunctionKind::NonlinearEffects => vec![s.nonlinear_effects.clone()],
+        FunctionKind::MassMatrix => vec![flat(&s.mass_matrix)],
+        FunctionKind::ForwardDynamics => vec![s.qdd_fd.clone()],
+        FunctionKind::ForwardKinematics => {
+            vec![flat(&s.tool_rotation), s.tool_position.clone()]
+        }
+        FunctionKind::Jacobian => vec![flat(&s.jacobian)],
+        FunctionKind::Centrifugal => vec![s.centrifugal.clone()],
+        FunctionKind::Coriolis => vec![s.coriolis.clone()],
+        FunctionKind::Gyroscopic => vec![s.gyroscopic.clone()],
+        FunctionKind::StaticJointReactions => {
+            vec![flat(&s.static_force), flat(&s.static_moment)]
+        }
+    }
+}
+
+/// Compares every output of a call, with [`assert_close`].
+#[track_caller]
+pub fn assert_outputs_close(what: &str, actual: &[Vec<f64>], expected: &[Vec<f64>], rel: f64) {
+    assert_eq!(actual.len(), expected.len(), "{what}: number of outputs");
+    for (k, (a, e)) in actual.iter().zip(expected).enumerate() {
+        assert_close(&format!("{what} output {k}"), a, e, rel);
     }
 }

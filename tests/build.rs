@@ -1,0 +1,279 @@
+//! Generates, compiles and registers the code of every robot in `robots/`:
+//!
+//! - `$OUT_DIR/rust/NAME.rs`: `emit_rust` output, included by `src/lib.rs` as `generated::NAME`;
+//! - `$OUT_DIR/c/NAME.{h,c}`: `emit_c` output, compiled with strict C99 flags into a static
+//!   library linked into the crate; plus the single-precision variant of one robot and the
+//!   header-only variant of another (through a small wrapper file), so that every emitter
+//!   path goes through the same strict compile;
+//! - `$OUT_DIR/generated.rs`: the `include!`s, FFI declarations and registries the tests iterate.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use quasidyn_codegen::emit::{camel_ident, snake_ident};
+use quasidyn_codegen::{build_module, emit_c, emit_rust, load_spec, COptions, FunctionKind};
+
+/// Robot whose `float` C variant is compiled and tested.
+const FLOAT_ROBOT: &str = "planar3r";
+/// Robot whose header-only C variant is compiled and tested.
+const HEADER_ONLY_ROBOT: &str = "gimbal";
+/// The flags the issue requires on every C compile (checked on the compiler's command line).
+const STRICT_FLAGS: [&str; 5] = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"];
+
+fn main() {
+    let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
+    let robots_dir = manifest.join("../robots");
+    let out = PathBuf::from(std::env::var("OUT_DIR").expect("set by cargo"));
+    let (rust_dir, c_dir) = (out.join("rust"), out.join("c"));
+    fs::create_dir_all(&rust_dir).expect("create rust dir");
+    fs::create_dir_all(c_dir.join("header_only")).expect("create c dir");
+    println!("cargo:rerun-if-changed={}", robots_dir.display());
+    println!("cargo:rerun-if-changed=build.rs");
+
+    let mut specs: Vec<PathBuf> = fs::read_dir(&robots_dir)
+        .expect("robots/ exists")
+        .map(|e| e.expect("readable robots/ entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+        .collect();
+    specs.sort();
+
+    let mut gen = String::new();
+    let mut c_files = Vec::new();
+    let mut registry = String::new();
+    for spec in &specs {
+        println!("cargo:rerun-if-changed={}", spec.display());
+        let stem = spec
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .expect("utf-8 name");
+        let robot = load_spec(spec).unwrap_or_else(|e| panic!("{}: {e}", spec.display()));
+        let module = build_module(&robot);
+        let name = snake_ident(&robot.name);
+        let dof = module.dof;
+
+        let rust = emit_rust(&module).unwrap_or_else(|e| panic!("{name}: emit_rust: {e}"));
+        write(&rust_dir.join(format!("{name}.rs")), &rust);
+        let c =
+            emit_c(&module, &COptions::default()).unwrap_or_else(|e| panic!("{name}: emit_c: {e}"));
+        write(&c_dir.join(&c.header_name), &c.header);
+        let source = c_dir.join(c.source_name.as_deref().expect("a source file"));
+        write(&source, c.source.as_deref().expect("a source file"));
+        c_files.push(source);
+
+        let ty = camel_ident(&robot.name);
+        let _ = writeln!(
+            gen,
+            "/// Generated Rust of `robots/{stem}.toml`.\npub mod {name} {{\n    \
+             include!(concat!(env!(\"OUT_DIR\"), \"/rust/{name}.rs\"));\n}}\n"
+        );
+        gen.push_str(&ffi_block(&name, "f64"));
+        gen.push_str(&c_robot_const(&name, dof, "f64"));
+        let _ = writeln!(
+            registry,
+            "    GeneratedRobot {{\n        stem: {stem:?},\n        name: {name:?},\n        \
+             dof: {dof},\n        rust: &ViaTrait::<{name}::{ty}, {dof}>({name}::{ty}),\n        \
+             c: &C_{upper},\n    }},",
+            upper = name.to_ascii_uppercase()
+        );
+
+        if stem == FLOAT_ROBOT {
+            // Renamed so its symbols do not clash with the double-precision library.
+            let mut renamed = module.clone();
+            renamed.robot_name = format!("{name}_f32");
+            let c = emit_c(
+                &renamed,
+                &COptions {
+                    float: true,
+                    header_only: false,
+                },
+            )
+            .unwrap_or_else(|e| panic!("{name}: emit_c float: {e}"));
+            write(&c_dir.join(&c.header_name), &c.header);
+            let source = c_dir.join(c.source_name.as_deref().expect("a source file"));
+            write(&source, c.source.as_deref().expect("a source file"));
+            c_files.push(source);
+            let f32_name = format!("{name}_f32");
+            gen.push_str(&ffi_block(&f32_name, "f32"));
+            gen.push_str(&c_robot_const(&f32_name, dof, "f32"));
+            let _ = writeln!(
+                gen,
+                "/// Which robot the `float` C variant is, and the variant.\npub static \
+                 FLOAT_C: (&str, &CRobot<f32>) = ({stem:?}, &C_{});\n",
+                f32_name.to_ascii_uppercase()
+            );
+        }
+        if stem == HEADER_ONLY_ROBOT {
+            // Same names as the regular library, but `static inline`: a wrapper file gives
+            // them external, distinct names so the tests can call them.
+            let c = emit_c(
+                &module,
+                &COptions {
+                    float: false,
+                    header_only: true,
+                },
+            )
+            .unwrap_or_else(|e| panic!("{name}: emit_c header-only: {e}"));
+            assert!(c.source.is_none(), "header-only emits no source");
+            write(&c_dir.join("header_only").join(&c.header_name), &c.header);
+            let wrapper_name = format!("{name}_header_only");
+            let wrapper = c_dir.join(format!("{wrapper_name}.c"));
+            write(
+                &wrapper,
+                &header_only_wrapper(&name, &wrapper_name, &c.header_name),
+            );
+            c_files.push(wrapper);
+            gen.push_str(&ffi_block(&wrapper_name, "f64"));
+            gen.push_str(&c_robot_const(&wrapper_name, dof, "f64"));
+            let _ = writeln!(
+                gen,
+                "/// Which robot the header-only C variant is, and the variant.\npub static \
+                 HEADER_ONLY_C: (&str, &CRobot<f64>) = ({stem:?}, &C_{});\n",
+                wrapper_name.to_ascii_uppercase()
+            );
+        }
+    }
+
+    let args = compile_c(&c_dir, &c_files, &out);
+    let _ = writeln!(
+        gen,
+        "/// Every generated robot, sorted by spec file name.\npub static ROBOTS: \
+         &[GeneratedRobot] = &[\n{registry}];\n"
+    );
+    let _ = writeln!(
+        gen,
+        "/// The C compiler's arguments for the generated C (as `cc` built them).\npub const \
+         C_COMPILER_ARGS: &[&str] = &{args:?};"
+    );
+    write(&out.join("generated.rs"), &gen);
+}
+
+/// Writes `text` unless the file already holds it (keeps timestamps of unchanged files).
+fn write(path: &Path, text: &str) {
+    if fs::read_to_string(path).is_ok_and(|old| old == text) {
+        return;
+    }
+    fs::write(path, text).unwrap_or_else(|e| panic!("write {}: {e}", path.display()));
+}
+
+/// C name, input arrays and number of outputs of each function (the emitter's contract,
+/// restated here so that a change to it fails to link instead of passing silently).
+fn c_signature(kind: FunctionKind) -> (&'static str, &'static [&'static str], usize) {
+    match kind {
+        FunctionKind::InverseDynamics => ("inverse_dynamics", &["q", "qd", "qdd"], 1),
+        FunctionKind::Gravity => ("gravity", &["q"], 1),
+        FunctionKind::NonlinearEffects => ("nonlinear_effects", &["q", "qd"], 1),
+        FunctionKind::MassMatrix => ("mass_matrix", &["q"], 1),
+        FunctionKind::ForwardDynamics => ("forward_dynamics", &["q", "qd", "tau"], 1),
+        FunctionKind::ForwardKinematics => ("forward_kinematics", &["q"], 2),
+        FunctionKind::Jacobian => ("jacobian", &["q"], 1),
+        FunctionKind::Centrifugal => ("centrifugal", &["q", "qd"], 1),
+        FunctionKind::Coriolis => ("coriolis", &["q", "qd"], 1),
+        FunctionKind::Gyroscopic => ("gyroscopic", &["q", "qd"], 1),
+        FunctionKind::StaticJointReactions => ("static_joint_reactions", &["q"], 2),
+    }
+}
+
+/// `extern "C"` declarations of the functions `PREFIX_<function>`.
+fn ffi_block(prefix: &str, real: &str) -> String {
+    let mut s = String::from("extern \"C\" {\n");
+    for kind in FunctionKind::ALL {
+        let (f, inputs, outputs) = c_signature(kind);
+        let mut args: Vec<String> = inputs
+            .iter()
+            .map(|i| format!("{i}: *const {real}"))
+            .collect();
+        args.extend((0..outputs).map(|k| format!("out{k}: *mut {real}")));
+        let _ = writeln!(s, "    fn {prefix}_{f}({});", args.join(", "));
+    }
+    s.push_str("}\n\n");
+    s
+}
+
+/// A `CRobot` constant over the functions `PREFIX_<function>`.
+fn c_robot_const(prefix: &str, dof: usize, real: &str) -> String {
+    let mut s = format!(
+        "/// The C functions `{prefix}_*`.\npub static C_{}: CRobot<{real}> = CRobot {{\n    \
+         dof: {dof},\n",
+        prefix.to_ascii_uppercase()
+    );
+    for kind in FunctionKind::ALL {
+        let (f, _, _) = c_signature(kind);
+        let _ = writeln!(s, "    {f}: {prefix}_{f},");
+    }
+    s.push_str("};\n\n");
+    s
+}
+
+/// A C file giving the `static inline` functions of a header-only variant external names.
+fn header_only_wrapper(name: &str, prefix: &str, header: &str) -> String {
+    let mut s = format!("/* External wrappers of the header-only `{name}`. */\n");
+    let _ = writeln!(s, "#include \"header_only/{header}\"\n");
+    for kind in FunctionKind::ALL {
+        let (f, inputs, outputs) = c_signature(kind);
+        let out_names = ["out0", "out1"];
+        let mut params: Vec<String> = inputs
+            .iter()
+            .map(|i| format!("const double {i}[]"))
+            .collect();
+        params.extend(out_names[..outputs].iter().map(|o| format!("double {o}[]")));
+        let mut args: Vec<&str> = inputs.to_vec();
+        args.extend(&out_names[..outputs]);
+        let proto = format!("void {prefix}_{f}({})", params.join(", "));
+        let _ = writeln!(
+            s,
+            "{proto};\n{proto}\n{{\n    {name}_{f}({});\n}}\n",
+            args.join(", ")
+        );
+    }
+    s
+}
+
+/// Compiles the generated C into one static library with the strict flags; returns the
+/// compiler arguments used.
+fn compile_c(c_dir: &Path, files: &[PathBuf], out: &Path) -> Vec<String> {
+    let mut build = cc::Build::new();
+    build
+        .include(c_dir)
+        .std("c99")
+        .warnings(true)
+        .extra_warnings(true)
+        .warnings_into_errors(true)
+        .flag("-pedantic");
+    let compiler = build.get_compiler();
+    assert!(
+        !compiler.is_like_msvc(),
+        "the strict C99 flags need a GCC-compatible compiler"
+    );
+    let args: Vec<String> = compiler
+        .args()
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    for flag in STRICT_FLAGS {
+        assert!(
+            args.iter().any(|a| a == flag),
+            "{flag} missing from the C compiler arguments {args:?}"
+        );
+    }
+    // Flags from CFLAGS come after ours and could switch warnings off again (`-w`): these
+    // probes must fail to compile, or the strict compile proves nothing.
+    for (what, probe) in [
+        (
+            "-Wextra -Werror",
+            "int f(int x);\nint f(int x) { return 0; }\n",
+        ),
+        ("-pedantic -Werror", "/* an empty translation unit */\n"),
+    ] {
+        let path = out.join("strict_probe.c");
+        write(&path, probe);
+        let mut b = build.clone();
+        b.file(&path).cargo_metadata(false).cargo_warnings(false);
+        assert!(
+            b.try_compile("strict_probe").is_err(),
+            "a C file with a warning compiled: {what} not effective"
+        );
+    }
+    build.files(files).compile("quasidyn_generated_c");
+    args
+}
