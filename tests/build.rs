@@ -11,9 +11,13 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use quasidyn_codegen::emit::{camel_ident, snake_ident};
-use quasidyn_codegen::{build_module, emit_c, emit_rust, load_spec, COptions, FunctionKind};
+use quasidyn_codegen::emit::{camel_ident, param_fields, snake_ident};
+use quasidyn_codegen::{
+    build_module, emit_c, emit_rust, load_spec, COptions, FunctionKind, SymbolicInertial,
+};
 
+/// Robot generated a second time with its last body (the payload) symbolic.
+const PAYLOAD_ROBOT: &str = "ur5";
 /// Robot whose `float` C variant is compiled and tested.
 const FLOAT_ROBOT: &str = "planar3r";
 /// Robot whose header-only C variant is compiled and tested.
@@ -134,6 +138,10 @@ fn main() {
         }
     }
 
+    let (glue, payload_c) = payload_variant(&robots_dir, &rust_dir, &c_dir);
+    gen.push_str(&glue);
+    c_files.extend(payload_c);
+
     let args = compile_c(&c_dir, &c_files, &out);
     let _ = writeln!(
         gen,
@@ -146,6 +154,66 @@ fn main() {
          C_COMPILER_ARGS: &[&str] = &{args:?};"
     );
     write(&out.join("generated.rs"), &gen);
+}
+
+/// The payload variant: `PAYLOAD_ROBOT` with every inertial parameter of its last body kept
+/// symbolic, as Rust module `NAME_payload` and as C with a wrapper taking the parameter values
+/// as an array (in `PAYLOAD_PARAMS` order). Returns the generated Rust glue and the C files.
+fn payload_variant(robots_dir: &Path, rust_dir: &Path, c_dir: &Path) -> (String, Vec<PathBuf>) {
+    let spec = robots_dir.join(format!("{PAYLOAD_ROBOT}.toml"));
+    let mut robot = load_spec(&spec).unwrap_or_else(|e| panic!("{}: {e}", spec.display()));
+    robot.name = format!("{PAYLOAD_ROBOT}_payload");
+    robot.bodies.last_mut().expect("a body").symbolic = SymbolicInertial {
+        mass: true,
+        com: true,
+        inertia: true,
+    };
+    let module = build_module(&robot);
+    let name = snake_ident(&robot.name);
+    let fields = param_fields(&module.graph);
+    let rust = emit_rust(&module).unwrap_or_else(|e| panic!("{name}: emit_rust: {e}"));
+    write(&rust_dir.join(format!("{name}.rs")), &rust);
+    let c = emit_c(&module, &COptions::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+    write(&c_dir.join(&c.header_name), &c.header);
+    let source = c_dir.join(c.source_name.as_deref().expect("a source file"));
+    write(&source, c.source.as_deref().expect("a source file"));
+    // One wrapper per function the test calls: fill the struct from an array.
+    let mut wrapper = format!("#include \"{}\"\n\n", c.header_name);
+    for (f, params, args) in [
+        (
+            "inverse_dynamics",
+            "const double q[], const double qd[], const double qdd[], double tau[]",
+            "q, qd, qdd, tau",
+        ),
+        ("mass_matrix", "const double q[], double M[]", "q, M"),
+    ] {
+        let proto = format!("void {name}_{f}_with(const double values[], {params})");
+        let _ = writeln!(wrapper, "{proto};\n{proto}\n{{\n    {name}_params p;");
+        for (k, field) in fields.iter().enumerate() {
+            let _ = writeln!(wrapper, "    p.{field} = values[{k}];");
+        }
+        let _ = writeln!(wrapper, "    {name}_{f}(&p, {args});\n}}\n");
+    }
+    let wrapper_path = c_dir.join(format!("{name}_wrap.c"));
+    write(&wrapper_path, &wrapper);
+    let mut glue = format!(
+        "/// Generated Rust of `robots/{PAYLOAD_ROBOT}.toml` with a symbolic payload.\npub mod \
+         {name} {{\n    include!(concat!(env!(\"OUT_DIR\"), \"/rust/{name}.rs\"));\n}}\n\n"
+    );
+    let _ = writeln!(
+        glue,
+        "/// Fields of `{name}::Params`, in the order the C wrappers read them.\npub const \
+         PAYLOAD_PARAMS: &[&str] = &{fields:?};\n"
+    );
+    let _ = writeln!(
+        glue,
+        "extern \"C\" {{\n    /// C inverse dynamics with the payload parameters as an array.\n    \
+         pub fn {name}_inverse_dynamics_with(values: *const f64, q: *const f64, qd: *const f64, \
+         qdd: *const f64, tau: *mut f64);\n    /// C mass matrix with the payload parameters \
+         as an array.\n    pub fn {name}_mass_matrix_with(values: *const f64, q: *const f64, \
+         m: *mut f64);\n}}\n"
+    );
+    (glue, vec![source, wrapper_path])
 }
 
 /// Writes `text` unless the file already holds it (keeps timestamps of unchanged files).

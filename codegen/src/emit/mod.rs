@@ -279,8 +279,9 @@ pub fn camel_ident(name: &str) -> String {
     out
 }
 
-/// Field names of the parameters: snake_case, unique, not clashing with keywords.
-pub(crate) fn param_fields(graph: &Graph) -> Vec<String> {
+/// Field names of the generated parameter struct (Rust `Params`, C `NAME_params`), in the
+/// order of [`Graph::params`]: snake_case, unique, not clashing with keywords.
+pub fn param_fields(graph: &Graph) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
     for p in graph.params() {
         let mut base = snake_ident(&p.name);
