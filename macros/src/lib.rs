@@ -41,8 +41,7 @@
 //! `quasidyn::include_robot!("ur5")` expands to
 //! `mod ur5 { include!(concat!(env!("OUT_DIR"), "/ur5.rs")); }`, for a build script that
 //! called `quasidyn_codegen::Builder` (or `quasidyn_codegen::compile`). Generation then runs
-//! only when the input changes, which suits large robots better than `robot!`, which
-//! generates on every compilation of the crate.
+//! only when the input changes, where `robot!` generates on every compilation of the crate.
 
 use std::path::{Path, PathBuf};
 
