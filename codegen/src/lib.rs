@@ -6,6 +6,7 @@
 
 pub mod algebra;
 mod build;
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod derive;
 pub mod emit;

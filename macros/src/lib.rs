@@ -1,1 +1,398 @@
-//! Procedural macros of quasidyn (re-exported by the `quasidyn` crate).
+//! Procedural macros of quasidyn, re-exported by the `quasidyn` crate; use them as
+//! `quasidyn::robot!` and `quasidyn::include_robot!`.
+//!
+//! Both expand to a module holding the generated code (`pub const DOF`, the free functions
+//! and a unit struct implementing `quasidyn::Dynamics<DOF>`, or `Params` when the spec keeps
+//! parameters symbolic). Like a hand-written `mod`, the module is private unless a visibility
+//! is written first: `robot!(pub file = "..")`, `include_robot!(pub(crate) "ur5")`.
+//!
+//! # `robot!`: generate while compiling
+//!
+//! ```ignore
+//! // A spec, URDF file or DH table, relative to the crate's Cargo.toml. The crate is
+//! // rebuilt when the file changes. The module is named after the robot (`planar3r`).
+//! quasidyn::robot!(file = "../../robots/planar3r.toml");
+//!
+//! // URDF: the link the chain ends at; `name` renames the module.
+//! quasidyn::robot!(pub file = "urdf/arm.urdf", tip = "tool0", name = "arm");
+//!
+//! // The spec itself, as a string literal.
+//! quasidyn::robot!(r#"
+//! name = "pendulum"
+//! [[body]]
+//! joint = "revolute"
+//! axis = "z"
+//! next = [1.0, 0.0, 0.0]
+//! mass = 1.0
+//! com = [1.0, 0.0, 0.0]
+//! "#);
+//! ```
+//!
+//! Arguments: the input (a string literal, or `file = "PATH"`), then optionally
+//! `name = "IDENT"` and `tip = "LINK"` (URDF only), comma-separated.
+//!
+//! A rejected input is one compile error on the literal (or the path) with the located
+//! message, `FILE:LINE:COL: FIELD: MESSAGE`; for an inline spec `FILE` is `robot!` and line 1
+//! is the line the literal opens on. The module is still declared (a stub with the same
+//! names), so the code using it does not add errors of its own.
+//!
+//! # `include_robot!`: include what build.rs generated
+//!
+//! `quasidyn::include_robot!("ur5")` expands to
+//! `mod ur5 { include!(concat!(env!("OUT_DIR"), "/ur5.rs")); }`, for a build script that
+//! called `quasidyn_codegen::Builder` (or `quasidyn_codegen::compile`). Generation then runs
+//! only when the input changes, where `robot!` generates on every compilation of the crate.
+
+use std::path::{Path, PathBuf};
+
+use proc_macro2::{Span, TokenStream};
+use quote::{format_ident, quote};
+use syn::parse::{Parse, ParseStream};
+use syn::{Ident, LitStr, Token, Visibility};
+
+use quasidyn_codegen::emit::{camel_ident, snake_ident};
+use quasidyn_codegen::{module_name, parse_input, rust_code};
+
+/// Generates a robot's kinematics and dynamics module at compile time from a spec, URDF file
+/// or DH table: `robot!(file = "PATH")` (relative to the crate's `Cargo.toml`) or
+/// `robot!(r#"TOML"#)`, optionally preceded by a visibility and followed by `name = "IDENT"`
+/// and `tip = "LINK"`. See the crate documentation.
+#[proc_macro]
+pub fn robot(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
+    let args = syn::parse_macro_input!(input as RobotArgs);
+    expand_robot(&args).into()
+}
+
+/// Includes the module a build script generated with `quasidyn_codegen::Builder`:
+/// `include_robot!("ur5")` is `mod ur5 { include!(concat!(env!("OUT_DIR"), "/ur5.rs")); }`;
+/// `include_robot!(pub "ur5")` makes the module public.
+#[proc_macro]
+pub fn include_robot(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
+    let args = syn::parse_macro_input!(input as IncludeArgs);
+    expand_include(&args).into()
+}
+
+/// Where the robot description comes from.
+enum Source {
+    /// The text itself.
+    Inline(LitStr),
+    /// A file relative to `CARGO_MANIFEST_DIR`.
+    File(LitStr),
+}
+
+/// Parsed arguments of `robot!`.
+struct RobotArgs {
+    vis: Visibility,
+    source: Source,
+    name: Option<LitStr>,
+    tip: Option<LitStr>,
+}
+
+const ROBOT_USAGE: &str =
+    "expected a robot description: robot!(r#\"...spec...\"#) or robot!(file = \"PATH\"), \
+     optionally followed by name = \"IDENT\" and tip = \"LINK\"";
+
+impl Parse for RobotArgs {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let vis: Visibility = input.parse()?;
+        let mut source = None;
+        let mut name = None;
+        let mut tip = None;
+        if input.peek(LitStr) {
+            source = Some(Source::Inline(input.parse()?));
+        } else if !input.peek(Ident) {
+            return Err(input.error(ROBOT_USAGE));
+        }
+        let mut first = source.is_none();
+        while !input.is_empty() {
+            if !first {
+                input.parse::<Token![,]>()?;
+                if input.is_empty() {
+                    break;
+                }
+            }
+            first = false;
+            let key: Ident = input.parse()?;
+            input.parse::<Token![=]>()?;
+            let value: LitStr = input.parse()?;
+            let slot = match key.to_string().as_str() {
+                "file" if source.is_some() => {
+                    return Err(syn::Error::new(
+                        key.span(),
+                        "the robot is already given: use either an inline spec or `file = ...`",
+                    ))
+                }
+                "file" => {
+                    source = Some(Source::File(value));
+                    continue;
+                }
+                "name" => &mut name,
+                "tip" => &mut tip,
+                other => {
+                    return Err(syn::Error::new(
+                        key.span(),
+                        format!("unknown argument `{other}`: expected `file`, `name` or `tip`"),
+                    ))
+                }
+            };
+            if slot.is_some() {
+                return Err(syn::Error::new(key.span(), format!("`{key}` given twice")));
+            }
+            *slot = Some(value);
+        }
+        let source = source.ok_or_else(|| input.error(ROBOT_USAGE))?;
+        Ok(RobotArgs {
+            vis,
+            source,
+            name,
+            tip,
+        })
+    }
+}
+
+/// Parsed arguments of `include_robot!`.
+struct IncludeArgs {
+    vis: Visibility,
+    name: LitStr,
+}
+
+impl Parse for IncludeArgs {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let vis: Visibility = input.parse()?;
+        let name: LitStr = input.parse()?;
+        if input.peek(Token![,]) {
+            input.parse::<Token![,]>()?;
+        }
+        if !input.is_empty() {
+            return Err(input.error("expected only the module name: include_robot!(\"ur5\")"));
+        }
+        Ok(IncludeArgs { vis, name })
+    }
+}
+
+/// The module's identifier, or `None` if `name` cannot be one (e.g. a keyword).
+fn ident_of(name: &str) -> Option<Ident> {
+    syn::parse_str::<Ident>(name).ok()
+}
+
+/// A failed expansion: the error, plus a stub of the module when its name is known.
+struct Failure {
+    span: Span,
+    message: String,
+    stub: Option<(Ident, usize)>,
+}
+
+impl Failure {
+    fn into_tokens(self, vis: &Visibility) -> TokenStream {
+        let error = syn::Error::new(self.span, self.message).to_compile_error();
+        let stub = self.stub.map(|(name, dof)| stub_module(vis, &name, dof));
+        quote! { #error #stub }
+    }
+}
+
+fn expand_robot(args: &RobotArgs) -> TokenStream {
+    match generate_robot(args) {
+        Ok(tokens) => tokens,
+        Err(failure) => failure.into_tokens(&args.vis),
+    }
+}
+
+fn generate_robot(args: &RobotArgs) -> Result<TokenStream, Failure> {
+    let explicit = args.name.as_ref().map(LitStr::value);
+    let fail = |span: Span, message: String, text: Option<&str>| {
+        let guessed = explicit
+            .clone()
+            .or_else(|| text.and_then(guess_name))
+            .and_then(|name| ident_of(&name));
+        Failure {
+            span,
+            message,
+            stub: guessed.map(|name| (name, text.map_or(0, guess_dof))),
+        }
+    };
+    // `label` names the input in messages and, by its extension, tells its kind.
+    let (text, label, span, path) = match &args.source {
+        Source::Inline(lit) => (lit.value(), "robot!".to_owned(), lit.span(), None),
+        Source::File(lit) => {
+            let relative = lit.value();
+            let path = manifest_dir().join(&relative);
+            let text = std::fs::read_to_string(&path)
+                .map_err(|e| fail(lit.span(), format!("{relative}: cannot read: {e}"), None))?;
+            (text, relative, lit.span(), Some(path))
+        }
+    };
+    let tip = args.tip.as_ref().map(LitStr::value);
+    let robot = parse_input(&text, &label, tip.as_deref())
+        .map_err(|e| fail(span, e.to_string(), Some(&text)))?;
+    let name_span = args.name.as_ref().map_or(span, LitStr::span);
+    let name = module_name(&robot, explicit.as_deref())
+        .map_err(|e| fail(name_span, e.to_string(), Some(&text)))?;
+    let ident = ident_of(&name).ok_or_else(|| {
+        fail(
+            name_span,
+            format!("`{name}` cannot name a module: give name = \"IDENT\""),
+            None,
+        )
+    })?;
+    let code = rust_code(&robot, &name)
+        .map_err(|e| fail(span, e.to_string(), Some(&text)))?
+        .parse::<TokenStream>()
+        .map_err(|e| fail(span, format!("generated code does not parse: {e}"), None))?;
+    // Reading the file through `include_bytes!` puts it in the crate's dependency info, so
+    // cargo rebuilds (and re-runs this macro) when it changes.
+    let track = path.map(|path| {
+        let path = path.to_string_lossy().into_owned();
+        quote! { const _: &[u8] = include_bytes!(#path); }
+    });
+    let vis = &args.vis;
+    // Every generated token shares the call-site span, which misleads clippy's layout lints
+    // (they compare the source text between tokens); the code itself is formatted correctly.
+    Ok(quote! {
+        #[allow(
+            dead_code,
+            clippy::possible_missing_comma,
+            clippy::suspicious_unary_op_formatting,
+            clippy::suspicious_assignment_formatting,
+            clippy::suspicious_else_formatting
+        )]
+        #vis mod #ident {
+            #code
+            #track
+        }
+    })
+}
+
+fn expand_include(args: &IncludeArgs) -> TokenStream {
+    let name = args.name.value();
+    let span = args.name.span();
+    let Some(ident) = ident_of(&name) else {
+        let message = format!("`{name}` cannot name a module: use the name given to Builder");
+        return syn::Error::new(span, message).to_compile_error();
+    };
+    let stub = |message: String| Failure {
+        span,
+        message,
+        stub: Some((ident.clone(), 0)),
+    };
+    // Checked here rather than left to `include!` so the message says what to do.
+    let failure = match std::env::var_os("OUT_DIR").map(PathBuf::from) {
+        None => Some(stub(
+            "OUT_DIR is not set: include_robot! needs a build script that calls \
+             quasidyn_codegen::Builder (or use robot!)"
+                .to_owned(),
+        )),
+        Some(dir) if !dir.join(format!("{name}.rs")).is_file() => Some(stub(format!(
+            "the build script generated no `{name}.rs`: call \
+             quasidyn_codegen::Builder::new().spec(PATH).name(\"{name}\").generate() in build.rs"
+        ))),
+        Some(_) => None,
+    };
+    if let Some(failure) = failure {
+        return failure.into_tokens(&args.vis);
+    }
+    let file = format!("/{name}.rs");
+    let vis = &args.vis;
+    quote! {
+        #[allow(dead_code)]
+        #vis mod #ident {
+            include!(concat!(env!("OUT_DIR"), #file));
+        }
+    }
+}
+
+/// The directory relative `file = ...` paths start from.
+fn manifest_dir() -> PathBuf {
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(".").to_path_buf())
+}
+
+/// The robot's module name read from input that was rejected: the top-level `name` of a
+/// spec or DH table, or the `name` attribute of a URDF `<robot>`.
+fn guess_name(text: &str) -> Option<String> {
+    if let Ok(table) = text.parse::<toml::Table>() {
+        return table
+            .get("name")
+            .and_then(toml::Value::as_str)
+            .map(snake_ident);
+    }
+    let robot = &text[text.find("<robot")?..];
+    let value = &robot[robot.find("name")?..];
+    let value = value[value.find(['"', '\''])? + 1..]
+        .split(['"', '\''])
+        .next()?;
+    Some(snake_ident(value))
+}
+
+/// The number of bodies (spec) or links (DH table) of rejected input, 0 if unknown.
+fn guess_dof(text: &str) -> usize {
+    let Ok(table) = text.parse::<toml::Table>() else {
+        return 0;
+    };
+    ["body", "link"]
+        .iter()
+        .find_map(|key| table.get(*key).and_then(toml::Value::as_array))
+        .map_or(0, Vec::len)
+}
+
+/// A module with the generated API's names, generic in the number of joints, so that code
+/// using a rejected robot type-checks and the macro's error is the only one.
+fn stub_module(vis: &Visibility, name: &Ident, dof: usize) -> TokenStream {
+    let ty = format_ident!("{}", camel_ident(&name.to_string()));
+    quote! {
+        #[allow(dead_code, unused_variables, clippy::all)]
+        #vis mod #name {
+            pub const DOF: usize = #dof;
+            pub struct #ty;
+            pub fn inverse_dynamics<const N: usize>(
+                q: &[f64; N], qd: &[f64; N], qdd: &[f64; N],
+            ) -> [f64; N] { unreachable!() }
+            pub fn gravity<const N: usize>(q: &[f64; N]) -> [f64; N] { unreachable!() }
+            pub fn nonlinear_effects<const N: usize>(q: &[f64; N], qd: &[f64; N]) -> [f64; N] {
+                unreachable!()
+            }
+            pub fn mass_matrix<const N: usize>(q: &[f64; N]) -> [[f64; N]; N] { unreachable!() }
+            pub fn forward_dynamics<const N: usize>(
+                q: &[f64; N], qd: &[f64; N], tau: &[f64; N],
+            ) -> [f64; N] { unreachable!() }
+            pub fn forward_kinematics<const N: usize>(
+                q: &[f64; N],
+            ) -> ([[f64; 3]; 3], [f64; 3]) { unreachable!() }
+            pub fn jacobian<const N: usize>(q: &[f64; N]) -> [[f64; N]; 6] { unreachable!() }
+            pub fn centrifugal<const N: usize>(q: &[f64; N], qd: &[f64; N]) -> [f64; N] {
+                unreachable!()
+            }
+            pub fn coriolis<const N: usize>(q: &[f64; N], qd: &[f64; N]) -> [f64; N] {
+                unreachable!()
+            }
+            pub fn gyroscopic<const N: usize>(q: &[f64; N], qd: &[f64; N]) -> [f64; N] {
+                unreachable!()
+            }
+            pub fn static_joint_reactions<const N: usize>(
+                q: &[f64; N],
+            ) -> ([[f64; 3]; N], [[f64; 3]; N]) { unreachable!() }
+            impl<const N: usize> ::quasidyn::Dynamics<N> for #ty {
+                fn inverse_dynamics(&self, q: &[f64; N], qd: &[f64; N], qdd: &[f64; N])
+                    -> [f64; N] { unreachable!() }
+                fn gravity(&self, q: &[f64; N]) -> [f64; N] { unreachable!() }
+                fn nonlinear_effects(&self, q: &[f64; N], qd: &[f64; N]) -> [f64; N] {
+                    unreachable!()
+                }
+                fn mass_matrix(&self, q: &[f64; N]) -> [[f64; N]; N] { unreachable!() }
+                fn forward_dynamics(&self, q: &[f64; N], qd: &[f64; N], tau: &[f64; N])
+                    -> [f64; N] { unreachable!() }
+                fn forward_kinematics(&self, q: &[f64; N]) -> ([[f64; 3]; 3], [f64; 3]) {
+                    unreachable!()
+                }
+                fn jacobian(&self, q: &[f64; N]) -> [[f64; N]; 6] { unreachable!() }
+                fn centrifugal(&self, q: &[f64; N], qd: &[f64; N]) -> [f64; N] {
+                    unreachable!()
+                }
+                fn coriolis(&self, q: &[f64; N], qd: &[f64; N]) -> [f64; N] { unreachable!() }
+                fn gyroscopic(&self, q: &[f64; N], qd: &[f64; N]) -> [f64; N] { unreachable!() }
+                fn static_joint_reactions(&self, q: &[f64; N])
+                    -> ([[f64; 3]; N], [[f64; 3]; N]) { unreachable!() }
+            }
+        }
+    }
+}

@@ -15,6 +15,10 @@ pub mod reference;
 #[cfg(feature = "std")]
 pub use chain::Chain;
 pub use chain::{Body, JointKind};
+/// `robot!` generates a robot's module while compiling (from a spec, URDF file or DH table,
+/// inline or from a file); `include_robot!` includes the module a build script generated with
+/// `quasidyn_codegen::Builder`. See the `quasidyn-macros` crate for the syntax.
+pub use quasidyn_macros::{include_robot, robot};
 
 /// Kinematics and dynamics of a serial robot with `N` joints, implemented by every generated
 /// robot. Arrays are joint-indexed from the base; matrices are `[row][column]`.

@@ -1,0 +1,33 @@
+//! The README's build-script and C examples quote this crate and examples/c verbatim, so the
+//! copy-paste versions are the tested ones.
+
+const README: &str = include_str!("../../../README.md");
+
+#[test]
+fn readme_quotes_the_build_script_example() {
+    for (file, text) in [
+        ("build.rs", include_str!("../build.rs")),
+        ("src/main.rs", include_str!("../src/main.rs")),
+    ] {
+        assert!(README.contains(text), "README.md does not quote {file}");
+    }
+    let include = "quasidyn::include_robot!(pub \"ur5\");\n";
+    assert!(include_str!("../src/lib.rs").contains(include));
+    assert!(README.contains(include));
+}
+
+#[test]
+fn readme_quotes_the_c_example() {
+    let main_c = include_str!("../../c/main.c");
+    let start = README.find("#include \"ur5.h\"").expect("the C snippet");
+    let snippet = &README[start..start + README[start..].find("```").unwrap()];
+    for line in snippet.lines().filter(|l| !l.trim().is_empty()) {
+        assert!(
+            main_c.contains(line),
+            "examples/c/main.c has no line `{line}`"
+        );
+    }
+    let makefile = include_str!("../../c/Makefile");
+    assert!(makefile.contains("-std=c99 -Wall -Wextra -Werror -pedantic -O2"));
+    assert!(README.contains("gcc -std=c99 -Wall -Wextra -Werror -pedantic -O2 -Igen"));
+}
