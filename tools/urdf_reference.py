@@ -19,7 +19,11 @@ Each JSON holds 30 random states:
     {"robot", "dof", "tip", "joints", "generator": "pinocchio X.Y.Z", "states": [
         {"q", "qd", "qdd", "tau", "mass_matrix" (dof rows), "nonlinear_effects", "gravity",
          "tool_rotation" (3 rows), "tool_position",
-         "jacobian" (6 rows: linear then angular velocity, LOCAL_WORLD_ALIGNED at the tip frame)}]}
+         "jacobian" (6 rows: linear then angular velocity, LOCAL_WORLD_ALIGNED at the tip frame),
+         "tau_fd", "qdd_fd" (aba), "kinetic_energy",
+         "static_force", "static_moment" (dof rows of 3: at rest, on body i by its carrier, about
+         the joint origin, in quasidyn's body axes: R0_i times Pinocchio's joint-frame force),
+         "centrifugal", "coriolis", "gyroscopic" (seed 001 split, as tools/reference.py)}]}
 `q` holds joint angles/displacements (continuous joints too, not Pinocchio's cos/sin pair).
 
 Usage (from the repository root):
@@ -38,6 +42,9 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 import pinocchio as pin
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from reference import inertia_derivatives, velocity_split  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 URDF_DIR = ROOT / "tests" / "fixtures" / "urdf"
@@ -110,12 +117,14 @@ def copy_public_urdfs():
 
 def random_states(model, seed, prismatic):
     rng = np.random.default_rng(seed)
+    # A second stream for the forward-dynamics torques keeps the other draws as they were.
+    torques = np.random.default_rng(seed + 500)
     for _ in range(STATES):
         q = np.array([rng.uniform(-0.3, 0.3) if p else rng.uniform(-math.pi, math.pi)
                       for p in prismatic])
         qd = rng.uniform(-2.0, 2.0, model.nv)
         qdd = rng.uniform(-5.0, 5.0, model.nv)
-        yield q, qd, qdd
+        yield q, qd, qdd, torques.uniform(-20.0, 20.0, model.nv)
 
 
 def to_pin_q(model, q):
@@ -130,14 +139,35 @@ def to_pin_q(model, q):
     return out
 
 
-def evaluate(model, frame_id, q, qd, qdd):
+def zero_rotations(model):
+    """Orientation of every joint frame at q = 0. quasidyn's body frames are parallel to the base
+    there, so a vector v in Pinocchio's joint frame i is R0_i v in quasidyn's body frame i (both
+    frames are fixed in body i and share the origin on the joint axis)."""
     data = model.createData()
+    pin.forwardKinematics(model, data, pin.neutral(model))
+    return [data.oMi[i].rotation.copy() for i in range(1, model.njoints)]
+
+
+def evaluate(model, frame_id, q, qd, qdd, tau_fd):
+    data = model.createData()
+    model0 = model.copy()
+    model0.gravity = pin.Motion.Zero()
     qp = to_pin_q(model, q)
+    n = model.nv
+    qdd_fd = pin.aba(model, data, qp, qd, tau_fd).copy()
+    ke = float(pin.computeKineticEnergy(model, data, qp, qd))
+    pin.rnea(model, data, qp, np.zeros(n), np.zeros(n))
+    r0 = zero_rotations(model)
+    static_force = [(r0[i] @ data.f[i + 1].linear).tolist() for i in range(n)]
+    static_moment = [(r0[i] @ data.f[i + 1].angular).tolist() for i in range(n)]
     tau = pin.rnea(model, data, qp, qd, qdd)
     mass = pin.crba(model, data, qp)
     mass = np.triu(mass) + np.triu(mass, 1).T
     nle = pin.nonLinearEffects(model, data, qp, qd)
     grav = pin.computeGeneralizedGravity(model, data, qp)
+    hc, ho, hg = velocity_split(mass, inertia_derivatives(model0, model0.createData(), qp), qd)
+    assert np.max(np.abs(hc + ho + hg - (nle - grav))) <= 1e-10 * max(1.0, np.abs(nle).max())
+    assert abs(float(hg @ qd)) <= 1e-10 * max(1.0, np.abs(hg).max() * np.abs(qd).max())
     pin.framesForwardKinematics(model, data, qp)
     pose = data.oMf[frame_id]
     jac = pin.computeFrameJacobian(model, data, qp, frame_id, pin.LOCAL_WORLD_ALIGNED)
@@ -152,6 +182,14 @@ def evaluate(model, frame_id, q, qd, qdd):
         "tool_rotation": pose.rotation.tolist(),
         "tool_position": pose.translation.tolist(),
         "jacobian": jac.tolist(),
+        "tau_fd": tau_fd.tolist(),
+        "qdd_fd": qdd_fd.tolist(),
+        "kinetic_energy": ke,
+        "static_force": static_force,
+        "static_moment": static_moment,
+        "centrifugal": hc.tolist(),
+        "coriolis": ho.tolist(),
+        "gyroscopic": hg.tolist(),
     }
 
 

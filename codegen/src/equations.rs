@@ -22,7 +22,8 @@ use crate::ir::{FunctionKind, Module, Node, NodeId, Var};
 use crate::model::{JointKind, Robot};
 
 /// How the equations are written.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 pub enum Format {
     /// Plain ASCII: `*`, `+`, `-`, `/`, `sqrt()`, `#` comments. `^` and `_` only occur inside
     /// names (`x^y_5`), never as operators.
