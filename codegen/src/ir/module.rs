@@ -121,13 +121,14 @@ impl Module {
 
     /// The module as emitted: multi-joint `sin`/`cos` lowered (see
     /// [`Graph::lower_trig_sums`]), dead nodes dropped, and partial sums and common factor
-    /// pairs shared (see `ir/share.rs`).
+    /// pairs shared, and common pairs of terms of sums added once (see `ir/share.rs`).
     pub fn lowered(&self) -> Module {
         let (graph, roots) = self.graph.lower_trig_sums(&self.roots());
         // Sharing comes last: any later rebuild through the simplifying constructors would
         // flatten the shared partial results again.
         let (graph, roots) = graph.share_partial_results(&roots);
         let (graph, roots) = graph.share_common_factor_pairs(&roots);
+        let (graph, roots) = graph.share_common_term_pairs(&roots);
         let mut it = roots.into_iter();
         let functions = self
             .functions
