@@ -129,6 +129,7 @@ impl Module {
         let (graph, roots) = graph.share_partial_results(&roots);
         let (graph, roots) = graph.share_common_factor_pairs(&roots);
         let (graph, roots) = graph.share_common_term_pairs(&roots);
+        let (graph, roots) = graph.absorb_negations(&roots);
         let mut it = roots.into_iter();
         let functions = self
             .functions

@@ -574,6 +574,82 @@ fn f(bits: u64) -> f64 {
     f64::from_bits(bits)
 }
 
+impl Graph {
+    /// A copy where a negated sum that is read only through its negation, and has a
+    /// subtracted term, is written with every sign flipped instead (`-(a - b)` as `b - a`), so
+    /// the negation costs nothing; and the roots' ids in it.
+    pub fn absorb_negations(&self, roots: &[NodeId]) -> (Graph, Vec<NodeId>) {
+        let live = self.reachable(roots);
+        // Sums whose every reader is a negation (a root counts as a plain reader).
+        let mut only_negated = vec![true; self.len()];
+        for r in roots {
+            only_negated[r.index()] = false;
+        }
+        for (i, node) in self.nodes().iter().enumerate() {
+            if live[i] && !matches!(node, Node::Neg(_)) {
+                for c in node.children() {
+                    only_negated[c.index()] = false;
+                }
+            }
+        }
+        let mut out = Graph::new();
+        out.copy_tables_from(self);
+        let mut map: Vec<Option<NodeId>> = vec![None; self.len()];
+        for (i, node) in self.nodes().iter().enumerate() {
+            if !live[i] {
+                continue;
+            }
+            let flip = match node {
+                Node::Neg(x) if only_negated[x.index()] => match self.node(*x) {
+                    Node::Add(v)
+                        if v.iter().any(|&t| {
+                            matches!(self.node(t), Node::Neg(_))
+                                || self.as_const(t).is_some_and(|c| c < 0.0)
+                        }) =>
+                    {
+                        Some(*x)
+                    }
+                    _ => None,
+                },
+                _ => None,
+            };
+            let new = match flip {
+                Some(x) => {
+                    let Node::Add(v) = out.node(map[x.index()].expect("child is live")).clone()
+                    else {
+                        unreachable!("a sum maps to a sum")
+                    };
+                    let mut terms: Vec<NodeId> = v
+                        .iter()
+                        .map(|&t| match out.node(t).clone() {
+                            Node::Neg(m) => m,
+                            Node::Const(bits) => {
+                                out.intern(Node::Const((-f64::from_bits(bits)).to_bits()))
+                            }
+                            _ => out.intern(Node::Neg(t)),
+                        })
+                        .collect();
+                    terms.sort_unstable();
+                    out.intern(Node::Add(terms.into_boxed_slice()))
+                }
+                None => {
+                    let mapped = node.map_children(|c| map[c.index()].expect("child is live"));
+                    out.intern(mapped)
+                }
+            };
+            map[i] = Some(new);
+            if let Some(name) = self.name(NodeId(i as u32)) {
+                out.insert_name(new, name.to_owned());
+            }
+        }
+        let roots = roots
+            .iter()
+            .map(|r| map[r.index()].expect("root is live"))
+            .collect();
+        (out, roots)
+    }
+}
+
 /// What rebuilding pairs needs: the pairs, and the old term node of each (monomial,
 /// coefficient).
 struct PairCx<'a> {
@@ -741,6 +817,26 @@ mod tests {
         assert_eq!((count.add, count.neg), (1 + 1 + 1 + 1, 0));
         for (x, y) in roots.iter().zip(&r) {
             assert_eq!(g.eval(*x, &env()), h.eval(*y, &env()));
+        }
+    }
+
+    #[test]
+    fn a_sum_read_only_negated_is_written_with_flipped_signs() {
+        let mut g = Graph::new();
+        let (a, b, c) = (g.var(Var::Qd(0)), g.var(Var::Qd(1)), g.var(Var::Qdd(0)));
+        let nb = g.neg(b);
+        let s = g.sum(&[a, nb]);
+        // -(a - b), read by a root and a product, as the sharing passes can leave it.
+        let mut h = g.clone();
+        let neg = h.intern(Node::Neg(s));
+        let p = h.intern(Node::Mul(Box::new([c.min(neg), c.max(neg)])));
+        let roots = [neg, p];
+        assert_eq!(h.op_count(&roots).neg, 1);
+        let (k, r2) = h.absorb_negations(&roots);
+        let count = k.op_count(&r2);
+        assert_eq!((count.add, count.neg, count.mul), (1, 0, 1));
+        for (x, y) in roots.iter().zip(&r2) {
+            assert_eq!(h.eval(*x, &env()), k.eval(*y, &env()));
         }
     }
 }
