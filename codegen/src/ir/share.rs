@@ -650,6 +650,64 @@ impl Graph {
     }
 }
 
+impl Graph {
+    /// Every sharing pass of this file, in order.
+    fn share_all(&self, roots: &[NodeId]) -> (Graph, Vec<NodeId>) {
+        let (g, r) = self.share_partial_results(roots);
+        let (g, r) = g.share_common_factor_pairs(&r);
+        let (g, r) = g.share_common_term_pairs(&r);
+        g.absorb_negations(&r)
+    }
+
+    /// The sharing passes for each group of roots (one generated function each), merged into
+    /// one graph; and each group's roots in it. Generated functions share nothing at run time,
+    /// so each group takes the cheaper of the passes run on the whole graph (which may reuse
+    /// a sum another function also needs) and the passes run on the group alone (where no
+    /// choice is made for another function's sake): fewer operations, then fewer
+    /// multiplications.
+    pub fn share_per_function(&self, groups: &[Vec<NodeId>]) -> (Graph, Vec<Vec<NodeId>>) {
+        let flat: Vec<NodeId> = groups.iter().flatten().copied().collect();
+        let (whole, whole_roots) = self.share_all(&flat);
+        let mut out = Graph::new();
+        out.copy_tables_from(self);
+        let mut all = Vec::with_capacity(groups.len());
+        let mut at = 0;
+        for roots in groups {
+            let shared = &whole_roots[at..at + roots.len()];
+            at += roots.len();
+            let (alone, alone_roots) = self.share_all(roots);
+            let cost = |g: &Graph, r: &[NodeId]| {
+                let c = g.op_count(r);
+                (c.mul + c.add + c.neg + c.div + c.sqrt, c.mul)
+            };
+            let (g, r) = if cost(&alone, &alone_roots) <= cost(&whole, shared) {
+                (&alone, &alone_roots[..])
+            } else {
+                (&whole, shared)
+            };
+            let live = g.reachable(r);
+            let mut map: Vec<Option<NodeId>> = vec![None; g.len()];
+            for (i, node) in g.nodes().iter().enumerate() {
+                if !live[i] {
+                    continue;
+                }
+                let mapped = node.map_children(|c| map[c.index()].expect("child is live"));
+                let new = out.intern(mapped);
+                map[i] = Some(new);
+                if let Some(name) = g.name(NodeId(i as u32)) {
+                    out.insert_name(new, name.to_owned());
+                }
+            }
+            all.push(
+                r.iter()
+                    .map(|x| map[x.index()].expect("root is live"))
+                    .collect(),
+            );
+        }
+        (out, all)
+    }
+}
+
 /// What rebuilding pairs needs: the pairs, and the old term node of each (monomial,
 /// coefficient).
 struct PairCx<'a> {
