@@ -656,7 +656,8 @@ impl Graph {
         let (g, r) = self.share_partial_results(roots);
         let (g, r) = g.share_common_factor_pairs(&r);
         let (g, r) = g.share_common_term_pairs(&r);
-        g.absorb_negations(&r)
+        let (g, r) = g.absorb_negations(&r);
+        g.factor_common_coefficients(&r)
     }
 
     /// The sharing passes for each group of roots (one generated function each), merged into
@@ -705,6 +706,112 @@ impl Graph {
             );
         }
         (out, all)
+    }
+}
+
+impl Graph {
+    /// A copy where the terms of a sum with the same constant coefficient (up to sign), read by
+    /// that sum only, are added first and multiplied once (`k a - k b` as `k (a - b)`); and the
+    /// roots' ids in it.
+    pub fn factor_common_coefficients(&self, roots: &[NodeId]) -> (Graph, Vec<NodeId>) {
+        let live = self.reachable(roots);
+        let mut users = vec![0usize; self.len()];
+        for r in roots {
+            users[r.index()] += 1;
+        }
+        for (i, node) in self.nodes().iter().enumerate() {
+            if live[i] {
+                for c in node.children() {
+                    users[c.index()] += 1;
+                }
+            }
+        }
+        // `k · m` read once: (|k| bits, sign, m).
+        let scaled = |t: NodeId| -> Option<(u64, bool, NodeId)> {
+            if users[t.index()] != 1 {
+                return None;
+            }
+            match self.node(t) {
+                Node::Mul(v) if v.len() == 2 => {
+                    let k = self.as_const(v[0])?;
+                    (k.abs() != 1.0).then(|| (k.abs().to_bits(), k < 0.0, v[1]))
+                }
+                _ => None,
+            }
+        };
+        let mut out = Graph::new();
+        out.copy_tables_from(self);
+        let mut map: Vec<Option<NodeId>> = vec![None; self.len()];
+        for (i, node) in self.nodes().iter().enumerate() {
+            if !live[i] {
+                continue;
+            }
+            let new = match node {
+                Node::Add(v) => {
+                    let mut groups: Vec<(u64, Vec<(bool, NodeId)>)> = Vec::new();
+                    let mut rest: Vec<NodeId> = Vec::new();
+                    for &t in v.iter() {
+                        match scaled(t) {
+                            Some((k, neg, m)) => match groups.iter_mut().find(|g| g.0 == k) {
+                                Some(g) => g.1.push((neg, m)),
+                                None => groups.push((k, vec![(neg, m)])),
+                            },
+                            None => rest.push(map[t.index()].expect("child is live")),
+                        }
+                    }
+                    for (k, members) in groups {
+                        if members.len() == 1 {
+                            let (neg, m) = members[0];
+                            let c = out.intern(Node::Const(
+                                (if neg { -1.0 } else { 1.0 } * f64::from_bits(k)).to_bits(),
+                            ));
+                            let m = map[m.index()].expect("child is live");
+                            rest.push(out.intern(Node::Mul(Box::new([c, m]))));
+                            continue;
+                        }
+                        // Keep the sign of the first member outside, so the inner sum has a
+                        // positive term.
+                        let outer_neg = members[0].0;
+                        let mut inner: Vec<NodeId> = members
+                            .iter()
+                            .map(|&(neg, m)| {
+                                let m = map[m.index()].expect("child is live");
+                                if neg != outer_neg {
+                                    out.intern(Node::Neg(m))
+                                } else {
+                                    m
+                                }
+                            })
+                            .collect();
+                        inner.sort_unstable();
+                        let sum = out.intern(Node::Add(inner.into_boxed_slice()));
+                        let c = out.intern(Node::Const(
+                            (if outer_neg { -1.0 } else { 1.0 } * f64::from_bits(k)).to_bits(),
+                        ));
+                        rest.push(out.intern(Node::Mul(Box::new([c, sum]))));
+                    }
+                    rest.sort_unstable();
+                    if rest.len() == 1 {
+                        rest[0]
+                    } else {
+                        out.intern(Node::Add(rest.into_boxed_slice()))
+                    }
+                }
+                n => {
+                    let mapped = n.map_children(|c| map[c.index()].expect("child is live"));
+                    out.intern(mapped)
+                }
+            };
+            map[i] = Some(new);
+            if let Some(name) = self.name(NodeId(i as u32)) {
+                out.insert_name(new, name.to_owned());
+            }
+        }
+        let roots = roots
+            .iter()
+            .map(|r| map[r.index()].expect("root is live"))
+            .collect();
+        (out, roots)
     }
 }
 
@@ -896,5 +1003,21 @@ mod tests {
         for (x, y) in roots.iter().zip(&r2) {
             assert_eq!(h.eval(*x, &env()), k.eval(*y, &env()));
         }
+    }
+
+    #[test]
+    fn terms_with_a_common_coefficient_are_multiplied_once() {
+        let mut g = Graph::new();
+        let (a, b, c) = (g.var(Var::Qd(0)), g.var(Var::Qd(1)), g.var(Var::Qdd(0)));
+        let k = g.constant(0.45);
+        let mk = g.constant(-0.45);
+        let ka = g.mul(k, a);
+        let kb = g.mul(mk, b);
+        let s = g.sum(&[ka, kb, c]);
+        assert_eq!(g.op_count(&[s]).mul, 2);
+        let (h, r) = g.factor_common_coefficients(&[s]);
+        let count = h.op_count(&r);
+        assert_eq!((count.mul, count.add, count.neg), (1, 2, 0));
+        assert!((g.eval(s, &env()) - h.eval(r[0], &env())).abs() < 1e-15);
     }
 }
