@@ -17,7 +17,7 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
-use crate::build_module;
+use crate::build_module_physical;
 use crate::ir::{FunctionKind, Module, Node, NodeId, Var};
 use crate::model::{JointKind, Robot};
 
@@ -58,7 +58,7 @@ pub fn function_by_name(name: &str) -> Option<FunctionKind> {
 
 /// Derives `robot` and writes out the equations of `function`.
 pub fn equations(robot: &Robot, function: FunctionKind, format: Format) -> String {
-    render(&build_module(robot), robot, function, format)
+    render(&build_module_physical(robot), robot, function, format)
 }
 
 /// Writes out the equations of `function` of an already built `module` of `robot`.

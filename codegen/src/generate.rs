@@ -1,7 +1,7 @@
 //! From a validated robot to the IR module every emitter reads.
 
 use crate::algebra::Algebra;
-use crate::derive::{derive, velocity_split};
+use crate::derive::{derive_with, velocity_split};
 use crate::ir::{Function, FunctionKind, Graph, Module, NodeId, Output, Var};
 use crate::{to_toml, Robot};
 
@@ -9,10 +9,24 @@ use crate::{to_toml, Robot};
 pub const GENERATOR_VERSION: &str = env!("CARGO_PKG_VERSION");
 
 /// Derives every generated function of `robot` into one shared expression graph.
+///
+/// Joint-space functions use the regrouped inertial parameters (computed in the generated code
+/// from the physical ones; see docs/design.md), which gives the same values with fewer
+/// operations.
 pub fn build_module(robot: &Robot) -> Module {
+    build(robot, true)
+}
+
+/// [`build_module`] with the physical inertial parameters throughout: the papers' equations
+/// term by term, as the equations printer shows them.
+pub fn build_module_physical(robot: &Robot) -> Module {
+    build(robot, false)
+}
+
+fn build(robot: &Robot, regroup: bool) -> Module {
     let n = robot.dof();
     let mut graph = Graph::new();
-    let derived = derive(&mut graph, robot);
+    let derived = derive_with(&mut graph, robot, regroup);
 
     // The seed-001 split reads dH_kj/dq_i only for k >= j and i > j (H_kj depends on the
     // joints after j alone), so only those derivatives are built.

@@ -110,14 +110,28 @@ impl<E: Copy> Accel<E> {
         out
     }
 
-    /// The Euler term `K̇_0 = J ω̇ + ω × J ω` in the form (1.4): per component `i` (cyclic
-    /// `i, j, k`), `(J ω̇)_i + J_jk (ω_j² - ω_k²) + (J_kk - J_jj) ω_j ω_k + J_ik ω_i ω_j -
-    /// J_ij ω_i ω_k`. For principal axes it is the papers' `E_i = I ω̇ + I^a ω_j ω_k`.
+    /// The Euler term `K̇_0 = J ω̇ + ω × J ω` in the form (1.4) with the terms of each product of
+    /// inertia gathered: per component `i` (cyclic `i, j, k`), `J_ii ω̇_i + J_ij (ω̇_j - ω_i ω_k)
+    /// + J_ik (ω̇_k + ω_i ω_j) + J_jk (ω_j² - ω_k²) + (J_kk - J_jj) ω_j ω_k`. The brackets are
+    /// entries of `T` (shared with the first-moment terms), so each inertial parameter multiplies
+    /// once. For principal axes it is the papers' `E_i = I ω̇ + I^a ω_j ω_k`.
     pub fn euler<A: Algebra<E = E>>(&mut self, cx: &mut Cx<'_, A>, p: &BodyParams<E>) -> V3<E> {
         let mut out = zero3();
         for (i, o) in out.iter_mut().enumerate() {
             let (j, k) = ((i + 1) % 3, (i + 2) % 3);
-            let mut acc = cx.dot(&p.j[i], &self.wd);
+            let mut acc = cx.mul(p.j[i][i], self.wd[i]);
+            if !p.j[i][j].is_zero() {
+                // ω̇_j - ω_i ω_k = -T_ki
+                let t = self.t(cx, k, i);
+                let v = cx.mul(p.j[i][j], t);
+                acc = cx.sub(acc, v);
+            }
+            if !p.j[i][k].is_zero() {
+                // ω̇_k + ω_i ω_j = T_ji
+                let t = self.t(cx, j, i);
+                let v = cx.mul(p.j[i][k], t);
+                acc = cx.add(acc, v);
+            }
             if !p.j[j][k].is_zero() {
                 let sj = self.prod(cx, j, j);
                 let sk = self.prod(cx, k, k);
@@ -125,22 +139,10 @@ impl<E: Copy> Accel<E> {
                 let t = cx.mul(p.j[j][k], d);
                 acc = cx.add(acc, t);
             }
-            let terms = [
-                (p.jdiff[i], j, k, false),
-                (p.j[i][k], i, j, false),
-                (p.j[i][j], i, k, true),
-            ];
-            for (coef, a, b, negate) in terms {
-                if coef.is_zero() {
-                    continue;
-                }
-                let w = self.prod(cx, a, b);
-                let t = cx.mul(coef, w);
-                acc = if negate {
-                    cx.sub(acc, t)
-                } else {
-                    cx.add(acc, t)
-                };
+            if !p.jdiff[i].is_zero() {
+                let w = self.prod(cx, j, k);
+                let t = cx.mul(p.jdiff[i], w);
+                acc = cx.add(acc, t);
             }
             *o = acc;
         }

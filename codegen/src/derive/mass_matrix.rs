@@ -38,7 +38,7 @@ fn rotate_sym<A: Algebra>(cx: &mut Cx<'_, A>, rot: &M3<A::E>, j: &Sym<A::E>) -> 
 /// Inertia about `O_j` of a system with mass `m`, first moment `h` and inertia `jo` about the
 /// point `O_j + d`: `jo + m(|d|²I - d dᵀ) + 2(d·h)I - d hᵀ - h dᵀ`, with the diagonal written
 /// as `Σ_{c≠a} d_c (m d_c + 2 h_c)` so nothing cancels at run time.
-fn shift_sym<A: Algebra>(
+pub(crate) fn shift_sym<A: Algebra>(
     cx: &mut Cx<'_, A>,
     jo: &Sym<A::E>,
     m: S<A::E>,

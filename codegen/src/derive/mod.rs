@@ -64,8 +64,23 @@ pub struct Derived<E> {
 /// # Panics
 /// If the robot has no bodies or more than 64.
 pub fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
+    derive_with(alg, robot, true)
+}
+
+/// [`derive`], choosing whether the joint-space quantities use the regrouped (base) inertial
+/// parameters (exactly equal results, fewer operations) or the physical ones as in the papers.
+///
+/// The regrouped parameters are expressions of the physical ones (see `params::regroup`), so
+/// generated code keeps the physical parameter set and computes the few combinations it needs.
+/// The named (labelled) quantities are always those of the physical parameters: with
+/// `regroup`, that labelled pass is derived too but read by no output.
+///
+/// # Panics
+/// If the robot has no bodies or more than 64.
+pub fn derive_with<A: Algebra>(alg: &mut A, robot: &Robot, regroup: bool) -> Derived<A::E> {
     let n = robot.dof();
     assert!((1..=64).contains(&n), "a chain has 1 to 64 bodies");
+    let robot = &snap_axes(robot);
     let mut cx = Cx::new(alg);
     let cx = &mut cx;
     cx.labels = true;
@@ -93,8 +108,39 @@ pub fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
     let id = dynamics::newton_euler(cx, robot, &st, &qd, &qdd, Weight::BaseAcceleration, false);
     let m = mass_matrix::mass_matrix(cx, robot, &st);
     cx.labels = false;
-    let grav_pass = dynamics::newton_euler(cx, robot, &st, &zero, &zero, Weight::BodyRows, true);
-    let nle = dynamics::newton_euler(cx, robot, &st, &qd, &zero, Weight::BaseAcceleration, false);
+    let statics = dynamics::newton_euler(cx, robot, &st, &zero, &zero, Weight::BodyRows, true);
+
+    let reg_par;
+    let reg_ba;
+    let reg_st;
+    let (js, id, m) = if regroup {
+        reg_par = params::regroup(cx, robot, &par, &poles);
+        reg_ba = dynamics::mass_distribution(cx, &reg_par, &poles);
+        reg_st = dynamics::Statics {
+            par: &reg_par,
+            ba: &reg_ba,
+            ..st
+        };
+        let id = dynamics::newton_euler(
+            cx,
+            robot,
+            &reg_st,
+            &qd,
+            &qdd,
+            Weight::BaseAcceleration,
+            false,
+        );
+        let m = mass_matrix::mass_matrix(cx, robot, &reg_st);
+        (&reg_st, id, m)
+    } else {
+        (&st, id, m)
+    };
+    let gravity = if regroup {
+        dynamics::newton_euler(cx, robot, js, &zero, &zero, Weight::BodyRows, false).tau
+    } else {
+        statics.tau.clone()
+    };
+    let nle = dynamics::newton_euler(cx, robot, js, &qd, &zero, Weight::BaseAcceleration, false);
 
     let rhs: Vec<S<A::E>> = (0..n)
         .map(|j| {
@@ -110,14 +156,33 @@ pub fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
     Derived {
         dof: n,
         inverse_dynamics: out(&id.tau),
-        gravity: out(&grav_pass.tau),
+        gravity: out(&gravity),
         nonlinear_effects: out(&nle.tau),
         mass_matrix: out(&mflat),
         forward_dynamics: out(&fd),
         tool_rotation: out(&flat(&tool.rotation)),
         tool_position: out(&tool.position),
         jacobian: out(&jac),
-        static_force: out(&flat(&grav_pass.force)),
-        static_moment: out(&flat(&grav_pass.moment)),
+        static_force: out(&flat(&statics.force)),
+        static_moment: out(&flat(&statics.moment)),
     }
+}
+
+/// `robot` with joint-axis components within `1e-12` of zero made exactly zero (and the axis
+/// renormalised). Imported angles leave rounding noise such as `cos(π/2) = 6e-17`, which would
+/// turn a coordinate axis, whose rotations cost no arithmetic, into a general one; the change
+/// of direction is far below what `f64` results can show.
+fn snap_axes(robot: &Robot) -> Robot {
+    let mut out = robot.clone();
+    for b in &mut out.bodies {
+        if b.axis.iter().any(|x| x.abs() <= 1e-12 && *x != 0.0) {
+            let mut u = b.axis.map(|x| if x.abs() <= 1e-12 { 0.0 } else { x });
+            let norm = u.iter().map(|x| x * x).sum::<f64>().sqrt();
+            if norm > 0.0 {
+                u = u.map(|x| x / norm);
+            }
+            b.axis = u;
+        }
+    }
+    out
 }

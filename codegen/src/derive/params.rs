@@ -4,9 +4,11 @@
 //! Every inertial number enters through [`Algebra::param`](crate::algebra::Algebra::param) under
 //! the names `m{i}`, `mx{i}`.., `ixx{i}`.. (1-based), so any of them can stay symbolic.
 
-use super::scalar::{Cx, S, V3};
+use super::kinematics::Poles;
+use super::mass_matrix::shift_sym;
+use super::scalar::{k3, k33, Cx, M3, S, V3};
 use crate::algebra::Algebra;
-use crate::model::Robot;
+use crate::model::{JointKind, Robot};
 
 /// Parameters of one body, in its own frame, about its pole `O_i`.
 pub(crate) struct BodyParams<E> {
@@ -95,21 +97,37 @@ pub(crate) fn params<A: Algebra>(cx: &mut Cx<'_, A>, robot: &Robot) -> Params<A:
                 j[c][a] = j[a][c];
             }
         }
-        let jdiff = [
-            cx.sub(j[2][2], j[1][1]),
-            cx.sub(j[0][0], j[2][2]),
-            cx.sub(j[1][1], j[0][0]),
-        ];
-        // Name only real differences, never a parameter handle itself.
-        let pairs = [(2, 1), (0, 2), (1, 0)];
-        for (k, l) in ["Ia", "Ib", "Ic"].iter().enumerate() {
-            let (p, r) = pairs[k];
-            if !j[p][p].is_zero() && !j[r][r].is_zero() {
-                cx.label(jdiff[k], || format!("{l}{n}"));
-            }
-        }
-        body.push(BodyParams { m, h, j, jdiff });
+        body.push(body_params(cx, n, m, h, j));
     }
+    chain(cx, body)
+}
+
+/// A body's parameters with its gyroscopic coefficients.
+fn body_params<A: Algebra>(
+    cx: &mut Cx<'_, A>,
+    n: usize,
+    m: S<A::E>,
+    h: V3<A::E>,
+    j: M3<A::E>,
+) -> BodyParams<A::E> {
+    let jdiff = [
+        cx.sub(j[2][2], j[1][1]),
+        cx.sub(j[0][0], j[2][2]),
+        cx.sub(j[1][1], j[0][0]),
+    ];
+    // Name only real differences, never a parameter handle itself.
+    let pairs = [(2, 1), (0, 2), (1, 0)];
+    for (k, l) in ["Ia", "Ib", "Ic"].iter().enumerate() {
+        let (p, r) = pairs[k];
+        if !j[p][p].is_zero() && !j[r][r].is_zero() {
+            cx.label(jdiff[k], || format!("{l}{n}"));
+        }
+    }
+    BodyParams { m, h, j, jdiff }
+}
+
+/// The chain from its bodies: appends the subsystem masses.
+fn chain<A: Algebra>(cx: &mut Cx<'_, A>, body: Vec<BodyParams<A::E>>) -> Params<A::E> {
     let nb = body.len();
     let mut msub = vec![S::K(0.0); nb + 1];
     for i in (0..nb).rev() {
@@ -119,4 +137,106 @@ pub(crate) fn params<A: Algebra>(cx: &mut Cx<'_, A>, robot: &Robot) -> Params<A:
         }
     }
     Params { body, msub }
+}
+
+/// `Some(a)` when `u` is `±e_a`.
+fn coordinate_axis(u: [f64; 3]) -> Option<usize> {
+    (0..3).find(|&a| u[a].abs() == 1.0)
+}
+
+/// Base-parameter regrouping: parameters that joint-space dynamics cannot tell apart from
+/// parameters of the previous body are moved there, exactly.
+///
+/// The dynamics are linear in each body's `(m, h, J)`, so a body's parameters may be split into
+/// parts. For a revolute joint `j` about `u` the part `(m_j, (u·h_j) u, λ (I - u uᵀ))` (mass
+/// and axial first moment at `O_j`, an inertia symmetric about `u`) is unchanged by the
+/// rotation `q_j` about `u`: it moves with body `j-1` and is added to its parameters (shifted
+/// from `O_j` to `O_{j-1}` by the constant `d_{j-1}`); on the first body it sits on the fixed
+/// base and is dropped. For a prismatic joint the whole inertia `J_j` turns with body `j-1`.
+/// Working from the tip, every body after a revolute joint is left massless with a first
+/// moment normal to its axis and, for a coordinate axis, one diagonal inertia entry zero (`λ`
+/// is that entry): Khalil and Gautier's regrouped parameters (`XXR = XX - YY`, `MR`, `MZR`..),
+/// here as expressions of the physical ones.
+///
+/// Joint forces, the mass matrix and everything derived from them are unchanged; the internal
+/// reactions of single bodies are not, so the static reactions keep the physical parameters.
+pub(crate) fn regroup<A: Algebra>(
+    cx: &mut Cx<'_, A>,
+    robot: &Robot,
+    par: &Params<A::E>,
+    poles: &Poles<A::E>,
+) -> Params<A::E> {
+    let n = par.body.len();
+    let mut m: Vec<S<A::E>> = par.body.iter().map(|b| b.m).collect();
+    let mut h: Vec<V3<A::E>> = par.body.iter().map(|b| b.h).collect();
+    let mut j: Vec<M3<A::E>> = par.body.iter().map(|b| b.j).collect();
+    for k in (0..n).rev() {
+        let b = &robot.bodies[k];
+        match b.joint {
+            JointKind::Prismatic => {
+                if k > 0 {
+                    j[k - 1] = sym_add(cx, &j[k - 1], &j[k]);
+                }
+                j[k] = k33([[0.0; 3]; 3]);
+            }
+            JointKind::Revolute => {
+                let u = k3(b.axis);
+                // Axial first moment, removed from body k.
+                let uh = cx.dot(&u, &h[k]);
+                let hpar = cx.scale(uh, &u);
+                let hperp = match coordinate_axis(b.axis) {
+                    Some(a) => {
+                        let mut v = h[k];
+                        v[a] = S::K(0.0);
+                        v
+                    }
+                    None => {
+                        let neg = cx.scale(S::K(-1.0), &hpar);
+                        cx.vadd(&h[k], &neg)
+                    }
+                };
+                // λ (I - u uᵀ): for a coordinate axis λ zeroes the diagonal entry of the
+                // last normal axis (Khalil's XXR = XX - YY for z).
+                let mut sym = k33([[0.0; 3]; 3]);
+                if let Some(a) = coordinate_axis(b.axis) {
+                    let (p, r) = ((a + 1) % 3, (a + 2) % 3);
+                    let zeroed = p.max(r);
+                    let other = p.min(r);
+                    let lam = j[k][zeroed][zeroed];
+                    sym[p][p] = lam;
+                    sym[r][r] = lam;
+                    j[k][other][other] = cx.sub(j[k][other][other], lam);
+                    j[k][zeroed][zeroed] = S::K(0.0);
+                }
+                if k > 0 {
+                    let d = poles.d[k - 1];
+                    let moved = shift_sym(cx, &sym, m[k], &hpar, &d);
+                    j[k - 1] = sym_add(cx, &j[k - 1], &moved);
+                    let md = cx.scale(m[k], &d);
+                    let hm = cx.vadd(&md, &hpar);
+                    h[k - 1] = cx.vadd(&h[k - 1], &hm);
+                    m[k - 1] = cx.add(m[k - 1], m[k]);
+                }
+                h[k] = hperp;
+                m[k] = S::K(0.0);
+            }
+        }
+    }
+    let body = (0..n)
+        .map(|k| body_params(cx, k + 1, m[k], h[k], j[k]))
+        .collect();
+    chain(cx, body)
+}
+
+/// `a + b` for symmetric matrices, upper triangle mirrored.
+fn sym_add<A: Algebra>(cx: &mut Cx<'_, A>, a: &M3<A::E>, b: &M3<A::E>) -> M3<A::E> {
+    let mut out = *a;
+    for r in 0..3 {
+        for c in r..3 {
+            let v = cx.add(a[r][c], b[r][c]);
+            out[r][c] = v;
+            out[c][r] = v;
+        }
+    }
+    out
 }

@@ -65,18 +65,15 @@ pub fn velocity_split<A: Algebra>(
         // (14) ∂T/∂q_i = ½ Σ_{j<i} H_jji q̇_j² + Σ_{j<i} q̇_j Σ_{k>j} H_kji q̇_k.
         let mut g = hgo;
         for j in 0..i {
-            let mut hdot = S::K(0.0);
-            for l in j + 1..n {
-                let t = cx.mul(d(i, j, l), v[l]);
-                hdot = cx.add(hdot, t);
+            // Ḣ_ij - Σ_{k>j} H_kji q̇_k = Σ_{l>j, l≠i} (H_ijl - H_lji) q̇_l: one product per
+            // velocity, and the l = i terms cancel.
+            let mut diff = S::K(0.0);
+            for l in (j + 1..n).filter(|&l| l != i) {
+                let h = cx.sub(d(i, j, l), d(l, j, i));
+                let t = cx.mul(h, v[l]);
+                diff = cx.add(diff, t);
             }
-            let mut dt = S::K(0.0);
-            for k in j + 1..n {
-                let t = cx.mul(d(k, j, i), v[k]);
-                dt = cx.add(dt, t);
-            }
-            // q̇_j (Ḣ_ij - Σ_{k>j} H_kji q̇_k) - ½ H_jji q̇_j²
-            let diff = cx.sub(hdot, dt);
+            // q̇_j (Ḣ_ij - Σ_{k>j} H_kji q̇_k - ½ H_jji q̇_j)
             let half = cx.mul(S::K(0.5), d(j, j, i));
             let hv = cx.mul(half, v[j]);
             let diff = cx.sub(diff, hv);

@@ -120,15 +120,21 @@ impl Module {
     }
 
     /// The module as emitted: multi-joint `sin`/`cos` lowered (see
-    /// [`Graph::lower_trig_sums`]), dead nodes dropped, and partial sums and common factor
-    /// pairs shared (see `ir/share.rs`).
+    /// [`Graph::lower_trig_sums`]), dead nodes dropped, then per function partial sums and
+    /// common factor pairs shared, common pairs of terms added once and negations absorbed
+    /// (see [`Graph::share_per_function`]).
     pub fn lowered(&self) -> Module {
         let (graph, roots) = self.graph.lower_trig_sums(&self.roots());
         // Sharing comes last: any later rebuild through the simplifying constructors would
-        // flatten the shared partial results again.
-        let (graph, roots) = graph.share_partial_results(&roots);
-        let (graph, roots) = graph.share_common_factor_pairs(&roots);
+        // flatten the shared partial results again. It is done per function.
         let mut it = roots.into_iter();
+        let groups: Vec<Vec<NodeId>> = self
+            .functions
+            .iter()
+            .map(|f| f.roots().iter().map(|_| it.next().expect("root")).collect())
+            .collect();
+        let (graph, groups) = graph.share_per_function(&groups);
+        let mut it = groups.into_iter().flatten();
         let functions = self
             .functions
             .iter()
