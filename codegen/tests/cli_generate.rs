@@ -207,3 +207,30 @@ fn import_writes_an_equivalent_spec() {
     let from_table = quasidyn_codegen::load_input(&root().join(table), None).unwrap();
     assert_eq!(from_spec, from_table);
 }
+
+#[test]
+fn long_generations_report_progress() {
+    let work = tempfile::tempdir().unwrap();
+    let mut spec = String::from("name = \"snake\"\n");
+    for i in 0..10 {
+        let axis = ["x", "y", "z"][i % 3];
+        spec.push_str(&format!(
+            "[[body]]\njoint = \"revolute\"\naxis = \"{axis}\"\nnext = [0.1, 0.0, 0.02]\n\
+             mass = 1.0\ncom = [0.05, 0.0, 0.0]\n\
+             inertia = {{ ixx = 0.01, iyy = 0.012, izz = 0.013 }}\n"
+        ));
+    }
+    let path = work.path().join("snake.toml");
+    std::fs::write(&path, spec).unwrap();
+    let out = work.path().join("out");
+    let run = quasidyn(&[
+        "generate",
+        path.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let stderr = text(&run.stderr);
+    assert!(stderr.contains("deriving snake (10 joints)"), "{stderr}");
+    assert_eq!(files_in(&out), ["snake.c", "snake.h"]);
+}
