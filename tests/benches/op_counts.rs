@@ -1,10 +1,14 @@
 //! Operation counts of the emitted code of every robot in robots/, per function, as the
-//! emitters see it (the lowered module: `sin`/`cos` of single joints only).
+//! emitters see it (the lowered module: `sin`/`cos` of single joints only), plus the Stäubli
+//! RX-90 (modified DH) with every inertial parameter symbolic, the setting SYMORO counts in.
 //!
-//! Run with `cargo bench -p quasidyn-tests --bench op_counts`.
+//! Run with `cargo bench -p quasidyn-tests --bench op_counts` (add `-- --markdown` for the
+//! README's table: `mul/add` per function).
 
-use quasidyn_codegen::{build_module, load_spec, FunctionKind, NodeId, OpCount};
-use quasidyn_tests::shipped_robots;
+use quasidyn_codegen::{
+    build_module, load_input, load_spec, FunctionKind, OpCount, Robot, SymbolicInertial,
+};
+use quasidyn_tests::{shipped_robots, workspace_root};
 
 fn row(label: &str, c: &OpCount) {
     println!(
@@ -19,23 +23,59 @@ fn row(label: &str, c: &OpCount) {
     );
 }
 
+/// The robots counted: every shipped spec, then the all-symbolic RX-90.
+fn robots() -> Vec<(String, Robot)> {
+    let mut robots: Vec<(String, Robot)> = shipped_robots()
+        .iter()
+        .map(|path| {
+            let robot = load_spec(path).expect("shipped spec parses");
+            (robot.name.clone(), robot)
+        })
+        .collect();
+    let table = workspace_root().join("tests/fixtures/dh/rx90.toml");
+    let mut rx90 = load_input(&table, None).expect("the RX-90 table imports");
+    for body in &mut rx90.bodies {
+        body.symbolic = SymbolicInertial {
+            mass: true,
+            com: true,
+            inertia: true,
+        };
+    }
+    robots.push(("rx90 (all inertial parameters symbolic)".into(), rx90));
+    robots
+}
+
 fn main() {
-    for path in shipped_robots() {
-        let robot = load_spec(&path).expect("shipped spec parses");
+    let markdown = std::env::args().any(|a| a == "--markdown");
+    if markdown {
+        let names: Vec<String> = FunctionKind::ALL.iter().map(|k| format!("{k:?}")).collect();
+        println!("| robot | {} |", names.join(" | "));
+        println!("|---|{}", "---|".repeat(names.len()));
+    }
+    for (label, robot) in robots() {
         let module = build_module(&robot).lowered();
-        println!("\n{} ({} joints)", robot.name, module.dof);
+        let counts: Vec<OpCount> = FunctionKind::ALL
+            .iter()
+            .map(|&kind| {
+                let f = module.function(kind).expect("every function is generated");
+                module.graph.op_count(&f.roots())
+            })
+            .collect();
+        if markdown {
+            let cells: Vec<String> = counts
+                .iter()
+                .map(|c| format!("{}/{}", c.mul, c.add + c.neg))
+                .collect();
+            println!("| {label} | {} |", cells.join(" | "));
+            continue;
+        }
+        println!("\n{label} ({} joints)", module.dof);
         println!(
             "  {:<24} {:>6} {:>6} {:>4} {:>4} {:>4} {:>4} {:>7}",
             "function", "mul", "add", "div", "neg", "trig", "sqrt", "total"
         );
-        for kind in FunctionKind::ALL {
-            let f = module.function(kind).expect("every function is generated");
-            let roots: Vec<NodeId> = f
-                .outputs
-                .iter()
-                .flat_map(|o| o.values.iter().copied())
-                .collect();
-            row(&format!("{kind:?}"), &module.graph.op_count(&roots));
+        for (kind, count) in FunctionKind::ALL.iter().zip(&counts) {
+            row(&format!("{kind:?}"), count);
         }
         row("(all, shared)", &module.graph.op_count(&module.roots()));
     }
