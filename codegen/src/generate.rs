@@ -58,7 +58,7 @@ fn build(robot: &Robot, regroup: bool) -> Module {
         values,
     };
     let function = |kind, outputs| Function { kind, outputs };
-    let functions = vec![
+    let mut functions = vec![
         function(
             FunctionKind::InverseDynamics,
             vec![vector("tau", derived.inverse_dynamics)],
@@ -98,6 +98,8 @@ fn build(robot: &Robot, regroup: bool) -> Module {
             ],
         ),
     ];
+    // With base parameters the static reactions are not derived (empty outputs).
+    functions.retain(|f| f.outputs.iter().all(|o| !o.values.is_empty()));
     Module {
         robot_name: robot.name.clone(),
         dof: n,
