@@ -469,21 +469,22 @@ impl Validator<'_> {
             Some(t) => self.tool(t)?,
             None => mat3::IDENTITY,
         };
-        let parameters =
-            match &raw.parameters {
-                None => ParameterSet::Physical,
-                Some(p) => match p.get_ref().as_str() {
-                    "physical" => ParameterSet::Physical,
-                    "base" => ParameterSet::Base,
-                    other => return Err(self.err(
+        let parameters = match &raw.parameters {
+            None => ParameterSet::Physical,
+            Some(p) => match p.get_ref().as_str() {
+                "physical" => ParameterSet::Physical,
+                "base" => ParameterSet::Base,
+                other => {
+                    return Err(self.err(
                         p.span(),
                         "parameters",
                         format!(
                             "unknown parameter set {other:?}: expected \"physical\" or \"base\""
                         ),
-                    )),
-                },
-            };
+                    ))
+                }
+            },
+        };
 
         let raw_bodies: &[Spanned<RawBody>] = raw.body.as_ref().map_or(&[], |b| b.get_ref());
         if raw_bodies.is_empty() {

@@ -189,7 +189,9 @@ impl Graph {
                     let mut operands: Vec<NodeId> = Vec::new();
                     loop {
                         let left = used.iter().filter(|u| !**u).count();
-                        if left < 3 {
+                        // Two factors left after a reuse may be an earlier product again, as in
+                        // a square `(a b)²` stored flat as `a a b b`.
+                        if left < 2 || (left < 3 && operands.is_empty()) {
                             break;
                         }
                         let limit = if operands.is_empty() { left - 1 } else { left };
