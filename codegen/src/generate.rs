@@ -12,7 +12,8 @@ pub const GENERATOR_VERSION: &str = env!("CARGO_PKG_VERSION");
 ///
 /// Joint-space functions use the regrouped inertial parameters (computed in the generated code
 /// from the physical ones; see docs/design.md), which gives the same values with fewer
-/// operations.
+/// operations. With [`crate::ParameterSet::Base`] the symbolic parameters are the regrouped
+/// ones themselves and the static joint reactions are left out.
 pub fn build_module(robot: &Robot) -> Module {
     build(robot, true)
 }
