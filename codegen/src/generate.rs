@@ -12,7 +12,8 @@ pub const GENERATOR_VERSION: &str = env!("CARGO_PKG_VERSION");
 ///
 /// Joint-space functions use the regrouped inertial parameters (computed in the generated code
 /// from the physical ones; see docs/design.md), which gives the same values with fewer
-/// operations.
+/// operations. With [`crate::ParameterSet::Base`] the symbolic parameters are the regrouped
+/// ones themselves and the static joint reactions are left out.
 pub fn build_module(robot: &Robot) -> Module {
     build(robot, true)
 }
@@ -58,7 +59,7 @@ fn build(robot: &Robot, regroup: bool) -> Module {
         values,
     };
     let function = |kind, outputs| Function { kind, outputs };
-    let functions = vec![
+    let mut functions = vec![
         function(
             FunctionKind::InverseDynamics,
             vec![vector("tau", derived.inverse_dynamics)],
@@ -98,6 +99,8 @@ fn build(robot: &Robot, regroup: bool) -> Module {
             ],
         ),
     ];
+    // With base parameters the static reactions are not derived (empty outputs).
+    functions.retain(|f| f.outputs.iter().all(|o| !o.values.is_empty()));
     Module {
         robot_name: robot.name.clone(),
         dof: n,

@@ -23,6 +23,18 @@ pub struct SymbolicInertial {
     pub inertia: bool,
 }
 
+/// Which inertial parameters the generated code takes as symbolic parameters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ParameterSet {
+    /// The physical ones (`m1`, `mx1`, .., `ixx1`, ..); the generated code regroups them.
+    #[default]
+    Physical,
+    /// The regrouped base parameters (`mr1`, `mxr1`, .., `xxr1`, ..; see docs/design.md), as
+    /// in identification. The static joint reactions, which need the physical parameters, are
+    /// then not generated.
+    Base,
+}
+
 /// One moving body of a validated robot (all vectors in the body's own frame).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RobotBody {
@@ -63,6 +75,8 @@ pub struct Robot {
     pub tool_rotation: [[f64; 3]; 3],
     /// Bodies, base to tip.
     pub bodies: Vec<RobotBody>,
+    /// Which inertial parameters symbolic ones are (physical or base).
+    pub parameters: ParameterSet,
 }
 
 impl Robot {

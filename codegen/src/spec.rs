@@ -13,7 +13,7 @@ use toml::Spanned;
 
 use crate::error::SpecError;
 use crate::mat3::{self, M3, V3};
-use crate::model::{JointKind, Robot, RobotBody, SymbolicInertial};
+use crate::model::{JointKind, ParameterSet, Robot, RobotBody, SymbolicInertial};
 
 /// Most bodies a spec may have: generated code is straight-line and its size grows roughly with
 /// the cube of the number of bodies.
@@ -64,6 +64,7 @@ struct RawSpec {
     gravity: Option<RawVec>,
     base: Option<RawVec>,
     symbolic: Option<Spanned<Vec<Spanned<String>>>>,
+    parameters: Option<Spanned<String>>,
     body: Option<Spanned<Vec<Spanned<RawBody>>>>,
     tool: Option<Spanned<RawTool>>,
 }
@@ -468,6 +469,22 @@ impl Validator<'_> {
             Some(t) => self.tool(t)?,
             None => mat3::IDENTITY,
         };
+        let parameters = match &raw.parameters {
+            None => ParameterSet::Physical,
+            Some(p) => match p.get_ref().as_str() {
+                "physical" => ParameterSet::Physical,
+                "base" => ParameterSet::Base,
+                other => {
+                    return Err(self.err(
+                        p.span(),
+                        "parameters",
+                        format!(
+                            "unknown parameter set {other:?}: expected \"physical\" or \"base\""
+                        ),
+                    ))
+                }
+            },
+        };
 
         let raw_bodies: &[Spanned<RawBody>] = raw.body.as_ref().map_or(&[], |b| b.get_ref());
         if raw_bodies.is_empty() {
@@ -517,6 +534,7 @@ impl Validator<'_> {
             base,
             tool_rotation,
             bodies,
+            parameters,
         })
     }
 
@@ -927,6 +945,9 @@ pub fn to_toml(robot: &Robot) -> String {
     }
     let _ = writeln!(s, "gravity = {}", vec_toml(robot.gravity));
     let _ = writeln!(s, "base = {}", vec_toml(robot.base));
+    if robot.parameters == ParameterSet::Base {
+        let _ = writeln!(s, "parameters = \"base\"");
+    }
     for (i, b) in robot.bodies.iter().enumerate() {
         let _ = writeln!(s, "\n[[body]]");
         let _ = writeln!(s, "name = {}", quote(&b.name));

@@ -6,7 +6,7 @@
 
 use quasidyn_codegen::algebra::{Algebra, Joint, Numeric};
 use quasidyn_codegen::derive::{derive, velocity_split, Derived};
-use quasidyn_codegen::{JointKind, Robot, RobotBody, SymbolicInertial};
+use quasidyn_codegen::{JointKind, ParameterSet, Robot, RobotBody, SymbolicInertial};
 
 type V = [f64; 3];
 type Mat = [[f64; 3]; 3];
@@ -287,6 +287,7 @@ fn robot(bodies: Vec<RobotBody>) -> Robot {
         base: [0.0; 3],
         tool_rotation: I3,
         bodies,
+        parameters: ParameterSet::Physical,
     }
 }
 

@@ -20,7 +20,7 @@ mod split;
 pub use split::{velocity_split, Split};
 
 use crate::algebra::Algebra;
-use crate::model::Robot;
+use crate::model::{ParameterSet, Robot};
 use dynamics::Weight;
 use scalar::{Cx, S};
 
@@ -46,10 +46,11 @@ pub struct Derived<E> {
     /// Geometric Jacobian, `6×N`: rows 0-2 linear velocity of the tool point, rows 3-5 angular
     /// velocity, base frame.
     pub jacobian: Vec<E>,
-    /// At rest: force on body `i` by body `i-1`, in body `i`'s axes, `N×3` (row `i` = body).
+    /// At rest: force on body `i` by body `i-1`, in body `i`'s axes, `N×3` (row `i` = body);
+    /// empty with [`ParameterSet::Base`] (the base parameters do not determine it).
     pub static_force: Vec<E>,
     /// At rest: moment about the pole `O_i` on body `i` by body `i-1`, in body `i`'s axes,
-    /// `N×3` (row `i` = body).
+    /// `N×3` (row `i` = body); empty with [`ParameterSet::Base`].
     pub static_moment: Vec<E>,
 }
 
@@ -72,6 +73,8 @@ pub fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
 ///
 /// The regrouped parameters are expressions of the physical ones (see `params::regroup`), so
 /// generated code keeps the physical parameter set and computes the few combinations it needs.
+/// With [`ParameterSet::Base`] the symbolic parameters are the base parameters themselves and
+/// `regroup` is ignored (always on).
 /// The named (labelled) quantities are always those of the physical parameters: with
 /// `regroup`, that labelled pass is derived too but read by no output.
 ///
@@ -81,10 +84,22 @@ pub fn derive_with<A: Algebra>(alg: &mut A, robot: &Robot, regroup: bool) -> Der
     let n = robot.dof();
     assert!((1..=64).contains(&n), "a chain has 1 to 64 bodies");
     let robot = &snap_axes(robot);
+    let base = robot.parameters == ParameterSet::Base;
+    // With base parameters as inputs no physical parameter may become one: the passes that
+    // read physical parameters (labelled, static) see the spec values, and no output reads
+    // them but the static reactions, which are then left out.
+    let physical_robot;
+    let phys_src = if base {
+        physical_robot = numeric_parameters(robot);
+        &physical_robot
+    } else {
+        robot
+    };
+    let regroup = regroup || base;
     let mut cx = Cx::new(alg);
     let cx = &mut cx;
     cx.labels = true;
-    let par = params::params(cx, robot);
+    let par = params::params(cx, phys_src);
     let ori = orientation::orientation(cx, robot);
     let poles = kinematics::poles(cx, robot);
     let tool = kinematics::tool_pose(cx, robot, &ori, &poles);
@@ -114,7 +129,11 @@ pub fn derive_with<A: Algebra>(alg: &mut A, robot: &Robot, regroup: bool) -> Der
     let reg_ba;
     let reg_st;
     let (js, id, m) = if regroup {
-        reg_par = params::regroup(cx, robot, &par, &poles);
+        reg_par = if base {
+            params::base_params(cx, robot)
+        } else {
+            params::regroup(cx, robot, &par, &poles)
+        };
         reg_ba = dynamics::mass_distribution(cx, &reg_par, &poles);
         reg_st = dynamics::Statics {
             par: &reg_par,
@@ -163,9 +182,42 @@ pub fn derive_with<A: Algebra>(alg: &mut A, robot: &Robot, regroup: bool) -> Der
         tool_rotation: out(&flat(&tool.rotation)),
         tool_position: out(&tool.position),
         jacobian: out(&jac),
-        static_force: out(&flat(&statics.force)),
-        static_moment: out(&flat(&statics.moment)),
+        static_force: if base {
+            Vec::new()
+        } else {
+            out(&flat(&statics.force))
+        },
+        static_moment: if base {
+            Vec::new()
+        } else {
+            out(&flat(&statics.moment))
+        },
     }
+}
+
+/// The base parameters of `robot` (names as with [`ParameterSet::Base`], body by body) at the
+/// spec's physical values: the conversion physical → base. Only the entries that depend on a
+/// parameter marked symbolic are listed (the others fold into the generated code).
+pub fn base_parameters(robot: &Robot) -> Vec<(String, f64)> {
+    let mut out = Vec::new();
+    for (m, h, j) in params::base_entries(&snap_axes(robot)) {
+        let upper = [&j[0][0], &j[0][1], &j[0][2], &j[1][1], &j[1][2], &j[2][2]];
+        for (name, s) in std::iter::once(&m).chain(&h).chain(upper) {
+            if let S::X(v) = s {
+                out.push((name.clone(), *v));
+            }
+        }
+    }
+    out
+}
+
+/// `robot` with every inertial parameter numeric.
+fn numeric_parameters(robot: &Robot) -> Robot {
+    let mut out = robot.clone();
+    for b in &mut out.bodies {
+        b.symbolic = crate::model::SymbolicInertial::default();
+    }
+    out
 }
 
 /// `robot` with joint-axis components within `1e-12` of zero made exactly zero (and the axis

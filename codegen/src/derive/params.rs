@@ -240,3 +240,79 @@ fn sym_add<A: Algebra>(cx: &mut Cx<'_, A>, a: &M3<A::E>, b: &M3<A::E>) -> M3<A::
     }
     out
 }
+
+/// Names of the base parameters of body `n` (1-based): mass, first moment, inertia entries.
+pub(crate) fn base_names(n: usize) -> ([String; 1], [String; 3], [[String; 3]; 3]) {
+    let j = |a: &str| format!("{a}r{n}");
+    (
+        [format!("mr{n}")],
+        [j("mx"), j("my"), j("mz")],
+        [
+            [j("xx"), j("xy"), j("xz")],
+            [j("xy"), j("yy"), j("yz")],
+            [j("xz"), j("yz"), j("zz")],
+        ],
+    )
+}
+
+/// The base parameters themselves as the symbolic inputs ([`ParameterSet::Base`]): every
+/// regrouped entry that depends on a symbolic physical parameter becomes the parameter
+/// `mr{n}`, `mxr{n}`.., `xxr{n}`, `xyr{n}`.. (default: its value at the spec's physical
+/// values); entries the regrouping leaves known (zeros, numeric bodies) stay constants.
+/// Parameters are created body by body in the order m, mx, my, mz, xx, xy, xz, yy, yz, zz.
+///
+/// [`ParameterSet::Base`]: crate::model::ParameterSet::Base
+pub(crate) fn base_params<A: Algebra>(cx: &mut Cx<'_, A>, robot: &Robot) -> Params<A::E> {
+    let body = base_entries(robot)
+        .into_iter()
+        .enumerate()
+        .map(|(k, (m, h, j))| {
+            let mut read = |(name, s): &(String, S<f64>)| match *s {
+                S::K(v) => S::K(v),
+                S::X(v) => cx.param(name, v, true),
+            };
+            let m = read(&m);
+            let h = [0, 1, 2].map(|a| read(&h[a]));
+            let mut jj = k33([[0.0; 3]; 3]);
+            for r in 0..3 {
+                for c in r..3 {
+                    jj[r][c] = read(&j[r][c]);
+                    jj[c][r] = jj[r][c];
+                }
+            }
+            body_params(cx, k + 1, m, h, jj)
+        })
+        .collect();
+    chain(cx, body)
+}
+
+/// One named regrouped entry at the spec values.
+type Entry = (String, S<f64>);
+
+/// Per body, the regrouped mass, first moment and inertia, named, evaluated at the spec's
+/// physical values; `S::X` marks the entries that depend on a symbolic physical parameter.
+pub(crate) fn base_entries(robot: &Robot) -> Vec<(Entry, [Entry; 3], [[Entry; 3]; 3])> {
+    // Only the constant interpole vectors of revolute joints are read by the regrouping, so
+    // the joint positions given here do not matter.
+    let mut num = crate::algebra::Numeric {
+        q: vec![0.0; robot.dof()],
+        ..Default::default()
+    };
+    let mut ncx = Cx::new(&mut num);
+    let phys = params(&mut ncx, robot);
+    let poles = super::kinematics::poles(&mut ncx, robot);
+    let reg = regroup(&mut ncx, robot, &phys, &poles);
+    reg.body
+        .iter()
+        .enumerate()
+        .map(|(k, b)| {
+            let (mn, hn, jn) = base_names(k + 1);
+            let [mn] = mn;
+            (
+                (mn, b.m),
+                [0, 1, 2].map(|a| (hn[a].clone(), b.h[a])),
+                [0, 1, 2].map(|r| [0, 1, 2].map(|c| (jn[r][c].clone(), b.j[r][c]))),
+            )
+        })
+        .collect()
+}

@@ -1,7 +1,7 @@
 //! What every importer reduces its input to: the chain evaluated at the zero configuration, all
 //! in base-frame coordinates, and the conversion of that into the method's frames.
 
-use crate::model::{JointKind, Robot, RobotBody, SymbolicInertial};
+use crate::model::{JointKind, ParameterSet, Robot, RobotBody, SymbolicInertial};
 
 pub(crate) type V3 = [f64; 3];
 pub(crate) type M3 = [[f64; 3]; 3];
@@ -234,6 +234,7 @@ impl Chain {
             base: poles.first().copied().unwrap_or([0.0; 3]),
             tool_rotation: self.tool.r,
             bodies,
+            parameters: ParameterSet::Physical,
         }
     }
 }

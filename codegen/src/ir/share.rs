@@ -189,7 +189,9 @@ impl Graph {
                     let mut operands: Vec<NodeId> = Vec::new();
                     loop {
                         let left = used.iter().filter(|u| !**u).count();
-                        if left < 3 {
+                        // Two factors left after a reuse may be an earlier product again, as in
+                        // a square `(a b)²` stored flat as `a a b b`.
+                        if left < 2 || (left < 3 && operands.is_empty()) {
                             break;
                         }
                         let limit = if operands.is_empty() { left - 1 } else { left };
@@ -579,18 +581,60 @@ impl Graph {
     /// subtracted term, is written with every sign flipped instead (`-(a - b)` as `b - a`), so
     /// the negation costs nothing; and the roots' ids in it.
     pub fn absorb_negations(&self, roots: &[NodeId]) -> (Graph, Vec<NodeId>) {
+        self.flip_negated_sums(roots, false)
+    }
+
+    /// [`Graph::absorb_negations`], also flipping a sum read plainly by other sums that keep
+    /// a positive term: those subtract the flipped sum instead.
+    pub fn absorb_negations_through_sums(&self, roots: &[NodeId]) -> (Graph, Vec<NodeId>) {
+        self.flip_negated_sums(roots, true)
+    }
+
+    /// Flips sums with a subtracted term that are read through their negation and, when
+    /// `through_sums`, otherwise only as terms of sums that keep a positive term.
+    fn flip_negated_sums(&self, roots: &[NodeId], through_sums: bool) -> (Graph, Vec<NodeId>) {
         let live = self.reachable(roots);
-        // Sums whose every reader is a negation (a root counts as a plain reader).
-        let mut only_negated = vec![true; self.len()];
+        let is_negated = |t: NodeId| {
+            matches!(self.node(t), Node::Neg(_)) || self.as_const(t).is_some_and(|c| c < 0.0)
+        };
+        // A sum can be flipped when it has a subtracted term, is no root, and every reader is
+        // its negation or a sum with a positive term that is not a sum itself (which might be
+        // flipped in turn), so that reader still needs no negation.
+        let mut flippable: Vec<bool> = self
+            .nodes()
+            .iter()
+            .enumerate()
+            .map(|(i, n)| live[i] && matches!(n, Node::Add(v) if v.iter().any(|&t| is_negated(t))))
+            .collect();
+        let mut negated_read = vec![false; self.len()];
         for r in roots {
-            only_negated[r.index()] = false;
+            flippable[r.index()] = false;
         }
         for (i, node) in self.nodes().iter().enumerate() {
-            if live[i] && !matches!(node, Node::Neg(_)) {
-                for c in node.children() {
-                    only_negated[c.index()] = false;
+            if !live[i] {
+                continue;
+            }
+            match node {
+                Node::Neg(x) => negated_read[x.index()] = true,
+                Node::Add(v) if through_sums => {
+                    for &c in v.iter() {
+                        let other_positive = v.iter().any(|&t| {
+                            t != c && !is_negated(t) && !matches!(self.node(t), Node::Add(_))
+                        });
+                        if !other_positive {
+                            flippable[c.index()] = false;
+                        }
+                    }
+                }
+                n => {
+                    for c in n.children() {
+                        flippable[c.index()] = false;
+                    }
                 }
             }
+        }
+        for (f, n) in flippable.iter_mut().zip(&negated_read) {
+            *f &= *n;
         }
         let mut out = Graph::new();
         out.copy_tables_from(self);
@@ -599,26 +643,16 @@ impl Graph {
             if !live[i] {
                 continue;
             }
-            let flip = match node {
-                Node::Neg(x) if only_negated[x.index()] => match self.node(*x) {
-                    Node::Add(v)
-                        if v.iter().any(|&t| {
-                            matches!(self.node(t), Node::Neg(_))
-                                || self.as_const(t).is_some_and(|c| c < 0.0)
-                        }) =>
-                    {
-                        Some(*x)
+            let mapped = node.map_children(|c| map[c.index()].expect("child is live"));
+            let new = match (node, mapped) {
+                // `-x` is the flipped sum itself.
+                (Node::Neg(x), _) if flippable[x.index()] => {
+                    match out.node(map[x.index()].expect("child is live")) {
+                        Node::Neg(y) => *y,
+                        _ => unreachable!("a flipped sum maps to a negation"),
                     }
-                    _ => None,
-                },
-                _ => None,
-            };
-            let new = match flip {
-                Some(x) => {
-                    let Node::Add(v) = out.node(map[x.index()].expect("child is live")).clone()
-                    else {
-                        unreachable!("a sum maps to a sum")
-                    };
+                }
+                (_, Node::Add(v)) if flippable[i] => {
                     let mut terms: Vec<NodeId> = v
                         .iter()
                         .map(|&t| match out.node(t).clone() {
@@ -630,12 +664,11 @@ impl Graph {
                         })
                         .collect();
                     terms.sort_unstable();
-                    out.intern(Node::Add(terms.into_boxed_slice()))
+                    let flipped = out.intern(Node::Add(terms.into_boxed_slice()));
+                    // Plain readers subtract the flipped sum.
+                    out.intern(Node::Neg(flipped))
                 }
-                None => {
-                    let mapped = node.map_children(|c| map[c.index()].expect("child is live"));
-                    out.intern(mapped)
-                }
+                (_, mapped) => out.intern(mapped),
             };
             map[i] = Some(new);
             if let Some(name) = self.name(NodeId(i as u32)) {
@@ -650,14 +683,30 @@ impl Graph {
     }
 }
 
+/// Operations, then multiplications: what the sharing passes minimise.
+fn cost(g: &Graph, r: &[NodeId]) -> (usize, usize) {
+    let c = g.op_count(r);
+    (c.mul + c.add + c.neg + c.div + c.sqrt, c.mul)
+}
+
 impl Graph {
+    /// [`Graph::absorb_negations_through_sums`] when it saves operations on `roots` and no
+    /// multiplication (flipping a shared sum can cost a multiplication elsewhere).
+    fn flip_if_cheaper(&self, roots: &[NodeId]) -> Option<(Graph, Vec<NodeId>)> {
+        let (g, r) = self.absorb_negations_through_sums(roots);
+        let (new, old) = (cost(&g, &r), cost(self, roots));
+        (new.0 < old.0 && new.1 <= old.1).then_some((g, r))
+    }
+
     /// Every sharing pass of this file, in order.
     fn share_all(&self, roots: &[NodeId]) -> (Graph, Vec<NodeId>) {
         let (g, r) = self.share_partial_results(roots);
         let (g, r) = g.share_common_factor_pairs(&r);
         let (g, r) = g.share_common_term_pairs(&r);
         let (g, r) = g.absorb_negations(&r);
-        g.factor_common_coefficients(&r)
+        // Factoring a coefficient out may leave a sum read negated again.
+        let (g, r) = g.factor_common_coefficients(&r);
+        g.absorb_negations(&r)
     }
 
     /// The sharing passes for each group of roots (one generated function each), merged into
@@ -677,14 +726,20 @@ impl Graph {
             let shared = &whole_roots[at..at + roots.len()];
             at += roots.len();
             let (alone, alone_roots) = self.share_all(roots);
-            let cost = |g: &Graph, r: &[NodeId]| {
-                let c = g.op_count(r);
-                (c.mul + c.add + c.neg + c.div + c.sqrt, c.mul)
+            let (alone, alone_roots) = alone
+                .flip_if_cheaper(&alone_roots)
+                .unwrap_or((alone, alone_roots));
+            // On the whole graph a sum may stay unflipped for another function's reader;
+            // within this function alone its negation may be free.
+            let flipped = whole.flip_if_cheaper(shared);
+            let (whole_f, whole_f_roots) = match &flipped {
+                Some((g, r)) => (g, &r[..]),
+                None => (&whole, shared),
             };
-            let (g, r) = if cost(&alone, &alone_roots) <= cost(&whole, shared) {
+            let (g, r) = if cost(&alone, &alone_roots) <= cost(whole_f, whole_f_roots) {
                 (&alone, &alone_roots[..])
             } else {
-                (&whole, shared)
+                (whole_f, whole_f_roots)
             };
             let live = g.reachable(r);
             let mut map: Vec<Option<NodeId>> = vec![None; g.len()];

@@ -1,0 +1,139 @@
+//! Base parameters as inputs (`parameters = "base"`): with the base parameters computed from
+//! random physical ones, every generated function equals that of the physical-parameter module
+//! at random states, for chains with revolute and prismatic joints.
+
+use std::path::Path;
+
+use quasidyn_codegen::derive::base_parameters;
+use quasidyn_codegen::import::import_dh;
+use quasidyn_codegen::ir::Env;
+use quasidyn_codegen::{
+    build_module, emit_c, emit_rust, load_spec, parse_spec, to_toml, COptions, FunctionKind,
+    ParameterSet, Robot,
+};
+
+struct Rng(u64);
+
+impl Rng {
+    /// Uniform in `[-1, 1)`.
+    fn uniform(&mut self) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((self.0 >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+    }
+}
+
+/// Every inertial parameter symbolic, with random values.
+fn randomised(mut robot: Robot, rng: &mut Rng) -> Robot {
+    for b in &mut robot.bodies {
+        b.symbolic.mass = true;
+        b.symbolic.com = true;
+        b.symbolic.inertia = true;
+        b.mass = 1.0 + rng.uniform().abs();
+        b.com = [rng.uniform(), rng.uniform(), rng.uniform()];
+        for r in 0..3 {
+            for c in r..3 {
+                b.inertia_com[r][c] = rng.uniform() + if r == c { 2.0 } else { 0.0 };
+                b.inertia_com[c][r] = b.inertia_com[r][c];
+            }
+        }
+    }
+    robot
+}
+
+fn robots() -> Vec<Robot> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("../tests/fixtures/dh/rx90.toml"))
+        .expect("fixture readable");
+    let mut out = vec![import_dh(&text, "rx90.toml").expect("fixture imports")];
+    for name in ["ur5", "puma560", "stanford", "cylindrical6", "cartesian6"] {
+        let path = root.join("../robots").join(format!("{name}.toml"));
+        out.push(load_spec(&path).expect("shipped robot parses"));
+    }
+    out
+}
+
+#[test]
+fn base_parameters_change_no_joint_space_output() {
+    let mut rng = Rng(98_765);
+    for robot in robots() {
+        for _ in 0..3 {
+            let physical = randomised(robot.clone(), &mut rng);
+            let base = Robot {
+                parameters: ParameterSet::Base,
+                ..physical.clone()
+            };
+            let mp = build_module(&physical).lowered();
+            let mb = build_module(&base).lowered();
+            // The inputs are the base parameters only, at the converted values.
+            let listed = base_parameters(&physical);
+            let names: Vec<(String, f64)> = mb
+                .graph
+                .params()
+                .iter()
+                .map(|p| (p.name.clone(), p.default))
+                .collect();
+            assert_eq!(names, listed, "{}", robot.name);
+            assert!(mb
+                .functions
+                .iter()
+                .all(|f| f.kind != FunctionKind::StaticJointReactions));
+            assert_eq!(mb.functions.len(), mp.functions.len() - 1);
+            let n = robot.dof();
+            for _ in 0..3 {
+                let env = Env {
+                    q: (0..n).map(|_| 3.0 * rng.uniform()).collect(),
+                    qd: (0..n).map(|_| rng.uniform()).collect(),
+                    qdd: (0..n).map(|_| rng.uniform()).collect(),
+                    tau: (0..n).map(|_| rng.uniform()).collect(),
+                    params: Vec::new(),
+                };
+                let env_p = Env {
+                    params: mp.graph.params().iter().map(|p| p.default).collect(),
+                    ..env.clone()
+                };
+                let env_b = Env {
+                    params: mb.graph.params().iter().map(|p| p.default).collect(),
+                    ..env
+                };
+                for fb in &mb.functions {
+                    let fp = mp
+                        .functions
+                        .iter()
+                        .find(|f| f.kind == fb.kind)
+                        .expect("same function");
+                    for (a, b) in fb.roots().iter().zip(fp.roots()) {
+                        let (x, y) = (mb.graph.eval(*a, &env_b), mp.graph.eval(b, &env_p));
+                        assert!(
+                            (x - y).abs() <= 1e-9 * x.abs().max(y.abs()).max(1.0),
+                            "{} {:?}: base {x}, physical {y}",
+                            robot.name,
+                            fb.kind
+                        );
+                    }
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn base_parameter_spec_round_trips_and_emits() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let text = std::fs::read_to_string(root.join("../robots/puma560.toml")).expect("readable");
+    let text =
+        format!("parameters = \"base\"\nsymbolic = [\"mass\", \"com\", \"inertia\"]\n{text}");
+    let robot = parse_spec(&text, "puma560.toml").expect("parses");
+    assert_eq!(robot.parameters, ParameterSet::Base);
+    assert_eq!(
+        parse_spec(&to_toml(&robot), "x.toml").expect("round trip"),
+        robot
+    );
+    let module = build_module(&robot);
+    assert!(module.graph.params().iter().all(|p| p.name.contains('r')));
+    emit_rust(&module).expect("Rust emits");
+    emit_c(&module, &COptions::default()).expect("C emits");
+    assert!(parse_spec("parameters = \"bad\"\n", "x.toml").is_err());
+}
