@@ -54,32 +54,71 @@ impl Graph {
         mut replace: impl FnMut(&mut Graph, NodeId, &Node) -> Option<NodeId>,
     ) -> (Graph, Vec<NodeId>) {
         let live = self.reachable(roots);
+        self.copy_live(roots, &live, |out, map, i, node| {
+            replace(out, NodeId(i as u32), node).unwrap_or_else(|| {
+                let canon = canonical_order(out, map.children(node));
+                out.intern(canon)
+            })
+        })
+    }
+
+    /// A new graph with this one's parameters, holding the `live` nodes as `build` makes them
+    /// (see [`Graph::copy_live_into`]); and the roots' ids in it.
+    pub(crate) fn copy_live(
+        &self,
+        roots: &[NodeId],
+        live: &[bool],
+        build: impl FnMut(&mut Graph, &IdMap, usize, &Node) -> NodeId,
+    ) -> (Graph, Vec<NodeId>) {
         let mut out = Graph::new();
         out.copy_tables_from(self);
-        let mut map: Vec<Option<NodeId>> = vec![None; self.len()];
+        let roots = self.copy_live_into(&mut out, roots, live, build);
+        (out, roots)
+    }
+
+    /// Copies the `live` nodes (which must include everything `roots` depend on) into `out` in
+    /// id order, keeping display names: `build` makes the copy of old node `i` in `out`, given
+    /// the copies of the earlier nodes. Returns the roots' ids in `out`. Every rewriting pass
+    /// is this walk with its own `build`.
+    pub(crate) fn copy_live_into(
+        &self,
+        out: &mut Graph,
+        roots: &[NodeId],
+        live: &[bool],
+        mut build: impl FnMut(&mut Graph, &IdMap, usize, &Node) -> NodeId,
+    ) -> Vec<NodeId> {
+        let mut map = IdMap(vec![None; self.len()]);
         for (i, node) in self.nodes().iter().enumerate() {
             if !live[i] {
                 continue;
             }
-            let old = NodeId(i as u32);
-            let new = match replace(&mut out, old, node) {
-                Some(n) => n,
-                None => {
-                    let mapped = node.map_children(|c| map[c.index()].expect("child is live"));
-                    let canon = canonical_order(&out, mapped);
-                    out.intern(canon)
-                }
-            };
-            map[i] = Some(new);
-            if let Some(name) = self.name(old) {
+            let new = build(out, &map, i, node);
+            map.0[i] = Some(new);
+            if let Some(name) = self.name(NodeId(i as u32)) {
                 out.insert_name(new, name.to_owned());
             }
         }
-        let roots = roots
-            .iter()
-            .map(|r| map[r.index()].expect("root is live"))
-            .collect();
-        (out, roots)
+        roots.iter().map(|&r| map.get(r)).collect()
+    }
+}
+
+/// Old node ids → their copies while a graph is copied children first.
+pub(crate) struct IdMap(Vec<Option<NodeId>>);
+
+impl IdMap {
+    /// The copy of old node `id`, which must be live and already copied.
+    pub(crate) fn get(&self, id: NodeId) -> NodeId {
+        self.0[id.index()].expect("child is live")
+    }
+
+    /// The copy of old node `id` if it has been made.
+    pub(crate) fn try_get(&self, id: NodeId) -> Option<NodeId> {
+        self.0[id.index()]
+    }
+
+    /// `node` with its children replaced by their copies.
+    pub(crate) fn children(&self, node: &Node) -> Node {
+        node.map_children(|c| self.get(c))
     }
 }
 

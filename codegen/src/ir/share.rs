@@ -11,6 +11,7 @@ use std::collections::HashMap;
 
 use super::graph::Graph;
 use super::node::{Node, NodeId};
+use super::passes::IdMap;
 
 /// A sum operand as (monomial, coefficient bits); a constant has no monomial.
 type Key = (Option<NodeId>, u64);
@@ -132,19 +133,12 @@ impl Graph {
     /// for emission and counting, not for further construction.
     pub fn share_partial_results(&self, roots: &[NodeId]) -> (Graph, Vec<NodeId>) {
         let live = self.reachable(roots);
-        let mut out = Graph::new();
-        out.copy_tables_from(self);
-        let mut map: Vec<Option<NodeId>> = vec![None; self.len()];
         let mut sums: Pool<Key> = Pool::new();
         let mut prods: Pool<NodeId> = Pool::new();
-        for (i, node) in self.nodes().iter().enumerate() {
-            if !live[i] {
-                continue;
-            }
-            let mapped = node.map_children(|c| map[c.index()].expect("child is live"));
-            let new = match mapped {
+        self.copy_live(roots, &live, |out, map, _, node| {
+            match map.children(node) {
                 Node::Add(v) => {
-                    let keys: Vec<Key> = v.iter().map(|&c| term_key(&out, c)).collect();
+                    let keys: Vec<Key> = v.iter().map(|&c| term_key(out, c)).collect();
                     let mut used = vec![false; v.len()];
                     let mut operands: Vec<NodeId> = Vec::new();
                     loop {
@@ -216,17 +210,8 @@ impl Graph {
                     id
                 }
                 n => out.intern(n),
-            };
-            map[i] = Some(new);
-            if let Some(name) = self.name(NodeId(i as u32)) {
-                out.insert_name(new, name.to_owned());
             }
-        }
-        let roots = roots
-            .iter()
-            .map(|r| map[r.index()].expect("root is live"))
-            .collect();
-        (out, roots)
+        })
     }
 }
 
@@ -308,19 +293,16 @@ impl Graph {
             }
         }
 
-        let mut out = Graph::new();
-        out.copy_tables_from(self);
-        let mut map: Vec<Option<NodeId>> = vec![None; self.len()];
         let mut built: Vec<Option<NodeId>> = vec![None; pairs.len()];
         fn factor(
             out: &mut Graph,
-            map: &[Option<NodeId>],
+            map: &IdMap,
             pairs: &[(Factor, Factor)],
             built: &mut [Option<NodeId>],
             f: Factor,
         ) -> NodeId {
             match f {
-                Factor::Node(c) => map[c.index()].expect("factor is live"),
+                Factor::Node(c) => map.get(c),
                 Factor::Pair(k) => {
                     if let Some(id) = built[k] {
                         return id;
@@ -333,38 +315,21 @@ impl Graph {
                 }
             }
         }
-        for (i, node) in self.nodes().iter().enumerate() {
-            if !live[i] {
-                continue;
-            }
-            let new = match lists.get(&i) {
-                Some(f) => {
-                    let mut v: Vec<NodeId> = f
-                        .iter()
-                        .map(|&x| factor(&mut out, &map, &pairs, &mut built, x))
-                        .collect();
-                    v.sort_unstable();
-                    if v.len() == 1 {
-                        v[0]
-                    } else {
-                        out.intern(Node::Mul(v.into_boxed_slice()))
-                    }
+        self.copy_live(roots, &live, |out, map, i, node| match lists.get(&i) {
+            Some(f) => {
+                let mut v: Vec<NodeId> = f
+                    .iter()
+                    .map(|&x| factor(out, map, &pairs, &mut built, x))
+                    .collect();
+                v.sort_unstable();
+                if v.len() == 1 {
+                    v[0]
+                } else {
+                    out.intern(Node::Mul(v.into_boxed_slice()))
                 }
-                None => {
-                    let mapped = node.map_children(|c| map[c.index()].expect("child is live"));
-                    out.intern(mapped)
-                }
-            };
-            map[i] = Some(new);
-            if let Some(name) = self.name(NodeId(i as u32)) {
-                out.insert_name(new, name.to_owned());
             }
-        }
-        let roots = roots
-            .iter()
-            .map(|r| map[r.index()].expect("root is live"))
-            .collect();
-        (out, roots)
+            None => out.intern(map.children(node)),
+        })
     }
 }
 
@@ -509,9 +474,6 @@ impl Graph {
                 }
             }
         }
-        let mut out = Graph::new();
-        out.copy_tables_from(self);
-        let mut map: Vec<Option<NodeId>> = vec![None; self.len()];
         let mut built: Vec<Option<NodeId>> = vec![None; pairs.len()];
         let cx = PairCx {
             pairs: &pairs,
@@ -519,25 +481,22 @@ impl Graph {
         };
         let by_node: HashMap<usize, usize> =
             sums.iter().enumerate().map(|(k, (i, _))| (*i, k)).collect();
-        for (i, node) in self.nodes().iter().enumerate() {
-            if !live[i] {
-                continue;
-            }
-            let new = match by_node.get(&i) {
+        self.copy_live(roots, &live, |out, map, i, node| {
+            match by_node.get(&i) {
                 Some(&k) => {
                     let ops = &sums[k].1;
                     let mut v: Vec<NodeId> = if let [Operand::Pair(p, true)] = ops[..] {
                         // Minus a pair: its two terms with the signs flipped, not a negation.
                         let (ma, ca, mb, cb) = pairs[p];
-                        let ta = term_node(&mut out, &map, &cx, &mut built, ma, -f(ca));
-                        let tb = term_node(&mut out, &map, &cx, &mut built, mb, -f(cb));
+                        let ta = term_node(out, map, &cx, &mut built, ma, -f(ca));
+                        let tb = term_node(out, map, &cx, &mut built, mb, -f(cb));
                         vec![ta, tb]
                     } else {
                         ops.iter()
                             .map(|o| match *o {
-                                Operand::Old(c, _, _) => map[c.index()].expect("child is live"),
+                                Operand::Old(c, _, _) => map.get(c),
                                 Operand::Pair(p, neg) => {
-                                    let id = pair_node(&mut out, &map, &cx, &mut built, p);
+                                    let id = pair_node(out, map, &cx, &mut built, p);
                                     if neg {
                                         out.intern(Node::Neg(id))
                                     } else {
@@ -554,21 +513,9 @@ impl Graph {
                         out.intern(Node::Add(v.into_boxed_slice()))
                     }
                 }
-                None => {
-                    let mapped = node.map_children(|c| map[c.index()].expect("child is live"));
-                    out.intern(mapped)
-                }
-            };
-            map[i] = Some(new);
-            if let Some(name) = self.name(NodeId(i as u32)) {
-                out.insert_name(new, name.to_owned());
+                None => out.intern(map.children(node)),
             }
-        }
-        let roots = roots
-            .iter()
-            .map(|r| map[r.index()].expect("root is live"))
-            .collect();
-        (out, roots)
+        })
     }
 }
 
@@ -636,22 +583,13 @@ impl Graph {
         for (f, n) in flippable.iter_mut().zip(&negated_read) {
             *f &= *n;
         }
-        let mut out = Graph::new();
-        out.copy_tables_from(self);
-        let mut map: Vec<Option<NodeId>> = vec![None; self.len()];
-        for (i, node) in self.nodes().iter().enumerate() {
-            if !live[i] {
-                continue;
-            }
-            let mapped = node.map_children(|c| map[c.index()].expect("child is live"));
-            let new = match (node, mapped) {
+        self.copy_live(roots, &live, |out, map, i, node| {
+            match (node, map.children(node)) {
                 // `-x` is the flipped sum itself.
-                (Node::Neg(x), _) if flippable[x.index()] => {
-                    match out.node(map[x.index()].expect("child is live")) {
-                        Node::Neg(y) => *y,
-                        _ => unreachable!("a flipped sum maps to a negation"),
-                    }
-                }
+                (Node::Neg(x), _) if flippable[x.index()] => match out.node(map.get(*x)) {
+                    Node::Neg(y) => *y,
+                    _ => unreachable!("a flipped sum maps to a negation"),
+                },
                 (_, Node::Add(v)) if flippable[i] => {
                     let mut terms: Vec<NodeId> = v
                         .iter()
@@ -669,17 +607,8 @@ impl Graph {
                     out.intern(Node::Neg(flipped))
                 }
                 (_, mapped) => out.intern(mapped),
-            };
-            map[i] = Some(new);
-            if let Some(name) = self.name(NodeId(i as u32)) {
-                out.insert_name(new, name.to_owned());
             }
-        }
-        let roots = roots
-            .iter()
-            .map(|r| map[r.index()].expect("root is live"))
-            .collect();
-        (out, roots)
+        })
     }
 }
 
@@ -742,23 +671,9 @@ impl Graph {
                 (whole_f, whole_f_roots)
             };
             let live = g.reachable(r);
-            let mut map: Vec<Option<NodeId>> = vec![None; g.len()];
-            for (i, node) in g.nodes().iter().enumerate() {
-                if !live[i] {
-                    continue;
-                }
-                let mapped = node.map_children(|c| map[c.index()].expect("child is live"));
-                let new = out.intern(mapped);
-                map[i] = Some(new);
-                if let Some(name) = g.name(NodeId(i as u32)) {
-                    out.insert_name(new, name.to_owned());
-                }
-            }
-            all.push(
-                r.iter()
-                    .map(|x| map[x.index()].expect("root is live"))
-                    .collect(),
-            );
+            all.push(g.copy_live_into(&mut out, r, &live, |out, map, _, node| {
+                out.intern(map.children(node))
+            }));
         }
         (out, all)
     }
@@ -794,14 +709,8 @@ impl Graph {
                 _ => None,
             }
         };
-        let mut out = Graph::new();
-        out.copy_tables_from(self);
-        let mut map: Vec<Option<NodeId>> = vec![None; self.len()];
-        for (i, node) in self.nodes().iter().enumerate() {
-            if !live[i] {
-                continue;
-            }
-            let new = match node {
+        self.copy_live(roots, &live, |out, map, _, node| {
+            match node {
                 Node::Add(v) => {
                     let mut groups: Vec<(u64, Vec<(bool, NodeId)>)> = Vec::new();
                     let mut rest: Vec<NodeId> = Vec::new();
@@ -811,7 +720,7 @@ impl Graph {
                                 Some(g) => g.1.push((neg, m)),
                                 None => groups.push((k, vec![(neg, m)])),
                             },
-                            None => rest.push(map[t.index()].expect("child is live")),
+                            None => rest.push(map.get(t)),
                         }
                     }
                     for (k, members) in groups {
@@ -820,7 +729,7 @@ impl Graph {
                             let c = out.intern(Node::Const(
                                 (if neg { -1.0 } else { 1.0 } * f64::from_bits(k)).to_bits(),
                             ));
-                            let m = map[m.index()].expect("child is live");
+                            let m = map.get(m);
                             rest.push(out.intern(Node::Mul(Box::new([c, m]))));
                             continue;
                         }
@@ -830,7 +739,7 @@ impl Graph {
                         let mut inner: Vec<NodeId> = members
                             .iter()
                             .map(|&(neg, m)| {
-                                let m = map[m.index()].expect("child is live");
+                                let m = map.get(m);
                                 if neg != outer_neg {
                                     out.intern(Node::Neg(m))
                                 } else {
@@ -852,21 +761,9 @@ impl Graph {
                         out.intern(Node::Add(rest.into_boxed_slice()))
                     }
                 }
-                n => {
-                    let mapped = n.map_children(|c| map[c.index()].expect("child is live"));
-                    out.intern(mapped)
-                }
-            };
-            map[i] = Some(new);
-            if let Some(name) = self.name(NodeId(i as u32)) {
-                out.insert_name(new, name.to_owned());
+                n => out.intern(map.children(n)),
             }
-        }
-        let roots = roots
-            .iter()
-            .map(|r| map[r.index()].expect("root is live"))
-            .collect();
-        (out, roots)
+        })
     }
 }
 
@@ -880,7 +777,7 @@ struct PairCx<'a> {
 /// The node of pair `p`, built on first use.
 fn pair_node(
     out: &mut Graph,
-    map: &[Option<NodeId>],
+    map: &IdMap,
     cx: &PairCx<'_>,
     built: &mut [Option<NodeId>],
     p: usize,
@@ -900,7 +797,7 @@ fn pair_node(
 /// as a subtraction), else in canonical form.
 fn term_node(
     out: &mut Graph,
-    map: &[Option<NodeId>],
+    map: &IdMap,
     cx: &PairCx<'_>,
     built: &mut [Option<NodeId>],
     m: Mono,
@@ -910,7 +807,7 @@ fn term_node(
     let old = |c: f64| {
         cx.old_terms
             .get(&(m, c.to_bits()))
-            .and_then(|t| map[t.index()])
+            .and_then(|&t| map.try_get(t))
     };
     if let Some(t) = old(c) {
         return t;
@@ -919,7 +816,7 @@ fn term_node(
         return out.intern(Node::Neg(t));
     }
     let m = match m {
-        Mono::Old(id) => map[id.index()].expect("monomial is live"),
+        Mono::Old(id) => map.get(id),
         Mono::Pair(p) => pair_node(out, map, cx, built, p),
     };
     if c == 1.0 {
@@ -947,15 +844,22 @@ mod tests {
         }
     }
 
+    /// `q̇_1, q̇_2, q̈_1, q̈_2` as leaves of `g`.
+    fn leaves(g: &mut Graph) -> [NodeId; 4] {
+        [Var::Qd(0), Var::Qd(1), Var::Qdd(0), Var::Qdd(1)].map(|v| g.var(v))
+    }
+
+    /// Each root of `g` has the value of the matching root of the rewritten `h`.
+    fn assert_same_values(g: &Graph, roots: &[NodeId], h: &Graph, new_roots: &[NodeId]) {
+        for (a, b) in roots.iter().zip(new_roots) {
+            assert_eq!(g.eval(*a, &env()), h.eval(*b, &env()));
+        }
+    }
+
     #[test]
     fn nested_accumulations_reuse_their_partial_sums() {
         let mut g = Graph::new();
-        let (a, b, c, d) = (
-            g.var(Var::Qd(0)),
-            g.var(Var::Qd(1)),
-            g.var(Var::Qdd(0)),
-            g.var(Var::Qdd(1)),
-        );
+        let [a, b, c, d] = leaves(&mut g);
         let ab = g.mul(a, b);
         let cd = g.mul(c, d);
         // s1 = a + b + ab, s2 = s1 + cd (flattened), s3 = c - s1 (flattened, signs flipped)
@@ -971,9 +875,7 @@ mod tests {
         let after = h.op_count(&new_roots);
         assert_eq!((before.add, before.mul), (2 + 3 + 3, 1 + 1 + 2 + 3));
         assert_eq!((after.add, after.mul), (2 + 1 + 1, 1 + 1 + 1 + 1));
-        for (r, n) in roots.iter().zip(&new_roots) {
-            assert_eq!(g.eval(*r, &env()), h.eval(*n, &env()));
-        }
+        assert_same_values(&g, &roots, &h, &new_roots);
     }
 
     #[test]
@@ -1008,20 +910,13 @@ mod tests {
         assert_eq!(g.op_count(&roots).mul, 2 + 2 + 3);
         let (h, r) = g.share_common_factor_pairs(&roots);
         assert_eq!(h.op_count(&r).mul, 1 + 1 + 1 + 1);
-        for (a, b) in roots.iter().zip(&r) {
-            assert_eq!(g.eval(*a, &env()), h.eval(*b, &env()));
-        }
+        assert_same_values(&g, &roots, &h, &r);
     }
 
     #[test]
     fn a_term_pair_shared_by_sums_is_added_once() {
         let mut g = Graph::new();
-        let (a, b, c, d) = (
-            g.var(Var::Qd(0)),
-            g.var(Var::Qd(1)),
-            g.var(Var::Qdd(0)),
-            g.var(Var::Qdd(1)),
-        );
+        let [a, b, c, d] = leaves(&mut g);
         let half = g.constant(0.5);
         let half_b = g.mul(half, b);
         // a + b/2 + c, -a - b/2 + d and -a - b/2 (all flattened): a + b/2 is not live.
@@ -1035,9 +930,7 @@ mod tests {
         let (h, r) = g.share_common_term_pairs(&roots);
         let count = h.op_count(&r);
         assert_eq!((count.add, count.neg), (1 + 1 + 1 + 1, 0));
-        for (x, y) in roots.iter().zip(&r) {
-            assert_eq!(g.eval(*x, &env()), h.eval(*y, &env()));
-        }
+        assert_same_values(&g, &roots, &h, &r);
     }
 
     #[test]
@@ -1055,9 +948,7 @@ mod tests {
         let (k, r2) = h.absorb_negations(&roots);
         let count = k.op_count(&r2);
         assert_eq!((count.add, count.neg, count.mul), (1, 0, 1));
-        for (x, y) in roots.iter().zip(&r2) {
-            assert_eq!(h.eval(*x, &env()), k.eval(*y, &env()));
-        }
+        assert_same_values(&h, &roots, &k, &r2);
     }
 
     #[test]
