@@ -1,12 +1,15 @@
 //! Operation counts of the emitted code of every robot in robots/, per function, as the
 //! emitters see it (the lowered module: `sin`/`cos` of single joints only), plus the Stäubli
-//! RX-90 (modified DH) with every inertial parameter symbolic, the setting SYMORO counts in.
+//! RX-90 (modified DH) with every inertial parameter symbolic, the setting SYMORO counts in, as
+//! physical and as base parameters.
 //!
 //! Run with `cargo bench -p quasidyn-tests --bench op_counts` (add `-- --markdown` for the
 //! README's table: `mul/add` per function).
 
+use quasidyn_codegen::equations::function_name;
 use quasidyn_codegen::{
-    build_module, load_input, load_spec, FunctionKind, OpCount, Robot, SymbolicInertial,
+    build_module, load_input, load_spec, FunctionKind, OpCount, ParameterSet, Robot,
+    SymbolicInertial,
 };
 use quasidyn_tests::{shipped_robots, workspace_root};
 
@@ -41,30 +44,39 @@ fn robots() -> Vec<(String, Robot)> {
             inertia: true,
         };
     }
-    robots.push(("rx90 (all inertial parameters symbolic)".into(), rx90));
+    robots.push((
+        "rx90, all inertial parameters symbolic".into(),
+        rx90.clone(),
+    ));
+    rx90.parameters = ParameterSet::Base;
+    robots.push(("rx90, symbolic base parameters".into(), rx90));
     robots
 }
 
 fn main() {
     let markdown = std::env::args().any(|a| a == "--markdown");
     if markdown {
-        let names: Vec<String> = FunctionKind::ALL.iter().map(|k| format!("{k:?}")).collect();
+        let names: Vec<&str> = FunctionKind::ALL
+            .iter()
+            .map(|&k| function_name(k))
+            .collect();
         println!("| robot | {} |", names.join(" | "));
         println!("|---|{}", "---|".repeat(names.len()));
     }
     for (label, robot) in robots() {
         let module = build_module(&robot).lowered();
-        let counts: Vec<OpCount> = FunctionKind::ALL
+        // Base-parameter modules have no static reactions (base parameters do not determine them).
+        let counts: Vec<Option<OpCount>> = FunctionKind::ALL
             .iter()
             .map(|&kind| {
-                let f = module.function(kind).expect("every function is generated");
-                module.graph.op_count(&f.roots())
+                let f = module.function(kind)?;
+                Some(module.graph.op_count(&f.roots()))
             })
             .collect();
         if markdown {
             let cells: Vec<String> = counts
                 .iter()
-                .map(|c| format!("{}/{}", c.mul, c.add + c.neg))
+                .map(|c| c.map_or("-".into(), |c| format!("{}/{}", c.mul, c.add + c.neg)))
                 .collect();
             println!("| {label} | {} |", cells.join(" | "));
             continue;
@@ -75,7 +87,9 @@ fn main() {
             "function", "mul", "add", "div", "neg", "trig", "sqrt", "total"
         );
         for (kind, count) in FunctionKind::ALL.iter().zip(&counts) {
-            row(&format!("{kind:?}"), count);
+            if let Some(count) = count {
+                row(function_name(*kind), count);
+            }
         }
         row("(all, shared)", &module.graph.op_count(&module.roots()));
     }

@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""Refreshes the measured numbers quoted in README.md.
+
+Runs, from the repository root:
+    cargo bench -p quasidyn-tests --bench op_counts -- --markdown
+    cargo bench -p quasidyn-tests --bench inverse_dynamics
+    cargo run --bin quasidyn -- stats robots/ur5.toml
+    cargo run --bin quasidyn -- equations robots/planar3r.toml
+and writes their output between the README's markers (<!-- op-counts -->, <!-- timings -->,
+<!-- stats -->, <!-- equations -->, each closed by the same name with a slash) so the README
+quotes exactly what the commands print. Timings depend on the machine and its load.
+
+Usage: python3 tools/readme_numbers.py
+"""
+
+import pathlib
+import re
+import subprocess
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+README = ROOT / "README.md"
+
+
+def run(*args):
+    return subprocess.run(args, cwd=ROOT, check=True, capture_output=True, text=True).stdout
+
+
+def replace(text, marker, body):
+    pattern = re.compile(rf"(<!-- {marker} -->\n).*?(<!-- /{marker} -->)", re.S)
+    if not pattern.search(text):
+        raise SystemExit(f"README.md has no <!-- {marker} --> block")
+    return pattern.sub(lambda m: m.group(1) + body + m.group(2), text)
+
+
+def main():
+    counts = run("cargo", "bench", "-q", "-p", "quasidyn-tests", "--bench", "op_counts",
+                 "--", "--markdown")
+    table = "".join(line + "\n" for line in counts.splitlines() if line.startswith("|"))
+    timings = run("cargo", "bench", "-q", "-p", "quasidyn-tests", "--bench", "inverse_dynamics")
+    timing_block = "```\n" + timings.strip() + "\n```\n"
+    stats = run("cargo", "run", "-q", "--bin", "quasidyn", "--", "stats", "robots/ur5.toml")
+    equations = run("cargo", "run", "-q", "--bin", "quasidyn", "--", "equations",
+                    "robots/planar3r.toml")
+    text = README.read_text()
+    text = replace(text, "op-counts", table)
+    text = replace(text, "timings", timing_block)
+    text = replace(text, "stats", "```\n$ quasidyn stats robots/ur5.toml\n" + stats + "```\n")
+    text = replace(text, "equations",
+                   "```\n$ quasidyn equations robots/planar3r.toml\n" + equations + "```\n")
+    README.write_text(text)
+
+
+if __name__ == "__main__":
+    main()
