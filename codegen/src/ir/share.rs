@@ -645,38 +645,70 @@ impl Graph {
     /// choice is made for another function's sake): fewer operations, then fewer
     /// multiplications.
     pub fn share_per_function(&self, groups: &[Vec<NodeId>]) -> (Graph, Vec<Vec<NodeId>>) {
-        let flat: Vec<NodeId> = groups.iter().flatten().copied().collect();
-        let (whole, whole_roots) = self.share_all(&flat);
-        let mut out = Graph::new();
-        out.copy_tables_from(self);
-        let mut all = Vec::with_capacity(groups.len());
-        let mut at = 0;
-        for roots in groups {
-            let shared = &whole_roots[at..at + roots.len()];
-            at += roots.len();
-            let (alone, alone_roots) = self.share_all(roots);
-            let (alone, alone_roots) = alone
+        share_per_function_among(&[(self, groups)])
+    }
+}
+
+/// [`Graph::share_per_function`] over several equal forms of the same functions (each a graph
+/// and its groups of roots, one group per function, in the same order): each function takes
+/// its cheapest sharing among all of them (the first on ties). The result has the first
+/// graph's parameters.
+///
+/// # Panics
+/// If `variants` is empty or the variants have different numbers of groups.
+pub(crate) fn share_per_function_among(
+    variants: &[(&Graph, &[Vec<NodeId>])],
+) -> (Graph, Vec<Vec<NodeId>>) {
+    let first = variants.first().expect("at least one variant").0;
+    let n = variants[0].1.len();
+    assert!(variants.iter().all(|(_, g)| g.len() == n), "same functions");
+    let wholes: Vec<(Graph, Vec<NodeId>)> = variants
+        .iter()
+        .map(|(g, groups)| {
+            let flat: Vec<NodeId> = groups.iter().flatten().copied().collect();
+            g.share_all(&flat)
+        })
+        .collect();
+    let mut out = Graph::new();
+    out.copy_tables_from(first);
+    let mut all = Vec::with_capacity(n);
+    let mut at = vec![0; variants.len()];
+    for k in 0..n {
+        let mut best: Option<(Graph, Vec<NodeId>)> = None;
+        for (v, (g, groups)) in variants.iter().enumerate() {
+            let roots = &groups[k];
+            let (whole, whole_roots) = &wholes[v];
+            let shared = &whole_roots[at[v]..at[v] + roots.len()];
+            at[v] += roots.len();
+            let (alone, alone_roots) = g.share_all(roots);
+            let alone = alone
                 .flip_if_cheaper(&alone_roots)
                 .unwrap_or((alone, alone_roots));
             // On the whole graph a sum may stay unflipped for another function's reader;
             // within this function alone its negation may be free.
-            let flipped = whole.flip_if_cheaper(shared);
-            let (whole_f, whole_f_roots) = match &flipped {
-                Some((g, r)) => (g, &r[..]),
-                None => (&whole, shared),
-            };
-            let (g, r) = if cost(&alone, &alone_roots) <= cost(whole_f, whole_f_roots) {
-                (&alone, &alone_roots[..])
+            let whole_f = whole
+                .flip_if_cheaper(shared)
+                .unwrap_or_else(|| (whole.clone(), shared.to_vec()));
+            let cand = if cost(&alone.0, &alone.1) <= cost(&whole_f.0, &whole_f.1) {
+                alone
             } else {
-                (whole_f, whole_f_roots)
+                whole_f
             };
-            let live = g.reachable(r);
-            all.push(g.copy_live_into(&mut out, r, &live, |out, map, _, node| {
-                out.intern(map.children(node))
-            }));
+            let better = match &best {
+                None => true,
+                Some((bg, br)) => cost(&cand.0, &cand.1) < cost(bg, br),
+            };
+            if better {
+                best = Some(cand);
+            }
         }
-        (out, all)
+        let (g, r) = best.expect("at least one variant");
+        let live = g.reachable(&r);
+        all.push(g.copy_live_into(&mut out, &r, &live, |out, map, _, node| {
+            out.intern(map.children(node))
+        }));
     }
+    (out, all)
 }
 
 impl Graph {
