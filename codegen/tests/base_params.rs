@@ -133,6 +133,12 @@ fn base_parameter_spec_round_trips_and_emits() {
     );
     let module = build_module(&robot);
     assert!(module.graph.params().iter().all(|p| p.name.contains('r')));
+    // Joint 1 is vertical: the first moment of body 1 normal to it is read by no output.
+    assert!(module
+        .graph
+        .params()
+        .iter()
+        .all(|p| p.name != "mxr1" && p.name != "myr1"));
     emit_rust(&module).expect("Rust emits");
     emit_c(&module, &COptions::default()).expect("C emits");
     assert!(parse_spec("parameters = \"bad\"\n", "x.toml").is_err());

@@ -19,7 +19,10 @@ mod split;
 
 pub use split::{velocity_split, Split};
 
+use std::collections::HashSet;
+
 use crate::algebra::Algebra;
+use crate::ir::{Graph, Node, NodeId, Var};
 use crate::model::{ParameterSet, Robot};
 use dynamics::Weight;
 use scalar::{Cx, S};
@@ -81,6 +84,56 @@ pub fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
 /// # Panics
 /// If the robot has no bodies or more than 64.
 pub fn derive_with<A: Algebra>(alg: &mut A, robot: &Robot, regroup: bool) -> Derived<A::E> {
+    let unread = if robot.parameters == ParameterSet::Base {
+        unread_base_entries(robot)
+    } else {
+        HashSet::new()
+    };
+    derive_inner(alg, robot, regroup, &unread)
+}
+
+/// The base parameters no joint-space output depends on (such as the first moment normal to
+/// a first joint axis parallel to gravity): found on a derivation that keeps them all, they
+/// are then left out of the parameters (zero) so the inputs are only what the dynamics read.
+fn unread_base_entries(robot: &Robot) -> HashSet<String> {
+    let robot = Robot {
+        parameters: ParameterSet::Base,
+        ..robot.clone()
+    };
+    let mut g = Graph::new();
+    let d = derive_inner(&mut g, &robot, true, &HashSet::new());
+    let roots: Vec<NodeId> = [
+        &d.inverse_dynamics,
+        &d.gravity,
+        &d.nonlinear_effects,
+        &d.mass_matrix,
+        &d.forward_dynamics,
+    ]
+    .into_iter()
+    .flatten()
+    .copied()
+    .collect();
+    let live = g.reachable(&roots);
+    let mut read = vec![false; g.params().len()];
+    for (i, node) in g.nodes().iter().enumerate() {
+        if let (true, Node::Var(Var::Param(k))) = (live[i], node) {
+            read[*k as usize] = true;
+        }
+    }
+    g.params()
+        .iter()
+        .zip(read)
+        .filter(|(_, r)| !r)
+        .map(|(p, _)| p.name.clone())
+        .collect()
+}
+
+fn derive_inner<A: Algebra>(
+    alg: &mut A,
+    robot: &Robot,
+    regroup: bool,
+    unread: &HashSet<String>,
+) -> Derived<A::E> {
     let n = robot.dof();
     assert!((1..=64).contains(&n), "a chain has 1 to 64 bodies");
     let robot = &snap_axes(robot);
@@ -130,7 +183,7 @@ pub fn derive_with<A: Algebra>(alg: &mut A, robot: &Robot, regroup: bool) -> Der
     let reg_st;
     let (js, id, m) = if regroup {
         reg_par = if base {
-            params::base_params(cx, robot)
+            params::base_params(cx, robot, unread)
         } else {
             params::regroup(cx, robot, &par, &poles)
         };
@@ -197,10 +250,12 @@ pub fn derive_with<A: Algebra>(alg: &mut A, robot: &Robot, regroup: bool) -> Der
 
 /// The base parameters of `robot` (names as with [`ParameterSet::Base`], body by body) at the
 /// spec's physical values: the conversion physical → base. Only the entries that depend on a
-/// parameter marked symbolic are listed (the others fold into the generated code).
+/// parameter marked symbolic and that some joint-space output reads are listed (the others
+/// fold into the generated code).
 pub fn base_parameters(robot: &Robot) -> Vec<(String, f64)> {
     let mut out = Vec::new();
-    for (m, h, j) in params::base_entries(&snap_axes(robot)) {
+    let unread = unread_base_entries(robot);
+    for (m, h, j) in params::base_entries(&snap_axes(robot), &unread) {
         let upper = [&j[0][0], &j[0][1], &j[0][2], &j[1][1], &j[1][2], &j[2][2]];
         for (name, s) in std::iter::once(&m).chain(&h).chain(upper) {
             if let S::X(v) = s {

@@ -4,6 +4,8 @@
 //! Every inertial number enters through [`Algebra::param`](crate::algebra::Algebra::param) under
 //! the names `m{i}`, `mx{i}`.., `ixx{i}`.. (1-based), so any of them can stay symbolic.
 
+use std::collections::HashSet;
+
 use super::kinematics::Poles;
 use super::mass_matrix::shift_sym;
 use super::scalar::{k3, k33, Cx, M3, S, V3};
@@ -262,8 +264,12 @@ pub(crate) fn base_names(n: usize) -> ([String; 1], [String; 3], [[String; 3]; 3
 /// Parameters are created body by body in the order m, mx, my, mz, xx, xy, xz, yy, yz, zz.
 ///
 /// [`ParameterSet::Base`]: crate::model::ParameterSet::Base
-pub(crate) fn base_params<A: Algebra>(cx: &mut Cx<'_, A>, robot: &Robot) -> Params<A::E> {
-    let body = base_entries(robot)
+pub(crate) fn base_params<A: Algebra>(
+    cx: &mut Cx<'_, A>,
+    robot: &Robot,
+    unread: &HashSet<String>,
+) -> Params<A::E> {
+    let body = base_entries(robot, unread)
         .into_iter()
         .enumerate()
         .map(|(k, (m, h, j))| {
@@ -291,7 +297,15 @@ type Entry = (String, S<f64>);
 
 /// Per body, the regrouped mass, first moment and inertia, named, evaluated at the spec's
 /// physical values; `S::X` marks the entries that depend on a symbolic physical parameter.
-pub(crate) fn base_entries(robot: &Robot) -> Vec<(Entry, [Entry; 3], [[Entry; 3]; 3])> {
+/// The `unread` entries, which no joint-space output depends on, are zero.
+pub(crate) fn base_entries(
+    robot: &Robot,
+    unread: &HashSet<String>,
+) -> Vec<(Entry, [Entry; 3], [[Entry; 3]; 3])> {
+    let entry = |name: String, s: S<f64>| {
+        let s = if unread.contains(&name) { S::K(0.0) } else { s };
+        (name, s)
+    };
     // Only the constant interpole vectors of revolute joints are read by the regrouping, so
     // the joint positions given here do not matter.
     let mut num = crate::algebra::Numeric {
@@ -309,9 +323,9 @@ pub(crate) fn base_entries(robot: &Robot) -> Vec<(Entry, [Entry; 3], [[Entry; 3]
             let (mn, hn, jn) = base_names(k + 1);
             let [mn] = mn;
             (
-                (mn, b.m),
-                [0, 1, 2].map(|a| (hn[a].clone(), b.h[a])),
-                [0, 1, 2].map(|r| [0, 1, 2].map(|c| (jn[r][c].clone(), b.j[r][c]))),
+                entry(mn, b.m),
+                [0, 1, 2].map(|a| entry(hn[a].clone(), b.h[a])),
+                [0, 1, 2].map(|r| [0, 1, 2].map(|c| entry(jn[r][c].clone(), b.j[r][c]))),
             )
         })
         .collect()

@@ -3,6 +3,7 @@
 use super::count::OpCount;
 use super::graph::Graph;
 use super::node::NodeId;
+use super::share::share_per_function_among;
 
 /// Which generated function this is; fixes its public name, inputs and outputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -120,20 +121,27 @@ impl Module {
     }
 
     /// The module as emitted: multi-joint `sin`/`cos` lowered (see
-    /// [`Graph::lower_trig_sums`]), dead nodes dropped, then per function partial sums and
+    /// [`Graph::lower_trig_sums`], or [`Graph::lower_trig_sums_stepwise`] where that is
+    /// cheaper for the function), dead nodes dropped, then per function partial sums and
     /// common factor pairs shared, common pairs of terms added once and negations absorbed
     /// (see [`Graph::share_per_function`]).
     pub fn lowered(&self) -> Module {
-        let (graph, roots) = self.graph.lower_trig_sums(&self.roots());
+        let by_function = |roots: Vec<NodeId>| -> Vec<Vec<NodeId>> {
+            let mut it = roots.into_iter();
+            self.functions
+                .iter()
+                .map(|f| f.roots().iter().map(|_| it.next().expect("root")).collect())
+                .collect()
+        };
+        let (merged, roots) = self.graph.lower_trig_sums(&self.roots());
+        let merged_groups = by_function(roots);
+        let (stepwise, roots) = self.graph.lower_trig_sums_stepwise(&self.roots());
+        let stepwise_groups = by_function(roots);
         // Sharing comes last: any later rebuild through the simplifying constructors would
-        // flatten the shared partial results again. It is done per function.
-        let mut it = roots.into_iter();
-        let groups: Vec<Vec<NodeId>> = self
-            .functions
-            .iter()
-            .map(|f| f.roots().iter().map(|_| it.next().expect("root")).collect())
-            .collect();
-        let (graph, groups) = graph.share_per_function(&groups);
+        // flatten the shared partial results again. It is done per function, which takes the
+        // cheaper of the two lowerings.
+        let (graph, groups) =
+            share_per_function_among(&[(&merged, &merged_groups), (&stepwise, &stepwise_groups)]);
         let mut it = groups.into_iter().flatten();
         let functions = self
             .functions

@@ -46,6 +46,77 @@ impl Graph {
         })
     }
 
+    /// [`Graph::lower_trig_sums`], except that a product of a multi-joint `sin`/`cos` with a
+    /// joint velocity is written as the step-by-step rotation it came from (`c_23 q̇1` as
+    /// `c3 (c2 q̇1) - s3 (s2 q̇1)`): the angle-sum rules merge velocity rotations as they are
+    /// built, and lowering `c_23` again can cost more than the partial products the recursion
+    /// shares anyway. An equal alternative form; [`Module::lowered`](super::Module::lowered)
+    /// keeps per function whichever is cheaper.
+    pub fn lower_trig_sums_stepwise(&self, roots: &[NodeId]) -> (Graph, Vec<NodeId>) {
+        let live = self.reachable(roots);
+        let mut memo: HashMap<Var, NodeId> = HashMap::new();
+        self.copy_live(roots, &live, |out, map, _, node| match node {
+            Node::Var(v @ (Var::Sin(m) | Var::Cos(m))) if m.count_ones() > 1 => {
+                lower_trig(out, *v, &mut memo)
+            }
+            Node::Mul(v) => match self.rotated_velocities(v) {
+                Some(pairs) => {
+                    let paired = |i: usize| pairs.iter().any(|&(t, q)| i == t || i == q);
+                    let others: Vec<NodeId> = v
+                        .iter()
+                        .enumerate()
+                        .filter(|&(i, _)| !paired(i))
+                        .map(|(_, &c)| map.get(c))
+                        .collect();
+                    // Each rotated velocity as the recursion computed it, times the rest.
+                    let rotated: Vec<NodeId> = pairs
+                        .iter()
+                        .map(|&(t, q)| {
+                            let (is_sin, mask) = match self.node(v[t]) {
+                                Node::Var(Var::Sin(m)) => (true, *m),
+                                Node::Var(Var::Cos(m)) => (false, *m),
+                                _ => unreachable!("a trig leaf"),
+                            };
+                            rotate(out, is_sin, mask, &[map.get(v[q])])
+                        })
+                        .collect();
+                    let all: Vec<NodeId> = rotated[1..].iter().chain(&others).copied().collect();
+                    flat_product(out, rotated[0], &all)
+                }
+                None => {
+                    let canon = canonical_order(out, map.children(node));
+                    out.intern(canon)
+                }
+            },
+            _ => {
+                let canon = canonical_order(out, map.children(node));
+                out.intern(canon)
+            }
+        })
+    }
+
+    /// For the factors of a product without a constant: each multi-joint `sin`/`cos` factor
+    /// paired with a factor that is the velocity of a joint before all joints of its angle sum
+    /// (positions), if every such factor has one and there is at least one.
+    fn rotated_velocities(&self, factors: &[NodeId]) -> Option<Vec<(usize, usize)>> {
+        let mut pairs: Vec<(usize, usize)> = Vec::new();
+        for (i, &f) in factors.iter().enumerate() {
+            match self.node(f) {
+                Node::Var(Var::Sin(m) | Var::Cos(m)) if m.count_ones() > 1 => {
+                    let lowest = m & m.wrapping_neg();
+                    let vel = factors.iter().enumerate().position(|(k, &g)| {
+                        !pairs.iter().any(|&(_, q)| q == k)
+                            && matches!(self.node(g), Node::Var(Var::Qd(j)) if (1u64 << j) < lowest)
+                    })?;
+                    pairs.push((i, vel));
+                }
+                Node::Const(_) => return None,
+                _ => {}
+            }
+        }
+        (!pairs.is_empty()).then_some(pairs)
+    }
+
     /// Copies the live nodes into a new graph in id order; `replace` may substitute a node of
     /// the new graph for an old node (given the new graph, the old id and the old node).
     fn rebuild(
@@ -174,4 +245,40 @@ fn lower_trig(g: &mut Graph, v: Var, memo: &mut HashMap<Var, NodeId>) -> NodeId 
     };
     memo.insert(v, id);
     id
+}
+
+/// `sin`/`cos` of `mask` times the product of `rest` (monomials of `g`), written as the
+/// rotations by one joint at a time, lowest joint innermost:
+/// `c_{A+t} R = c_t (c_A R) - s_t (s_A R)`, `s_{A+t} R = c_t (s_A R) + s_t (c_A R)`.
+fn rotate(g: &mut Graph, is_sin: bool, mask: u64, rest: &[NodeId]) -> NodeId {
+    let leaf = |m| if is_sin { Var::Sin(m) } else { Var::Cos(m) };
+    if mask.count_ones() <= 1 {
+        let t = g.var(leaf(mask));
+        return flat_product(g, t, rest);
+    }
+    let top = 1u64 << (63 - mask.leading_zeros());
+    let a = mask & !top;
+    let st = g.var(Var::Sin(top));
+    let ct = g.var(Var::Cos(top));
+    let same = rotate(g, is_sin, a, rest);
+    let other = rotate(g, !is_sin, a, rest);
+    let t1 = flat_product(g, ct, &[same]);
+    let t2 = flat_product(g, st, &[other]);
+    let t2 = if is_sin { t2 } else { g.intern(Node::Neg(t2)) };
+    let (a, b) = if t1 < t2 { (t1, t2) } else { (t2, t1) };
+    g.intern(Node::Add(Box::new([a, b])))
+}
+
+/// The flat, sorted product of the monomial `x` and the monomials `rest` (products among them
+/// are spliced in, as the constructors keep products flat).
+fn flat_product(g: &mut Graph, x: NodeId, rest: &[NodeId]) -> NodeId {
+    let mut f = g.mono_factors(x);
+    for &r in rest {
+        f.extend(g.mono_factors(r));
+    }
+    if f.len() == 1 {
+        return f[0];
+    }
+    f.sort_unstable();
+    g.intern(Node::Mul(f.into_boxed_slice()))
 }

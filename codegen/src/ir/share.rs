@@ -7,7 +7,7 @@
 //! the operands of an earlier live sum (product) to use that sum's value instead; a sum may also
 //! reuse an earlier sum with every sign flipped, as a subtraction.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use super::graph::Graph;
 use super::node::{Node, NodeId};
@@ -132,10 +132,41 @@ impl Graph {
     /// the roots' ids in it. Values are unchanged; the copy is no longer flat, so it is meant
     /// for emission and counting, not for further construction.
     pub fn share_partial_results(&self, roots: &[NodeId]) -> (Graph, Vec<NodeId>) {
+        self.share_partial_results_with(roots, false)
+    }
+
+    /// [`Graph::share_partial_results`]; with `early_pairs`, live products of two leaves are
+    /// offered from the start, so a product built earlier (`s2 s2 q̇0 q̇0`) may reuse one the
+    /// walk reaches only later (`s2 q̇0`). Greedy covers can then pick worse elsewhere, so this
+    /// is an alternative rather than the rule.
+    pub fn share_partial_results_with(
+        &self,
+        roots: &[NodeId],
+        early_pairs: bool,
+    ) -> (Graph, Vec<NodeId>) {
         let live = self.reachable(roots);
         let mut sums: Pool<Key> = Pool::new();
         let mut prods: Pool<NodeId> = Pool::new();
-        self.copy_live(roots, &live, |out, map, _, node| {
+        let mut out = Graph::new();
+        out.copy_tables_from(self);
+        // The early pairs' operands are leaves, so interning them first keeps children before
+        // parents, and the walk finds them again by hash-consing.
+        let mut early: HashSet<NodeId> = HashSet::new();
+        for (i, node) in self.nodes().iter().enumerate().filter(|_| early_pairs) {
+            if let (true, Node::Mul(v)) = (live[i], node) {
+                if v.len() == 2 && v.iter().all(|&c| matches!(self.node(c), Node::Var(_))) {
+                    let f: Vec<NodeId> = v
+                        .iter()
+                        .map(|&c| out.intern(self.node(c).clone()))
+                        .collect();
+                    let id = out.intern(Node::Mul(f.clone().into_boxed_slice()));
+                    if early.insert(id) {
+                        prods.push(id, f);
+                    }
+                }
+            }
+        }
+        let roots = self.copy_live_into(&mut out, roots, &live, |out, map, _, node| {
             match map.children(node) {
                 Node::Add(v) => {
                     let keys: Vec<Key> = v.iter().map(|&c| term_key(out, c)).collect();
@@ -206,12 +237,15 @@ impl Graph {
                     );
                     operands.sort_unstable();
                     let id = out.intern(Node::Mul(operands.into_boxed_slice()));
-                    prods.push(id, factors);
+                    if !early.contains(&id) {
+                        prods.push(id, factors);
+                    }
                     id
                 }
                 n => out.intern(n),
             }
-        })
+        });
+        (out, roots)
     }
 }
 
@@ -628,8 +662,8 @@ impl Graph {
     }
 
     /// Every sharing pass of this file, in order.
-    fn share_all(&self, roots: &[NodeId]) -> (Graph, Vec<NodeId>) {
-        let (g, r) = self.share_partial_results(roots);
+    fn share_all(&self, roots: &[NodeId], early_pairs: bool) -> (Graph, Vec<NodeId>) {
+        let (g, r) = self.share_partial_results_with(roots, early_pairs);
         let (g, r) = g.share_common_factor_pairs(&r);
         let (g, r) = g.share_common_term_pairs(&r);
         let (g, r) = g.absorb_negations(&r);
@@ -645,38 +679,75 @@ impl Graph {
     /// choice is made for another function's sake): fewer operations, then fewer
     /// multiplications.
     pub fn share_per_function(&self, groups: &[Vec<NodeId>]) -> (Graph, Vec<Vec<NodeId>>) {
-        let flat: Vec<NodeId> = groups.iter().flatten().copied().collect();
-        let (whole, whole_roots) = self.share_all(&flat);
-        let mut out = Graph::new();
-        out.copy_tables_from(self);
-        let mut all = Vec::with_capacity(groups.len());
-        let mut at = 0;
-        for roots in groups {
-            let shared = &whole_roots[at..at + roots.len()];
-            at += roots.len();
-            let (alone, alone_roots) = self.share_all(roots);
-            let (alone, alone_roots) = alone
+        share_per_function_among(&[(self, groups)])
+    }
+}
+
+/// [`Graph::share_per_function`] over several equal forms of the same functions (each a graph
+/// and its groups of roots, one group per function, in the same order): each function takes
+/// its cheapest sharing among all of them (the first on ties). The result has the first
+/// graph's parameters.
+///
+/// # Panics
+/// If `variants` is empty or the variants have different numbers of groups.
+pub(crate) fn share_per_function_among(
+    variants: &[(&Graph, &[Vec<NodeId>])],
+) -> (Graph, Vec<Vec<NodeId>>) {
+    let first = variants.first().expect("at least one variant").0;
+    let n = variants[0].1.len();
+    assert!(variants.iter().all(|(_, g)| g.len() == n), "same functions");
+    // Each form, shared with and without the early pairs of `share_partial_results_with`.
+    let forms: Vec<(&Graph, &[Vec<NodeId>], bool)> = variants
+        .iter()
+        .flat_map(|&(g, groups)| [(g, groups, false), (g, groups, true)])
+        .collect();
+    let wholes: Vec<(Graph, Vec<NodeId>)> = forms
+        .iter()
+        .map(|(g, groups, early)| {
+            let flat: Vec<NodeId> = groups.iter().flatten().copied().collect();
+            g.share_all(&flat, *early)
+        })
+        .collect();
+    let mut out = Graph::new();
+    out.copy_tables_from(first);
+    let mut all = Vec::with_capacity(n);
+    let mut at = vec![0; forms.len()];
+    for k in 0..n {
+        let mut best: Option<(Graph, Vec<NodeId>)> = None;
+        for (v, (g, groups, early)) in forms.iter().enumerate() {
+            let roots = &groups[k];
+            let (whole, whole_roots) = &wholes[v];
+            let shared = &whole_roots[at[v]..at[v] + roots.len()];
+            at[v] += roots.len();
+            let (alone, alone_roots) = g.share_all(roots, *early);
+            let alone = alone
                 .flip_if_cheaper(&alone_roots)
                 .unwrap_or((alone, alone_roots));
             // On the whole graph a sum may stay unflipped for another function's reader;
             // within this function alone its negation may be free.
-            let flipped = whole.flip_if_cheaper(shared);
-            let (whole_f, whole_f_roots) = match &flipped {
-                Some((g, r)) => (g, &r[..]),
-                None => (&whole, shared),
-            };
-            let (g, r) = if cost(&alone, &alone_roots) <= cost(whole_f, whole_f_roots) {
-                (&alone, &alone_roots[..])
+            let whole_f = whole
+                .flip_if_cheaper(shared)
+                .unwrap_or_else(|| (whole.clone(), shared.to_vec()));
+            let cand = if cost(&alone.0, &alone.1) <= cost(&whole_f.0, &whole_f.1) {
+                alone
             } else {
-                (whole_f, whole_f_roots)
+                whole_f
             };
-            let live = g.reachable(r);
-            all.push(g.copy_live_into(&mut out, r, &live, |out, map, _, node| {
-                out.intern(map.children(node))
-            }));
+            let better = match &best {
+                None => true,
+                Some((bg, br)) => cost(&cand.0, &cand.1) < cost(bg, br),
+            };
+            if better {
+                best = Some(cand);
+            }
         }
-        (out, all)
+        let (g, r) = best.expect("at least one variant");
+        let live = g.reachable(&r);
+        all.push(g.copy_live_into(&mut out, &r, &live, |out, map, _, node| {
+            out.intern(map.children(node))
+        }));
     }
+    (out, all)
 }
 
 impl Graph {

@@ -325,6 +325,42 @@ fn lowering_and_compaction() {
 }
 
 #[test]
+fn stepwise_lowering_rotates_velocities_one_joint_at_a_time() {
+    let mut g = Graph::new();
+    let qd0 = g.var(Var::Qd(0));
+    let qd1 = g.var(Var::Qd(1));
+    let m = g.param("m", 1.5);
+    let c123 = g.var(Var::Cos(0b1110));
+    let s12 = g.var(Var::Sin(0b0110));
+    // c_123 q̇0 m, s_12 c_123 q̇0 q̇0 (both rotated), c_123 q̇1 (joint 1 is in the sum: kept).
+    let a = g.product(&[c123, qd0, m]);
+    let b = g.product(&[s12, c123, qd0, qd0]);
+    let c = g.product(&[c123, qd1]);
+    let (h, roots) = g.lower_trig_sums_stepwise(&[a, b, c]);
+    let env = Env {
+        q: vec![0.3, -0.7, 1.9, 0.4],
+        qd: vec![1.1, -0.6, 0.0, 0.0],
+        qdd: vec![0.0; 4],
+        tau: vec![0.0; 4],
+        params: Vec::new(),
+    };
+    for (old, new) in [a, b, c].iter().zip(&roots) {
+        assert!((g.eval(*old, &env) - h.eval(*new, &env)).abs() < 1e-14);
+    }
+    let live = h.reachable(&roots);
+    for (i, n) in h.nodes().iter().enumerate() {
+        if let (true, Node::Var(Var::Sin(k) | Var::Cos(k))) = (live[i], n) {
+            assert_eq!(k.count_ones(), 1, "multi-joint trig left: {n:?}");
+        }
+    }
+    // The innermost rotation by joint 1 of q̇0 is a product the others build on.
+    let s1 = h.lookup(&Node::Var(Var::Sin(0b0010))).expect("s1");
+    let q = h.lookup(&Node::Var(Var::Qd(0))).expect("q̇0");
+    let pair = if s1 < q { [s1, q] } else { [q, s1] };
+    assert!(h.lookup(&Node::Mul(Box::new(pair))).is_some());
+}
+
+#[test]
 fn op_counts() {
     let Toy { mut g, x, y, z } = toy();
     let xy = g.mul(x, y);
