@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use crate::emit::{emit_c, emit_rust, snake_ident, CFiles, COptions, EmitError};
 use crate::generate::build_module;
 use crate::import::{detect, import_dh, import_urdf, ImportError, InputKind};
+use crate::ir::{FunctionKind, Module};
 use crate::spec::parse_spec;
 use crate::{Robot, SpecError};
 
@@ -45,6 +46,19 @@ pub enum Error {
     /// An option that does not apply to the chosen language.
     #[error("{0}")]
     Unsupported(&'static str),
+    /// A joint moves nothing with mass or inertia along its motion, so the mass matrix is
+    /// singular at every configuration and forward dynamics is undefined.
+    #[error(
+        "joint {joint} (body `{body}`): the bodies it moves have no inertia about its axis \
+         (revolute) or no mass (prismatic), so the mass matrix is singular everywhere; give \
+         them an inertia or mass"
+    )]
+    SingularMassMatrix {
+        /// The joint's name.
+        joint: String,
+        /// The body it carries.
+        body: String,
+    },
 }
 
 // Build scripts print a returned error with `{:?}`: show the located message, not a struct dump.
@@ -97,16 +111,33 @@ pub fn module_name(robot: &Robot, name: Option<&str>) -> Result<String, Error> {
 
 /// Generates the Rust module of `robot` (named `name`, see [`module_name`]).
 pub fn rust_code(robot: &Robot, name: &str) -> Result<String, Error> {
-    let mut robot = robot.clone();
-    name.clone_into(&mut robot.name);
-    Ok(emit_rust(&build_module(&robot))?)
+    Ok(emit_rust(&checked_module(robot, name)?)?)
 }
 
 /// Generates the C files of `robot` (named `name`, see [`module_name`]).
 pub fn c_code(robot: &Robot, name: &str, options: &COptions) -> Result<CFiles, Error> {
+    Ok(emit_c(&checked_module(robot, name)?, options)?)
+}
+
+/// Builds the module under `name`, refusing a robot whose mass matrix has a diagonal entry that
+/// is identically zero (forward dynamics would divide by zero).
+fn checked_module(robot: &Robot, name: &str) -> Result<Module, Error> {
     let mut robot = robot.clone();
     name.clone_into(&mut robot.name);
-    Ok(emit_c(&build_module(&robot), options)?)
+    let module = build_module(&robot);
+    if let Some(mass_matrix) = module.function(FunctionKind::MassMatrix) {
+        let n = module.dof;
+        for (j, body) in robot.bodies.iter().enumerate() {
+            let diagonal = mass_matrix.outputs[0].values[j * n + j];
+            if module.graph.as_const(diagonal) == Some(0.0) {
+                return Err(Error::SingularMassMatrix {
+                    joint: body.joint_name.clone(),
+                    body: body.name.clone(),
+                });
+            }
+        }
+    }
+    Ok(module)
 }
 
 /// Writes `contents` to `path` unless the file already holds exactly that (so cargo does not

@@ -83,3 +83,21 @@ fn accepts_urdf_with_tip_and_dh_tables() {
         .unwrap();
     assert_eq!(name, "rx90");
 }
+
+#[test]
+fn refuses_a_singular_mass_matrix() {
+    // Body 2 turns about x, but all its mass sits on that axis and it has no inertia.
+    let spec = "name = \"sing\"\n\
+        [[body]]\njoint = \"revolute\"\naxis = \"z\"\nnext = [0.5, 0, 0]\nmass = 1.0\n\
+        com = [0.25, 0, 0]\ninertia = { ixx = 0.01, iyy = 0.01, izz = 0.01 }\n\
+        [[body]]\njoint = \"revolute\"\naxis = \"x\"\nmass = 1.0\n";
+    let err = Builder::new()
+        .inline(spec, "sing.toml")
+        .render()
+        .unwrap_err();
+    assert!(
+        matches!(&err, Error::SingularMassMatrix { joint, body } if joint == "q2" && body == "body2"),
+        "{err}"
+    );
+    assert!(err.to_string().contains("singular"), "{err}");
+}
