@@ -269,7 +269,7 @@ fn stats(path: &Path, tip: Option<&str>) -> miette::Result<()> {
         let count = module.graph.op_count(&function.roots());
         println!(
             "{:<24} {:>6} {:>6} {:>5} {:>5} {:>8} {:>5} {:>7}",
-            crate::emit::contract(kind).name,
+            function_name(kind),
             count.mul,
             count.add,
             count.div,

@@ -32,21 +32,10 @@ pub enum Format {
     Latex,
 }
 
-/// The command-line name of each generated function (`inverse_dynamics`, `mass_matrix`, ...).
+/// The name of each generated function (`inverse_dynamics`, `mass_matrix`, ...), as in the
+/// generated API and on the command line.
 pub fn function_name(kind: FunctionKind) -> &'static str {
-    match kind {
-        FunctionKind::InverseDynamics => "inverse_dynamics",
-        FunctionKind::Gravity => "gravity",
-        FunctionKind::NonlinearEffects => "nonlinear_effects",
-        FunctionKind::MassMatrix => "mass_matrix",
-        FunctionKind::ForwardDynamics => "forward_dynamics",
-        FunctionKind::ForwardKinematics => "forward_kinematics",
-        FunctionKind::Jacobian => "jacobian",
-        FunctionKind::Centrifugal => "centrifugal",
-        FunctionKind::Coriolis => "coriolis",
-        FunctionKind::Gyroscopic => "gyroscopic",
-        FunctionKind::StaticJointReactions => "static_joint_reactions",
-    }
+    crate::emit::contract(kind).name
 }
 
 /// The function called `name` (see [`function_name`]).
