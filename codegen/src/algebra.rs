@@ -40,6 +40,13 @@ pub trait Algebra {
     fn cos_sum(&mut self, mask: u64) -> Self::E;
     /// A robot parameter: symbolic when `symbolic`, else the constant `value`.
     fn param(&mut self, name: &str, value: f64, symbolic: bool) -> Self::E;
+    /// A moving-base input (only read for a robot whose base moves).
+    ///
+    /// # Panics
+    /// By default: an algebra that does not provide it cannot derive a moving base.
+    fn base(&mut self, v: crate::ir::BaseVar) -> Self::E {
+        panic!("this algebra has no moving-base input {v:?}")
+    }
     /// Names an intermediate quantity (for the written-out equations); a no-op by default.
     fn label(&mut self, _e: Self::E, _name: &str) {}
     /// `sin q_j`.
@@ -63,6 +70,8 @@ pub struct Numeric {
     pub qdd: Vec<f64>,
     /// Joint forces/torques.
     pub tau: Vec<f64>,
+    /// Moving-base inputs, laid out as [`crate::ir::Env::base`].
+    pub base: Vec<f64>,
 }
 
 impl Numeric {
@@ -117,5 +126,11 @@ impl Algebra for Numeric {
     }
     fn param(&mut self, _name: &str, value: f64, _symbolic: bool) -> f64 {
         value
+    }
+    fn base(&mut self, v: crate::ir::BaseVar) -> f64 {
+        self.base
+            .get(crate::ir::base_slot(v))
+            .copied()
+            .unwrap_or(0.0)
     }
 }

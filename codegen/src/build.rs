@@ -126,9 +126,11 @@ fn checked_module(robot: &Robot, name: &str) -> Result<Module, Error> {
     name.clone_into(&mut robot.name);
     let module = build_module(&robot);
     if let Some(mass_matrix) = module.function(FunctionKind::MassMatrix) {
-        let n = module.dof;
+        // Joints come after the base's six coordinates with a floating base.
+        let off = if module.floating { 6 } else { 0 };
+        let n = module.dof + off;
         for (j, body) in robot.bodies.iter().enumerate() {
-            let diagonal = mass_matrix.outputs[0].values[j * n + j];
+            let diagonal = mass_matrix.outputs[0].values[(off + j) * n + off + j];
             if module.graph.as_const(diagonal) == Some(0.0) {
                 return Err(Error::SingularMassMatrix {
                     joint: body.joint_name.clone(),

@@ -534,6 +534,7 @@ fn leaf_text(params: &[crate::ir::Param], v: Var) -> String {
         Var::Sin(m) => format!("s{}", mask_digits(m, "_")),
         Var::Cos(m) => format!("c{}", mask_digits(m, "_")),
         Var::Param(k) => params[k as usize].name.clone(),
+        Var::Base(b) => format!("base_{}", base_leaf(b)),
     }
 }
 
@@ -546,6 +547,18 @@ fn leaf_latex(params: &[crate::ir::Param], v: Var) -> String {
         Var::Sin(m) => format!("s_{{{}}}", mask_digits(m, ",")),
         Var::Cos(m) => format!("c_{{{}}}", mask_digits(m, ",")),
         Var::Param(k) => latex_label(&params[k as usize].name),
+        Var::Base(b) => format!("\\mathrm{{base}}_{{{}}}", base_leaf(b)),
+    }
+}
+
+/// A moving-base leaf's short name: `q0`..`q6` (pose), `v0`.., `a0`.., `f0`...
+fn base_leaf(b: crate::ir::BaseVar) -> String {
+    use crate::ir::BaseVar;
+    match b {
+        BaseVar::Pose(k) => format!("q{k}"),
+        BaseVar::Vel(k) => format!("v{k}"),
+        BaseVar::Acc(k) => format!("a{k}"),
+        BaseVar::Wrench(k) => format!("f{k}"),
     }
 }
 

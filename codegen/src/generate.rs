@@ -1,7 +1,7 @@
 //! From a validated robot to the IR module every emitter reads.
 
 use crate::algebra::Algebra;
-use crate::derive::{derive_with, velocity_split};
+use crate::derive::{derive_with, velocity_split, Split};
 use crate::ir::{Function, FunctionKind, Graph, Module, NodeId, Output, Var};
 use crate::{to_toml, Robot};
 
@@ -28,23 +28,17 @@ fn build(robot: &Robot, regroup: bool) -> Module {
     let n = robot.dof();
     let mut graph = Graph::new();
     let derived = derive_with(&mut graph, robot, regroup);
+    // Joint-space outputs span the base's coordinates too with a floating base.
+    let nv = if robot.is_floating() { n + 6 } else { n };
 
     // The seed-001 split reads dH_kj/dq_i only for k >= j and i > j (H_kj depends on the
-    // joints after j alone), so only those derivatives are built.
-    let zero = graph.constant(0.0);
-    let mut dh = vec![zero; n * n * n];
-    for k in 0..n {
-        for j in 0..=k {
-            for i in (j + 1)..n {
-                dh[(k * n + j) * n + i] =
-                    graph.diff(derived.mass_matrix[k * n + j], Var::Q(joint_index(i)));
-            }
-        }
-    }
-    let qd: Vec<NodeId> = (0..n).map(|j| graph.qd(j)).collect();
-    let lookup = |k: usize, j: usize, i: usize| dh[(k * n + j) * n + i];
-    let (centrifugal, coriolis, gyroscopic) =
-        velocity_split(&mut graph, n, &derived.mass_matrix, &lookup, &qd);
+    // joints after j alone), so only those derivatives are built. (Not for a floating base
+    // yet: its functions leave the split out.)
+    let (centrifugal, coriolis, gyroscopic) = if robot.is_floating() {
+        (Vec::new(), Vec::new(), Vec::new())
+    } else {
+        split(&mut graph, n, &derived.mass_matrix)
+    };
 
     let vector = |name, values: Vec<NodeId>| Output {
         name,
@@ -71,7 +65,7 @@ fn build(robot: &Robot, regroup: bool) -> Module {
         ),
         function(
             FunctionKind::MassMatrix,
-            vec![matrix("M", n, n, derived.mass_matrix)],
+            vec![matrix("M", nv, nv, derived.mass_matrix)],
         ),
         function(
             FunctionKind::ForwardDynamics,
@@ -86,7 +80,7 @@ fn build(robot: &Robot, regroup: bool) -> Module {
         ),
         function(
             FunctionKind::Jacobian,
-            vec![matrix("J", 6, n, derived.jacobian)],
+            vec![matrix("J", 6, nv, derived.jacobian)],
         ),
         function(FunctionKind::Centrifugal, vec![vector("hc", centrifugal)]),
         function(FunctionKind::Coriolis, vec![vector("ho", coriolis)]),
@@ -107,7 +101,7 @@ fn build(robot: &Robot, regroup: bool) -> Module {
         ));
         functions.push(function(
             FunctionKind::FrameJacobian(index),
-            vec![matrix("J", 6, n, fk.jacobian)],
+            vec![matrix("J", 6, nv, fk.jacobian)],
         ));
     }
     // With base parameters the static reactions are not derived, and a tree has no tool
@@ -122,6 +116,7 @@ fn build(robot: &Robot, regroup: bool) -> Module {
         description: robot.description.clone().unwrap_or_default(),
         joint_names: robot.bodies.iter().map(|b| b.joint_name.clone()).collect(),
         frame_names: robot.frames.iter().map(|f| f.name.clone()).collect(),
+        floating: robot.is_floating(),
     }
 }
 
@@ -134,6 +129,23 @@ pub fn spec_hash(robot: &Robot) -> String {
         hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
     }
     format!("{hash:016x}")
+}
+
+/// The seed-001 split of a fixed-base robot from the derivatives of its mass matrix.
+fn split(graph: &mut Graph, n: usize, mass_matrix: &[NodeId]) -> Split<NodeId> {
+    let zero = graph.constant(0.0);
+    let mut dh = vec![zero; n * n * n];
+    for k in 0..n {
+        for j in 0..=k {
+            for i in (j + 1)..n {
+                dh[(k * n + j) * n + i] =
+                    graph.diff(mass_matrix[k * n + j], Var::Q(joint_index(i)));
+            }
+        }
+    }
+    let qd: Vec<NodeId> = (0..n).map(|j| graph.qd(j)).collect();
+    let lookup = |k: usize, j: usize, i: usize| dh[(k * n + j) * n + i];
+    velocity_split(graph, n, mass_matrix, &lookup, &qd)
 }
 
 fn joint_index(j: usize) -> u16 {

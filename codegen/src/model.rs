@@ -86,7 +86,30 @@ impl Frame {
     }
 }
 
-/// A validated robot: a serial chain or a tree on a fixed base.
+/// How the base moves.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum BaseMotion {
+    /// The base is fixed in the world.
+    #[default]
+    Fixed,
+    /// The base is a free body (Pinocchio's free-flyer): six unactuated coordinates before the
+    /// joints, `NQ = 7 + n` (position, unit quaternion x y z w) and `NV = 6 + n` (linear and
+    /// angular velocity in the base frame).
+    Floating,
+}
+
+/// The inertial parameters of a floating base body (the trunk), in the base frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BaseBody {
+    /// Mass, kg.
+    pub mass: f64,
+    /// Centre of mass from the base origin, m.
+    pub com: [f64; 3],
+    /// Inertia tensor about the centre of mass (tensor entries).
+    pub inertia_com: [[f64; 3]; 3],
+}
+
+/// A validated robot: a serial chain or a tree, on a fixed or floating base.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Robot {
     /// Robot name as written in the spec.
@@ -107,12 +130,21 @@ pub struct Robot {
     pub frames: Vec<Frame>,
     /// Which inertial parameters symbolic ones are (physical or base).
     pub parameters: ParameterSet,
+    /// How the base moves.
+    pub motion: BaseMotion,
+    /// The base body's inertia (a floating base only).
+    pub base_body: Option<BaseBody>,
 }
 
 impl Robot {
     /// Number of joints (degrees of freedom).
     pub fn dof(&self) -> usize {
         self.bodies.len()
+    }
+
+    /// Whether the base is a free body.
+    pub fn is_floating(&self) -> bool {
+        self.motion == BaseMotion::Floating
     }
 
     /// Whether every body is carried by the one listed before it (the first by the base):

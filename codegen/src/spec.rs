@@ -13,11 +13,18 @@ use toml::Spanned;
 
 use crate::error::SpecError;
 use crate::mat3::{self, M3, V3};
-use crate::model::{Frame, JointKind, ParameterSet, Robot, RobotBody, SymbolicInertial};
+use crate::model::{
+    BaseBody, BaseMotion, Frame, JointKind, ParameterSet, Robot, RobotBody, SymbolicInertial,
+};
 
 /// Most bodies a spec may have: generated code is straight-line and its size grows roughly with
 /// the cube of the number of bodies.
 pub const MAX_BODIES: usize = 64;
+
+/// Why a fixed base takes no inertia.
+const FIXED_BASE_INERTIA: &str =
+    "only a floating base (motion = \"floating\") has inertial parameters: a fixed base's \
+     inertia enters no function";
 
 /// The reserved name of the fixed base in `parent`.
 const BASE_NAME: &str = "base";
@@ -84,6 +91,9 @@ enum RawBase {
 struct RawBaseTable {
     position: Option<RawVec>,
     motion: Option<Spanned<String>>,
+    mass: Option<Num>,
+    com: Option<RawVec>,
+    inertia: Option<Spanned<RawInertia>>,
 }
 
 impl<'de> Deserialize<'de> for RawBase {
@@ -514,9 +524,9 @@ impl Validator<'_> {
             Some(g) => self.vec3(g, "gravity")?,
             None => [0.0, -9.81, 0.0],
         };
-        let base = match &raw.base {
+        let (base, motion, base_body) = match &raw.base {
             Some(b) => self.base(b)?,
-            None => [0.0; 3],
+            None => ([0.0; 3], BaseMotion::Fixed, None),
         };
         let mut all_symbolic = SymbolicInertial::default();
         self.symbolic(&raw.symbolic, "symbolic", &mut all_symbolic)?;
@@ -642,45 +652,104 @@ impl Validator<'_> {
             bodies,
             frames,
             parameters,
+            motion,
+            base_body,
         })
     }
 
-    /// `base = [x, y, z]` or the `[base]` table.
-    fn base(&self, b: &Spanned<RawBase>) -> Result<V3, SpecError> {
-        match b.get_ref() {
-            RawBase::Position(v) => self.position_list(v, b.span(), "base"),
-            RawBase::Table(t) => {
-                if let Some(m) = &t.motion {
-                    match m.get_ref().as_str() {
-                        "fixed" => {}
-                        "prescribed" | "floating" => {
-                            return Err(self.err(
-                                m.span(),
-                                "base.motion",
-                                format!(
-                                    "motion = \"{}\" is not supported yet: only \"fixed\"",
-                                    m.get_ref()
-                                ),
-                            ))
-                        }
-                        other => {
-                            return Err(self.err(
-                                m.span(),
-                                "base.motion",
-                                format!(
-                                    "unknown base motion \"{other}\": expected \"fixed\", \
-                                     \"prescribed\" or \"floating\""
-                                ),
-                            ))
-                        }
-                    }
-                }
-                match &t.position {
-                    Some(p) => self.vec3(p, "base.position"),
-                    None => Ok([0.0; 3]),
-                }
+    /// `base = [x, y, z]` or the `[base]` table: the default pole of the base's bodies, how
+    /// the base moves, and a floating base's inertia.
+    fn base(&self, b: &Spanned<RawBase>) -> Result<(V3, BaseMotion, Option<BaseBody>), SpecError> {
+        let t = match b.get_ref() {
+            RawBase::Position(v) => {
+                return Ok((
+                    self.position_list(v, b.span(), "base")?,
+                    BaseMotion::Fixed,
+                    None,
+                ))
             }
-        }
+            RawBase::Table(t) => t,
+        };
+        let motion =
+            match &t.motion {
+                None => BaseMotion::Fixed,
+                Some(m) => match m.get_ref().as_str() {
+                    "fixed" => BaseMotion::Fixed,
+                    "floating" => BaseMotion::Floating,
+                    "prescribed" => return Err(self.err(
+                        m.span(),
+                        "base.motion",
+                        "motion = \"prescribed\" is not supported yet: \"fixed\" or \"floating\"",
+                    )),
+                    other => {
+                        return Err(self.err(
+                            m.span(),
+                            "base.motion",
+                            format!(
+                                "unknown base motion \"{other}\": expected \"fixed\", \
+                             \"prescribed\" or \"floating\""
+                            ),
+                        ))
+                    }
+                },
+            };
+        let position = match &t.position {
+            Some(p) => self.vec3(p, "base.position")?,
+            None => [0.0; 3],
+        };
+        let body = match (motion, &t.mass) {
+            (BaseMotion::Fixed, None) => {
+                if let Some(c) = &t.com {
+                    return Err(self.err(c.span(), "base.com", FIXED_BASE_INERTIA));
+                }
+                if let Some(i) = &t.inertia {
+                    return Err(self.err(i.span(), "base.inertia", FIXED_BASE_INERTIA));
+                }
+                None
+            }
+            (BaseMotion::Fixed, Some(m)) => {
+                return Err(self.err(m.span(), "base.mass", FIXED_BASE_INERTIA))
+            }
+            (BaseMotion::Floating, None) => {
+                return Err(self.err(
+                    b.span(),
+                    "base.mass",
+                    "a floating base needs its `mass` (and `com`, `inertia`): the trunk's \
+                     inertia enters every function",
+                ))
+            }
+            (BaseMotion::Floating, Some(m)) => {
+                let mass = self.num(m, "base.mass")?;
+                if mass <= 0.0 {
+                    return Err(self.err(
+                        m.span(),
+                        "base.mass",
+                        format!("mass must be positive, got {mass}"),
+                    ));
+                }
+                let com = match &t.com {
+                    Some(c) => self.vec3(c, "base.com")?,
+                    None => [0.0; 3],
+                };
+                let (tensor, about) = match &t.inertia {
+                    Some(i) => self.inertia(i, "base.inertia")?,
+                    None => ([[0.0; 3]; 3], About::Com),
+                };
+                let inertia_com = match about {
+                    About::Com => tensor,
+                    About::Pole => mat3::mat_sub(&tensor, &mat3::point_mass_inertia(mass, com)),
+                };
+                if let Some(i) = &t.inertia {
+                    self.check_inertia(&inertia_com, about, i.span(), "base.inertia")?;
+                }
+                Some(BaseBody {
+                    mass,
+                    com,
+                    inertia_com,
+                })
+            }
+        };
+        Ok((position, motion, body))
     }
 
     /// Three finite numbers given as a list of any length (a located error otherwise).
@@ -1186,9 +1255,29 @@ pub fn to_toml(robot: &Robot) -> String {
         let _ = writeln!(s, "source = {}", quote(src));
     }
     let _ = writeln!(s, "gravity = {}", vec_toml(robot.gravity));
-    let _ = writeln!(s, "base = {}", vec_toml(robot.base));
+    if robot.motion == BaseMotion::Fixed {
+        let _ = writeln!(s, "base = {}", vec_toml(robot.base));
+    }
     if robot.parameters == ParameterSet::Base {
         let _ = writeln!(s, "parameters = \"base\"");
+    }
+    if let (BaseMotion::Floating, Some(b)) = (robot.motion, &robot.base_body) {
+        let t = &b.inertia_com;
+        let _ = writeln!(s, "\n[base]");
+        let _ = writeln!(s, "position = {}", vec_toml(robot.base));
+        let _ = writeln!(s, "motion = \"floating\"");
+        let _ = writeln!(s, "mass = {}", float(b.mass));
+        let _ = writeln!(s, "com = {}", vec_toml(b.com));
+        let _ = writeln!(
+            s,
+            "inertia = {{ ixx = {}, iyy = {}, izz = {}, ixy = {}, ixz = {}, iyz = {}, about = \"com\" }}",
+            float(t[0][0]),
+            float(t[1][1]),
+            float(t[2][2]),
+            float(t[0][1]),
+            float(t[0][2]),
+            float(t[1][2]),
+        );
     }
     for (i, b) in robot.bodies.iter().enumerate() {
         let _ = writeln!(s, "\n[[body]]");

@@ -6,7 +6,9 @@
 
 use quasidyn_codegen::algebra::{Algebra, Joint, Numeric};
 use quasidyn_codegen::derive::{derive, velocity_split, Derived};
-use quasidyn_codegen::{Frame, JointKind, ParameterSet, Robot, RobotBody, SymbolicInertial};
+use quasidyn_codegen::{
+    BaseMotion, Frame, JointKind, ParameterSet, Robot, RobotBody, SymbolicInertial,
+};
 
 type V = [f64; 3];
 type Mat = [[f64; 3]; 3];
@@ -308,6 +310,8 @@ fn robot(mut bodies: Vec<RobotBody>) -> Robot {
         bodies,
         frames: Vec::new(),
         parameters: ParameterSet::Physical,
+        motion: BaseMotion::Fixed,
+        base_body: None,
     }
 }
 

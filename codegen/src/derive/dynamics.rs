@@ -150,8 +150,26 @@ impl<E: Copy> Accel<E> {
     }
 }
 
+/// The motion of a moving base in one pass, in base-frame components, and a floating base's
+/// own inertia.
+pub(crate) struct MovingBase<'p, E> {
+    /// Angular velocity `ω_b` (the base's quasi-velocities).
+    pub w: V3<E>,
+    /// Angular acceleration `ω̇_b`.
+    pub wd: V3<E>,
+    /// Classical acceleration of the base origin, `Rᵀ p̈ = a_lin + ω × v`.
+    pub a: V3<E>,
+    /// Gravity in base-frame components, `Rᵀ g`.
+    pub g: V3<E>,
+    /// The base body (a floating base), whose wrench the pass then also returns.
+    pub body: Option<&'p BodyParams<E>>,
+}
+
 /// Result of one pass of the recursion.
 pub(crate) struct Pass<E> {
+    /// Wrench the base needs, force then moment about its origin, base frame (a floating
+    /// base only).
+    pub base_wrench: Option<[V3<E>; 2]>,
     /// Joint torques / forces.
     pub tau: Vec<S<E>>,
     /// `F_j`: force on body `j` by body `j-1`, frame `j` (only when asked for).
@@ -239,6 +257,7 @@ pub(crate) fn newton_euler<A: Algebra>(
     qdd: &[S<A::E>],
     weight: Weight,
     forces: bool,
+    base: Option<&MovingBase<'_, A::E>>,
 ) -> Pass<A::E> {
     let n = robot.dof();
     let topo = robot.topology();
@@ -265,14 +284,29 @@ pub(crate) fn newton_euler<A: Algebra>(
     // Gravity enters as an upward acceleration of the base: `A_j = Rot_jᵀ (A_p + W_j)`
     // then carries the papers' `g ξ^y_j` with one elementary rotation per joint, and no absolute
     // orientation is needed.
-    let a_base = if weight == Weight::BaseAcceleration {
-        k3(robot.gravity.map(|g| -g))
-    } else {
-        zero3()
+    let (w_base, wd_base, a_base) = match base {
+        None if weight == Weight::BaseAcceleration => {
+            (zero3(), zero3(), k3(robot.gravity.map(|g| -g)))
+        }
+        None => (zero3(), zero3(), zero3()),
+        Some(b) => {
+            // With a moving base the weight always enters at the base (no DC rows of it).
+            debug_assert!(weight == Weight::BaseAcceleration);
+            let a = cx.vsub(&b.a, &b.g);
+            (b.w, b.wd, a)
+        }
     };
-    // The base does not move; only a prismatic joint on it accelerates the pole it carries.
+    // The pole a body on the base sits at moves with the base: T_b o + the slide.
+    let mut base_acc = Accel::new(w_base, wd_base);
     for &r in &topo.roots() {
-        if prismatic(r) {
+        if base.is_some() {
+            let mut inc = base_acc.apply(cx, &st.poles.o[r]);
+            if prismatic(r) {
+                let s = slide(cx, r, &w_base);
+                inc = cx.vadd(&inc, &s);
+            }
+            w_inc[r] = inc;
+        } else if prismatic(r) {
             w_inc[r] = slide(cx, r, &zero3());
         }
     }
@@ -281,7 +315,7 @@ pub(crate) fn newton_euler<A: Algebra>(
         let parent = robot.bodies[j].parent;
         let (w_prev, wd_prev, a_prev) = match parent {
             Some(p) => (acc[p].w, acc[p].wd, a_kin[p]),
-            None => (zero3(), zero3(), a_base),
+            None => (w_base, wd_base, a_base),
         };
         let wt = cx.mat_t_vec(rot, &w_prev);
         let wdt = cx.mat_t_vec(rot, &wd_prev);
@@ -377,5 +411,45 @@ pub(crate) fn newton_euler<A: Algebra>(
         moment[j] = mj;
         g_of[j] = gj;
     }
-    Pass { tau, force, moment }
+    // A floating base balances what its bodies need plus its own motion, as any body does.
+    let base_wrench = base
+        .and_then(|b| b.body.map(|body| (b, body)))
+        .map(|(b, body)| {
+            let mut mt = zero3();
+            let mut h_sum = zero3();
+            let mut ba = body.h;
+            let mut mass = body.m;
+            let mut lever = zero3();
+            for &r in &topo.roots() {
+                let rot = &st.ori.local[r];
+                let mtc = cx.mat_vec(rot, &moment[r]);
+                let gt = cx.mat_vec(rot, &g_of[r]);
+                let mw = cx.scale(st.par.msub[r], &w_inc[r]);
+                let h = cx.vadd(&mw, &gt);
+                mt = cx.vadd(&mt, &mtc);
+                let dh = cx.cross(&st.poles.o[r], &h);
+                lever = cx.vadd(&lever, &dh);
+                h_sum = cx.vadd(&h_sum, &h);
+                let mo = cx.scale(st.par.msub[r], &st.poles.o[r]);
+                ba = cx.vadd(&ba, &mo);
+                mass = cx.add(mass, st.par.msub[r]);
+            }
+            let kd = base_acc.euler(cx, body);
+            let ba_a = cx.cross(&ba, &a_base);
+            let m = cx.vadd(&mt, &kd);
+            let m = cx.vadd(&m, &ba_a);
+            let m = cx.vadd(&m, &lever);
+            let th = base_acc.apply(cx, &body.h);
+            let g = cx.vadd(&th, &h_sum);
+            let ma = cx.scale(mass, &a_base);
+            let f = cx.vadd(&ma, &g);
+            let _ = b;
+            [f, m]
+        });
+    Pass {
+        tau,
+        force,
+        moment,
+        base_wrench,
+    }
 }

@@ -14,6 +14,7 @@
 //! seed 000 226 vs 375, so composite bodies are never worse and win clearly in space.
 
 use super::dynamics::Statics;
+use super::params::BodyParams;
 use super::scalar::{k3, Cx, M3, S, V3};
 use crate::algebra::Algebra;
 use crate::model::{JointKind, Robot};
@@ -78,10 +79,14 @@ pub(crate) fn shift_sym<A: Algebra>(
 
 /// Lower triangle of `H` (`out[k][j]`, `k ≥ j`), mirrored into a full symmetric matrix.
 /// Entries of two bodies neither of which carries the other are exact zeros, never computed.
+///
+/// With a floating base (`base` its own parameters) the matrix is `(6 + N)²`: the base's
+/// linear then angular velocity first (base frame), then the joints.
 pub(crate) fn mass_matrix<A: Algebra>(
     cx: &mut Cx<'_, A>,
     robot: &Robot,
     st: &Statics<'_, A::E>,
+    base: Option<&BodyParams<A::E>>,
 ) -> Vec<Vec<S<A::E>>> {
     let n = robot.dof();
     let topo = robot.topology();
@@ -130,7 +135,10 @@ pub(crate) fn mass_matrix<A: Algebra>(
         }
     }
 
-    let mut h = vec![vec![S::K(0.0); n]; n];
+    // Offset of the joints in the matrix (6 with a floating base).
+    let off = if base.is_some() { 6 } else { 0 };
+    let nv = n + off;
+    let mut h = vec![vec![S::K(0.0); nv]; nv];
     for j in 0..n {
         let u = k3::<A::E>(robot.bodies[j].axis);
         // Force and moment about O_j that subsystem j needs for a unit q̈_j.
@@ -139,7 +147,7 @@ pub(crate) fn mass_matrix<A: Algebra>(
         } else {
             (cx.cross(&u, &c[j]), cx.mat_vec(&jc[j], &u))
         };
-        h[j][j] = if prismatic(j) {
+        h[off + j][off + j] = if prismatic(j) {
             st.par.msub[j]
         } else {
             cx.dot(&u, &mo)
@@ -154,22 +162,73 @@ pub(crate) fn mass_matrix<A: Algebra>(
             let df = cx.cross(&st.poles.o[k], &f);
             mo = cx.vadd(&m1, &df);
             let ui = k3::<A::E>(robot.bodies[i].axis);
-            h[j][i] = if prismatic(i) {
+            h[off + j][off + i] = if prismatic(i) {
                 cx.dot(&ui, &f)
             } else {
                 cx.dot(&ui, &mo)
             };
             k = i;
         }
+        if base.is_some() {
+            // On to the base origin: the base's rows are the force and the moment there.
+            let rot = &st.ori.local[k];
+            f = cx.mat_vec(rot, &f);
+            let m1 = cx.mat_vec(rot, &mo);
+            let df = cx.cross(&st.poles.o[k], &f);
+            mo = cx.vadd(&m1, &df);
+            for r in 0..3 {
+                h[off + j][r] = f[r];
+                h[off + j][3 + r] = mo[r];
+            }
+        }
         // Diagonal entries already carry the composite names (Jc, msub).
         for i in 0..j {
             if topo.in_subtree(i, j) {
-                cx.label(h[j][i], || format!("H{}_{}", j + 1, i + 1));
+                cx.label(h[off + j][off + i], || format!("H{}_{}", j + 1, i + 1));
             }
         }
     }
-    for k in 0..n {
-        for j in k + 1..n {
+    if let Some(body) = base {
+        // The whole robot as one composite body about the base origin: mass, first moment
+        // c and inertia J give the 6×6 block [[m I, -[c]×], [[c]×, J]].
+        let mut mass = body.m;
+        let mut cb = body.h;
+        let mut jb = body.j;
+        for r in topo.roots() {
+            let rot = &st.ori.local[r];
+            mass = cx.add(mass, st.par.msub[r]);
+            let c1 = cx.mat_vec(rot, &c[r]);
+            let mo = cx.scale(st.par.msub[r], &st.poles.o[r]);
+            cb = cx.vadd(&cb, &mo);
+            cb = cx.vadd(&cb, &c1);
+            let j1 = rotate_sym(cx, rot, &jc[r]);
+            let j1 = shift_sym(cx, &j1, st.par.msub[r], &c1, &st.poles.o[r]);
+            for a in 0..3 {
+                for b in a..3 {
+                    let v = cx.add(jb[a][b], j1[a][b]);
+                    jb[a][b] = v;
+                    jb[b][a] = v;
+                }
+            }
+        }
+        for a in 0..3 {
+            h[a][a] = mass;
+            for b in 0..3 {
+                h[3 + a][3 + b] = jb[a][b];
+            }
+        }
+        // Moment about the origin of a unit linear acceleration e_k: c × e_k.
+        for k in 0..3 {
+            let mut e = [S::K(0.0); 3];
+            e[k] = S::K(1.0);
+            let m = cx.cross(&cb, &e);
+            for r in 0..3 {
+                h[3 + r][k] = m[r];
+            }
+        }
+    }
+    for k in 0..nv {
+        for j in k + 1..nv {
             h[k][j] = h[j][k];
         }
     }

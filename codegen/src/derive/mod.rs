@@ -9,6 +9,7 @@
 #![allow(clippy::needless_range_loop)]
 
 mod dynamics;
+mod floating;
 mod kinematics;
 mod ldlt;
 mod mass_matrix;
@@ -98,6 +99,9 @@ pub fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
 /// # Panics
 /// If the robot has no bodies or more than 64.
 pub fn derive_with<A: Algebra>(alg: &mut A, robot: &Robot, regroup: bool) -> Derived<A::E> {
+    if robot.is_floating() {
+        return floating::derive(alg, &snap_axes(robot));
+    }
     let unread = if robot.parameters == ParameterSet::Base {
         unread_base_entries(robot)
     } else {
@@ -212,10 +216,20 @@ fn derive_inner<A: Algebra>(
 
     // The full pass carries the papers' names; the others are the same recursion with known
     // zeros, so their intermediates are different quantities and stay unnamed.
-    let id = dynamics::newton_euler(cx, robot, &st, &qd, &qdd, Weight::BaseAcceleration, false);
-    let m = mass_matrix::mass_matrix(cx, robot, &st);
+    let id = dynamics::newton_euler(
+        cx,
+        robot,
+        &st,
+        &qd,
+        &qdd,
+        Weight::BaseAcceleration,
+        false,
+        None,
+    );
+    let m = mass_matrix::mass_matrix(cx, robot, &st, None);
     cx.labels = false;
-    let statics = dynamics::newton_euler(cx, robot, &st, &zero, &zero, Weight::BodyRows, true);
+    let statics =
+        dynamics::newton_euler(cx, robot, &st, &zero, &zero, Weight::BodyRows, true, None);
 
     let reg_par;
     let reg_ba;
@@ -240,18 +254,28 @@ fn derive_inner<A: Algebra>(
             &qdd,
             Weight::BaseAcceleration,
             false,
+            None,
         );
-        let m = mass_matrix::mass_matrix(cx, robot, &reg_st);
+        let m = mass_matrix::mass_matrix(cx, robot, &reg_st, None);
         (&reg_st, id, m)
     } else {
         (&st, id, m)
     };
     let gravity = if regroup {
-        dynamics::newton_euler(cx, robot, js, &zero, &zero, Weight::BodyRows, false).tau
+        dynamics::newton_euler(cx, robot, js, &zero, &zero, Weight::BodyRows, false, None).tau
     } else {
         statics.tau.clone()
     };
-    let nle = dynamics::newton_euler(cx, robot, js, &qd, &zero, Weight::BaseAcceleration, false);
+    let nle = dynamics::newton_euler(
+        cx,
+        robot,
+        js,
+        &qd,
+        &zero,
+        Weight::BaseAcceleration,
+        false,
+        None,
+    );
 
     let rhs: Vec<S<A::E>> = (0..n)
         .map(|j| {

@@ -104,6 +104,27 @@ pub(crate) fn params<A: Algebra>(cx: &mut Cx<'_, A>, robot: &Robot) -> Params<A:
     subsystems(cx, robot, body)
 }
 
+/// The parameters of a floating base body about the base origin (numeric; named `m0`, ...).
+pub(crate) fn base_body_params<A: Algebra>(
+    cx: &mut Cx<'_, A>,
+    b: &crate::model::BaseBody,
+) -> BodyParams<A::E> {
+    let m = S::K(b.mass);
+    let h = k3(b.com.map(|c| b.mass * c));
+    let mut j = k33(b.inertia_com);
+    for a in 0..3 {
+        for c in 0..3 {
+            let d = if a == c {
+                b.com.iter().map(|x| x * x).sum()
+            } else {
+                0.0
+            };
+            j[a][c] = S::K(b.inertia_com[a][c] + b.mass * (d - b.com[a] * b.com[c]));
+        }
+    }
+    body_params(cx, 0, m, h, j)
+}
+
 /// A body's parameters with its gyroscopic coefficients.
 fn body_params<A: Algebra>(
     cx: &mut Cx<'_, A>,

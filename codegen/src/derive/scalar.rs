@@ -176,6 +176,15 @@ impl<'a, A: Algebra> Cx<'a, A> {
         ]
     }
 
+    /// `a - b` componentwise.
+    pub fn vsub(&mut self, a: &V3<A::E>, b: &V3<A::E>) -> V3<A::E> {
+        [
+            self.sub(a[0], b[0]),
+            self.sub(a[1], b[1]),
+            self.sub(a[2], b[2]),
+        ]
+    }
+
     /// `s * v`.
     pub fn scale(&mut self, s: S<A::E>, v: &V3<A::E>) -> V3<A::E> {
         [self.mul(s, v[0]), self.mul(s, v[1]), self.mul(s, v[2])]

@@ -140,6 +140,16 @@ pub fn emit_c(module: &Module, opts: &COptions) -> Result<CFiles, EmitError> {
     }
     let _ = writeln!(h, "#ifdef __cplusplus\nextern \"C\" {{\n#endif\n");
     let _ = writeln!(h, "/** Number of joints. */\n#define {upper}_DOF {n}\n");
+    if module.floating {
+        let _ = writeln!(
+            h,
+            "/** Floating base: entries of q (base position, unit quaternion x y z w, then the \
+             joints) and of v, a, tau (base linear then angular, base frame, then the joints). */\n\
+             #define {upper}_NQ {}\n#define {upper}_NV {}\n",
+            n + 7,
+            n + 6
+        );
+    }
     let k = module.frame_names.len();
     let _ = writeln!(
         h,
@@ -212,8 +222,8 @@ pub fn emit_c(module: &Module, opts: &COptions) -> Result<CFiles, EmitError> {
 
     for plan in &plans {
         let proto = prototype(plan, &name, real, !fields.is_empty());
-        let doc = doc_comment(plan, n, !fields.is_empty());
-        let def = format!("{storage}{proto}\n{{\n{}}}\n\n", body(plan, n, &lang, real));
+        let doc = doc_comment(plan, !fields.is_empty());
+        let def = format!("{storage}{proto}\n{{\n{}}}\n\n", body(plan, &lang, real));
         h.push_str(&doc);
         if opts.header_only {
             h.push_str(&def);
@@ -257,7 +267,7 @@ fn prototype(plan: &Plan, name: &str, real: &str, params: bool) -> String {
     if params {
         args.push(format!("const {name}_params *params"));
     }
-    for i in plan.contract.inputs {
+    for i in &plan.inputs {
         args.push(format!("const {real} {}[]", i.name()));
     }
     for o in plan.contract.outputs {
@@ -266,28 +276,40 @@ fn prototype(plan: &Plan, name: &str, real: &str, params: bool) -> String {
     format!("void {name}_{}({})", plan.name, args.join(", "))
 }
 
-fn doc_comment(plan: &Plan, n: usize, params: bool) -> String {
+fn doc_comment(plan: &Plan, params: bool) -> String {
     let mut d = format!("/** {}\n", plan.contract.doc);
     if params {
         d.push_str(" * @param params robot parameters\n");
     }
-    for i in plan.contract.inputs {
-        let _ = writeln!(d, " * @param {} {}, {n} values", i.name(), i.doc());
+    for i in &plan.inputs {
+        let _ = writeln!(
+            d,
+            " * @param {} {}, {} values",
+            i.name(),
+            i.doc(),
+            plan.input_len(*i)
+        );
     }
     for o in plan.contract.outputs {
-        let _ = writeln!(d, " * @param[out] {} {}; {}", o.name, o.doc, layout(o, n));
+        let _ = writeln!(
+            d,
+            " * @param[out] {} {}; {}",
+            o.name,
+            o.doc,
+            layout(o, plan.out_n)
+        );
     }
     d.push_str(" */\n");
     d
 }
 
-fn body(plan: &Plan, n: usize, lang: &CLang<'_>, real: &str) -> String {
+fn body(plan: &Plan, lang: &CLang<'_>, real: &str) -> String {
     let mut b = String::new();
     // Unused inputs are part of the fixed API; the casts silence -Wunused-parameter.
     if !lang.fields.is_empty() && !plan.uses_params {
         b.push_str("    (void)params;\n");
     }
-    for (i, used) in plan.contract.inputs.iter().zip(&plan.used_inputs) {
+    for (i, used) in plan.inputs.iter().zip(&plan.used_inputs) {
         if !used {
             let _ = writeln!(b, "    (void){};", i.name());
         }
@@ -296,6 +318,7 @@ fn body(plan: &Plan, n: usize, lang: &CLang<'_>, real: &str) -> String {
         let _ = writeln!(b, "    const {real} {name} = {};", render(lang, e));
     }
     for (o, vals) in plan.contract.outputs.iter().zip(&plan.outputs) {
+        let n = plan.out_n;
         debug_assert_eq!(vals.len(), o.rows.get(n) * o.cols.map_or(1, |c| c.get(n)));
         for (k, e) in vals.iter().enumerate() {
             let _ = writeln!(b, "    {}[{k}] = {};", o.name, render(lang, e));

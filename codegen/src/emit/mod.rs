@@ -11,7 +11,7 @@ pub mod rust;
 #[cfg(test)]
 mod tests;
 
-use crate::ir::{Function, FunctionKind, Graph, Module, Node, NodeId, Var};
+use crate::ir::{BaseVar, Function, FunctionKind, Graph, Module, Node, NodeId, Var};
 
 pub use c::{emit_c, CFiles, COptions};
 pub use rust::emit_rust;
@@ -70,6 +70,10 @@ pub(crate) enum Input {
     Qd,
     Qdd,
     Tau,
+    /// Floating base: base then joint velocities (`NV`).
+    V,
+    /// Floating base: base then joint accelerations (`NV`).
+    A,
 }
 
 impl Input {
@@ -79,6 +83,8 @@ impl Input {
             Input::Qd => "qd",
             Input::Qdd => "qdd",
             Input::Tau => "tau",
+            Input::V => "v",
+            Input::A => "a",
         }
     }
 
@@ -88,6 +94,27 @@ impl Input {
             Input::Qd => "joint velocities (rad/s or m/s)",
             Input::Qdd => "joint accelerations (rad/s^2 or m/s^2)",
             Input::Tau => "joint forces/torques (N or N m)",
+            Input::V => "base linear and angular velocity (base frame), then joint velocities",
+            Input::A => "base acceleration (Pinocchio's free-flyer `a`), then joint accelerations",
+        }
+    }
+
+    /// The floating-base form of an input: `q` holds the base pose first, velocities and
+    /// accelerations become `v` and `a`, forces hold the base wrench first.
+    pub(crate) fn floating(self) -> Input {
+        match self {
+            Input::Qd => Input::V,
+            Input::Qdd => Input::A,
+            other => other,
+        }
+    }
+
+    /// Where joint `j`'s entry sits in this input (after the base's in a floating layout).
+    fn joint_slot(self, j: usize, floating: bool) -> usize {
+        match (floating, self) {
+            (false, _) => j,
+            (true, Input::Q) => 7 + j,
+            (true, _) => 6 + j,
         }
     }
 }
@@ -409,6 +436,12 @@ pub(crate) enum Func {
 
 /// A function ready to be written: locals in order, then the output values.
 pub(crate) struct Plan {
+    /// The function's inputs (the contract's, in floating-base form for a floating base).
+    pub inputs: Vec<Input>,
+    /// Number of joints.
+    pub dof: usize,
+    /// `N`, or `NV = 6 + N` with a floating base: the size of joint-space outputs.
+    pub out_n: usize,
     pub kind: FunctionKind,
     /// Public name (the contract's, with the frame's identifier for a named frame).
     pub name: String,
@@ -425,6 +458,17 @@ pub(crate) struct Plan {
     pub calls: [bool; 3],
 }
 
+impl Plan {
+    /// Length of an input array: `q` holds `7 + N` entries with a floating base, the other
+    /// floating inputs `6 + N`.
+    pub(crate) fn input_len(&self, i: Input) -> usize {
+        match i {
+            Input::Q if self.out_n != self.dof => self.dof + 7,
+            _ => self.out_n,
+        }
+    }
+}
+
 /// Deepest inlined expression before a local is introduced (keeps lines readable and the
 /// renderers' recursion shallow).
 const MAX_INLINE_DEPTH: u32 = 6;
@@ -439,7 +483,7 @@ pub(crate) fn plan_module(module: &Module) -> Result<(Module, Vec<Plan>), EmitEr
             return Err(EmitError::Duplicate(f.kind));
         }
         seen.push(f.kind);
-        let mut plan = plan_function(&lowered.graph, lowered.dof, f)?;
+        let mut plan = plan_function(&lowered.graph, lowered.dof, lowered.floating, f)?;
         plan.name = public_name(&lowered, f.kind).ok_or(EmitError::UnknownFrame(f.kind))?;
         plans.push(plan);
     }
@@ -453,12 +497,19 @@ fn shape_list(shapes: impl Iterator<Item = (usize, usize)>) -> String {
     format!("[{}]", v.join(", "))
 }
 
-fn plan_function(g: &Graph, dof: usize, f: &Function) -> Result<Plan, EmitError> {
+fn plan_function(g: &Graph, dof: usize, floating: bool, f: &Function) -> Result<Plan, EmitError> {
     let contract = contract(f.kind);
+    let inputs: Vec<Input> = if floating {
+        contract.inputs.iter().map(|i| i.floating()).collect()
+    } else {
+        contract.inputs.to_vec()
+    };
+    // Joint-space outputs span the base's six coordinates too.
+    let out_n = if floating { dof + 6 } else { dof };
     let expected: Vec<(usize, usize)> = contract
         .outputs
         .iter()
-        .map(|o| (o.rows.get(dof), o.cols.map_or(1, |c| c.get(dof))))
+        .map(|o| (o.rows.get(out_n), o.cols.map_or(1, |c| c.get(out_n))))
         .collect();
     let found: Vec<(usize, usize)> = f.outputs.iter().map(|o| (o.rows, o.cols)).collect();
     let sizes_ok = f.outputs.iter().all(|o| o.values.len() == o.rows * o.cols);
@@ -482,7 +533,7 @@ fn plan_function(g: &Graph, dof: usize, f: &Function) -> Result<Plan, EmitError>
     for r in &roots {
         uses[r.index()] += 1;
     }
-    let mut used_inputs = vec![false; contract.inputs.len()];
+    let mut used_inputs = vec![false; inputs.len()];
     let mut uses_params = false;
     let mut calls = [false; 3];
     for (i, node) in g.nodes().iter().enumerate() {
@@ -501,7 +552,8 @@ fn plan_function(g: &Graph, dof: usize, f: &Function) -> Result<Plan, EmitError>
             Node::Var(var) => {
                 check_var(
                     f.kind,
-                    &contract,
+                    &inputs,
+                    floating,
                     dof,
                     *var,
                     &mut used_inputs,
@@ -542,6 +594,7 @@ fn plan_function(g: &Graph, dof: usize, f: &Function) -> Result<Plan, EmitError>
     }
 
     let mut b = Builder {
+        floating,
         g,
         local: vec![None; g.len()],
     };
@@ -577,6 +630,9 @@ fn plan_function(g: &Graph, dof: usize, f: &Function) -> Result<Plan, EmitError>
         .map(|o| o.values.iter().map(|&v| b.ex(v)).collect())
         .collect();
     Ok(Plan {
+        inputs,
+        dof,
+        out_n,
         kind: f.kind,
         name: contract.name.to_owned(),
         contract,
@@ -590,7 +646,8 @@ fn plan_function(g: &Graph, dof: usize, f: &Function) -> Result<Plan, EmitError>
 
 fn check_var(
     kind: FunctionKind,
-    contract: &Contract,
+    inputs: &[Input],
+    floating: bool,
     dof: usize,
     var: Var,
     used_inputs: &mut [bool],
@@ -606,11 +663,29 @@ fn check_var(
         Var::Qdd(j) => (Input::Qdd, usize::from(j)),
         Var::Tau(j) => (Input::Tau, usize::from(j)),
         Var::Sin(m) | Var::Cos(m) => (Input::Q, 63 - m.leading_zeros() as usize),
+        Var::Base(b) => {
+            // Only a floating base's functions take base inputs (as their leading entries).
+            let input = match b {
+                BaseVar::Pose(_) => Input::Q,
+                BaseVar::Vel(_) => Input::V,
+                BaseVar::Acc(_) => Input::A,
+                BaseVar::Wrench(_) => Input::Tau,
+            };
+            return match inputs.iter().position(|i| *i == input) {
+                Some(k) if floating => {
+                    used_inputs[k] = true;
+                    Ok(())
+                }
+                _ => Err(EmitError::UnexpectedInput { kind, var }),
+            };
+        }
     };
     if j >= dof {
         return Err(EmitError::JointOutOfRange { kind, var, dof });
     }
-    match contract.inputs.iter().position(|i| *i == input) {
+    // In a floating layout joint rates and accelerations are entries of `v` and `a`.
+    let input = if floating { input.floating() } else { input };
+    match inputs.iter().position(|i| *i == input) {
         Some(k) => {
             used_inputs[k] = true;
             Ok(())
@@ -635,11 +710,40 @@ fn local_name(node: &Node, id: NodeId) -> String {
 }
 
 struct Builder<'a> {
+    /// Floating-base layout: joints after the base's entries, rates in `v` and `a`.
+    floating: bool,
     g: &'a Graph,
     local: Vec<Option<String>>,
 }
 
 impl Builder<'_> {
+    /// Joint `j`'s entry of `input` in this layout.
+    fn input(&self, input: Input, j: usize) -> Ex {
+        let input = if self.floating {
+            input.floating()
+        } else {
+            input
+        };
+        Ex::Input(input, input.joint_slot(j, self.floating))
+    }
+
+    /// The angle of a trig leaf: `q[j]`, or a sum of joint positions for an unlowered mask.
+    fn angle(&self, m: u64) -> Ex {
+        let terms: Vec<(bool, Ex)> = (0..64usize)
+            .filter(|j| m & (1u64 << j) != 0)
+            .map(|j| (false, self.input(Input::Q, j)))
+            .collect();
+        if terms.len() == 1 {
+            terms
+                .into_iter()
+                .next()
+                .map(|t| t.1)
+                .unwrap_or(Ex::Lit(0.0))
+        } else {
+            Ex::Sum(terms)
+        }
+    }
+
     /// A reference to `id`: its local, or its inlined expression.
     fn ex(&self, id: NodeId) -> Ex {
         match &self.local[id.index()] {
@@ -653,13 +757,19 @@ impl Builder<'_> {
         match self.g.node(id) {
             Node::Const(bits) => Ex::Lit(f64::from_bits(*bits)),
             Node::Var(v) => match *v {
-                Var::Q(j) => Ex::Input(Input::Q, j.into()),
-                Var::Qd(j) => Ex::Input(Input::Qd, j.into()),
-                Var::Qdd(j) => Ex::Input(Input::Qdd, j.into()),
-                Var::Tau(j) => Ex::Input(Input::Tau, j.into()),
+                Var::Q(j) => self.input(Input::Q, j.into()),
+                Var::Qd(j) => self.input(Input::Qd, j.into()),
+                Var::Qdd(j) => self.input(Input::Qdd, j.into()),
+                Var::Tau(j) => self.input(Input::Tau, j.into()),
+                Var::Base(b) => match b {
+                    BaseVar::Pose(k) => Ex::Input(Input::Q, k.into()),
+                    BaseVar::Vel(k) => Ex::Input(Input::V, k.into()),
+                    BaseVar::Acc(k) => Ex::Input(Input::A, k.into()),
+                    BaseVar::Wrench(k) => Ex::Input(Input::Tau, k.into()),
+                },
                 Var::Param(k) => Ex::Param(k as usize),
-                Var::Sin(m) => Ex::Call(Func::Sin, Box::new(angle(m))),
-                Var::Cos(m) => Ex::Call(Func::Cos, Box::new(angle(m))),
+                Var::Sin(m) => Ex::Call(Func::Sin, Box::new(self.angle(m))),
+                Var::Cos(m) => Ex::Call(Func::Cos, Box::new(self.angle(m))),
             },
             Node::Add(v) => self.sum(v),
             Node::Mul(v) => Ex::Prod(v.iter().map(|&c| self.ex(c)).collect()),
@@ -713,23 +823,6 @@ fn negate_literal(e: Ex) -> Ex {
             Ex::Prod(fs)
         }
         e => Ex::Neg(Box::new(e)),
-    }
-}
-
-/// The angle of a trig leaf: `q[j]`, or a sum of joint positions for an unlowered mask.
-fn angle(m: u64) -> Ex {
-    let terms: Vec<(bool, Ex)> = (0..64usize)
-        .filter(|j| m & (1u64 << j) != 0)
-        .map(|j| (false, Ex::Input(Input::Q, j)))
-        .collect();
-    if terms.len() == 1 {
-        terms
-            .into_iter()
-            .next()
-            .map(|t| t.1)
-            .unwrap_or(Ex::Lit(0.0))
-    } else {
-        Ex::Sum(terms)
     }
 }
 

@@ -23,7 +23,7 @@ const ALLOWED_LINTS: &str = "\
 struct RustLang<'a> {
     fields: &'a [Ident],
     /// Input names as written in the signature (an unused one is `_q`, never read).
-    inputs: [Ident; 4],
+    inputs: [Ident; 6],
 }
 
 fn input_index(i: Input) -> usize {
@@ -32,6 +32,8 @@ fn input_index(i: Input) -> usize {
         Input::Qd => 1,
         Input::Qdd => 2,
         Input::Tau => 3,
+        Input::V => 4,
+        Input::A => 5,
     }
 }
 
@@ -130,9 +132,24 @@ pub fn emit_rust(module: &Module) -> Result<String, EmitError> {
         .map(|s| Literal::string(s))
         .collect();
     let k_lit = Literal::usize_unsuffixed(frame_names.len());
+    let floating_consts = if module.floating {
+        let nq = Literal::usize_unsuffixed(n + 7);
+        let nv = Literal::usize_unsuffixed(n + 6);
+        quote! {
+            /// Floating base: entries of `q` (base position, unit quaternion x y z w, then the
+            /// joints).
+            pub const NQ: usize = #nq;
+            /// Entries of `v`, `a` and `tau` (base linear then angular, base frame, then the
+            /// joints).
+            pub const NV: usize = #nv;
+        }
+    } else {
+        quote!()
+    };
     items.push(quote! {
         /// Number of joints.
         pub const DOF: usize = #n_lit;
+        #floating_consts
 
         /// Joint names, joint 0 first, exactly as the robot description writes them.
         pub const JOINT_NAMES: [&str; DOF] = [#(#joint_names),*];
@@ -205,8 +222,16 @@ pub fn emit_rust(module: &Module) -> Result<String, EmitError> {
     Ok(out)
 }
 
-fn input_idents(used: &[(Input, bool)]) -> [Ident; 4] {
-    [Input::Q, Input::Qd, Input::Qdd, Input::Tau].map(|i| {
+fn input_idents(used: &[(Input, bool)]) -> [Ident; 6] {
+    [
+        Input::Q,
+        Input::Qd,
+        Input::Qdd,
+        Input::Tau,
+        Input::V,
+        Input::A,
+    ]
+    .map(|i| {
         let unused = used.iter().any(|(u, flag)| *u == i && !flag);
         if unused {
             format_ident!("_{}", i.name())
@@ -228,8 +253,9 @@ fn shape_type(rows: usize, cols: Option<usize>) -> TokenStream {
 }
 
 fn signature_parts(plan: &Plan, n: usize) -> (Vec<Ident>, TokenStream) {
+    let _ = n;
+    let n = plan.out_n;
     let inputs: Vec<Ident> = plan
-        .contract
         .inputs
         .iter()
         .map(|i| format_ident!("{}", i.name()))
@@ -256,7 +282,6 @@ fn function(
     allow: &TokenStream,
 ) -> TokenStream {
     let used: Vec<(Input, bool)> = plan
-        .contract
         .inputs
         .iter()
         .copied()
@@ -279,8 +304,11 @@ fn function(
     }
     for (i, _) in &used {
         let id = &lang.inputs[input_index(*i)];
-        args.push(quote!(#id: &[f64; #n_lit]));
+        let len = Literal::usize_unsuffixed(plan.input_len(*i));
+        args.push(quote!(#id: &[f64; #len]));
     }
+    let _ = n_lit;
+    let n = plan.out_n;
     let (_, ret) = signature_parts(plan, n);
 
     let mut doc = vec![format!(" {}", plan.contract.doc), String::new()];

@@ -1,7 +1,7 @@
 //! What every importer reduces its input to: the chain evaluated at the zero configuration, all
 //! in base-frame coordinates, and the conversion of that into the method's frames.
 
-use crate::model::{JointKind, ParameterSet, Robot, RobotBody, SymbolicInertial};
+use crate::model::{BaseMotion, JointKind, ParameterSet, Robot, RobotBody, SymbolicInertial};
 
 pub(crate) type V3 = [f64; 3];
 pub(crate) type M3 = [[f64; 3]; 3];
@@ -242,6 +242,8 @@ impl Chain {
             bodies,
             frames: Vec::new(),
             parameters: ParameterSet::Physical,
+            motion: BaseMotion::Fixed,
+            base_body: None,
         }
     }
 }

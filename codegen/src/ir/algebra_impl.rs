@@ -4,7 +4,7 @@
 use crate::algebra::{Algebra, Joint};
 
 use super::graph::Graph;
-use super::node::{NodeId, Var};
+use super::node::{BaseVar, NodeId, Var};
 
 fn joint(j: Joint) -> u16 {
     u16::try_from(j).expect("joint index fits in u16")
@@ -60,6 +60,9 @@ impl Algebra for Graph {
     }
     fn label(&mut self, e: NodeId, name: &str) {
         self.set_name(e, name);
+    }
+    fn base(&mut self, v: BaseVar) -> NodeId {
+        self.var(Var::Base(v))
     }
 }
 

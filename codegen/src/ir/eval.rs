@@ -19,6 +19,9 @@ pub struct Env {
     pub tau: Vec<f64>,
     /// Parameter values, indexed like [`Graph::params`].
     pub params: Vec<f64>,
+    /// Moving-base inputs: pose (7), velocity (6), acceleration (6), wrench (6); missing
+    /// entries read as 0.
+    pub base: Vec<f64>,
 }
 
 impl Env {
@@ -31,6 +34,17 @@ impl Env {
             .filter(|j| mask & (1u64 << j) != 0)
             .map(|j| Env::at(&self.q, j))
             .sum()
+    }
+}
+
+/// Position of a base input in [`Env::base`] (pose, velocity, acceleration, wrench).
+pub fn base_slot(b: super::node::BaseVar) -> usize {
+    use super::node::BaseVar;
+    match b {
+        BaseVar::Pose(k) => usize::from(k),
+        BaseVar::Vel(k) => 7 + usize::from(k),
+        BaseVar::Acc(k) => 13 + usize::from(k),
+        BaseVar::Wrench(k) => 19 + usize::from(k),
     }
 }
 
@@ -52,6 +66,7 @@ impl Graph {
                     env.params[k]
                 }
             }
+            Var::Base(b) => env.base.get(base_slot(b)).copied().unwrap_or(0.0),
         }
     }
 

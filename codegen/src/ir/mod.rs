@@ -14,8 +14,8 @@ mod share;
 mod tests;
 
 pub use count::OpCount;
-pub use eval::Env;
+pub use eval::{base_slot, Env};
 pub use graph::{Graph, Param};
 pub use module::{Function, FunctionKind, Module, Output};
-pub use node::{Node, NodeId, Var};
+pub use node::{BaseVar, Node, NodeId, Var};
 pub use rules::{Rule, RuleStats};

@@ -107,6 +107,8 @@ pub struct Module {
     pub frame_names: Vec<String>,
     /// Free-text description (from the spec).
     pub description: String,
+    /// Whether the base floats: inputs `q[7 + N]` (base pose first), `v`, `a`, `tau[6 + N]`.
+    pub floating: bool,
 }
 
 impl Module {
@@ -179,6 +181,7 @@ impl Module {
             spec_hash: self.spec_hash.clone(),
             description: self.description.clone(),
             joint_names: self.joint_names.clone(),
+            floating: self.floating,
             frame_names: self.frame_names.clone(),
         }
     }

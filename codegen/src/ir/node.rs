@@ -29,6 +29,22 @@ pub enum Var {
     Cos(u64),
     /// Symbolic parameter `k` (index into [`Graph::params`](super::Graph::params)).
     Param(u32),
+    /// An input of a moving base.
+    Base(BaseVar),
+}
+
+/// Inputs describing a moving base (Pinocchio's free-flyer layout).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum BaseVar {
+    /// Base pose: position x, y, z in the world, then the quaternion x, y, z, w (0..7).
+    Pose(u8),
+    /// Base velocity in base-frame components: linear (0..3), then angular (3..6).
+    Vel(u8),
+    /// Its time derivative (Pinocchio's spatial acceleration: the linear part is
+    /// `Rᵀ p̈ - ω × v`), 0..6.
+    Acc(u8),
+    /// Wrench on the base in base-frame components: force (0..3), moment (3..6).
+    Wrench(u8),
 }
 
 impl Var {

@@ -1,0 +1,249 @@
+//! A floating base (Pinocchio's free-flyer): the base is a free body whose quasi-velocities
+//! (linear and angular velocity in its own frame) come before the joint rates.
+//!
+//! The recursions are those of a fixed base, started from the base's motion instead of rest:
+//! bodies on the base see its angular velocity and acceleration and the acceleration of its
+//! origin, and the base balances, as every body does, its own inertia plus what the bodies it
+//! carries need. Gravity is given in the world frame and enters rotated into the base frame.
+
+use super::dynamics::{self, MovingBase, Weight};
+use super::kinematics::{self, Site};
+use super::mass_matrix;
+use super::params::{self, BodyParams};
+use super::scalar::{Cx, M3, S, V3};
+use super::{ldlt, orientation, Derived, FrameKinematics};
+use crate::algebra::Algebra;
+use crate::ir::BaseVar;
+use crate::model::Robot;
+
+/// The base's rotation (world from base) from the pose quaternion, normalised inside:
+/// `R = I + s w [v]× + s [v]×²` with `s = 2 / |q|²`, exact for any nonzero quaternion.
+fn base_rotation<A: Algebra>(cx: &mut Cx<'_, A>) -> M3<A::E> {
+    let q: [S<A::E>; 4] = [3, 4, 5, 6].map(|k| S::X(cx.alg.base(BaseVar::Pose(k))));
+    let [x, y, z, w] = q;
+    let sq = |cx: &mut Cx<'_, A>, a: S<A::E>| cx.mul(a, a);
+    let (xx, yy, zz, ww) = (sq(cx, x), sq(cx, y), sq(cx, z), sq(cx, w));
+    let n2 = cx.add(xx, yy);
+    let n2 = cx.add(n2, zz);
+    let n2 = cx.add(n2, ww);
+    let s = cx.div(S::K(2.0), n2);
+    let prod = |cx: &mut Cx<'_, A>, a: S<A::E>, b: S<A::E>| {
+        let p = cx.mul(a, b);
+        cx.mul(s, p)
+    };
+    let (sxy, sxz, syz) = (prod(cx, x, y), prod(cx, x, z), prod(cx, y, z));
+    let (sxw, syw, szw) = (prod(cx, x, w), prod(cx, y, w), prod(cx, z, w));
+    let diag = |cx: &mut Cx<'_, A>, a: S<A::E>, b: S<A::E>| {
+        let t = cx.add(a, b);
+        let t = cx.mul(s, t);
+        cx.sub(S::K(1.0), t)
+    };
+    [
+        [diag(cx, yy, zz), cx.sub(sxy, szw), cx.add(sxz, syw)],
+        [cx.add(sxy, szw), diag(cx, xx, zz), cx.sub(syz, sxw)],
+        [cx.sub(sxz, syw), cx.add(syz, sxw), diag(cx, xx, yy)],
+    ]
+}
+
+fn base3<A: Algebra>(cx: &mut Cx<'_, A>, make: impl Fn(u8) -> BaseVar) -> V3<A::E> {
+    [0, 1, 2].map(|k| S::X(cx.alg.base(make(k))))
+}
+
+/// Everything of [`Derived`] for a floating-base robot: joint-space outputs over the
+/// `6 + N` velocities (the static reactions and the velocity split are not derived).
+pub(crate) fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
+    let n = robot.dof();
+    let nv = n + 6;
+    let mut cx = Cx::new(alg);
+    let cx = &mut cx;
+    let body = robot
+        .base_body
+        .as_ref()
+        .expect("a floating base has its inertia (checked by the spec)");
+    let base_par: BodyParams<A::E> = params::base_body_params(cx, body);
+    let par = params::params(cx, robot);
+    let ori = orientation::orientation(cx, robot);
+    let poles = kinematics::poles(cx, robot);
+    let ba = dynamics::mass_distribution(cx, robot, &par, &poles);
+    let grav = dynamics::gravity_in_bodies(cx, robot, &ori);
+    let st = dynamics::Statics {
+        par: &par,
+        ori: &ori,
+        poles: &poles,
+        ba: &ba,
+        grav: &grav,
+    };
+
+    let rot = base_rotation(cx);
+    let p_base = base3(cx, BaseVar::Pose);
+    let g_world = super::scalar::k3(robot.gravity);
+    let g = cx.mat_t_vec(&rot, &g_world);
+    let v = base3(cx, BaseVar::Vel);
+    let w = base3(cx, |k| BaseVar::Vel(k + 3));
+    let a_lin = base3(cx, BaseVar::Acc);
+    let wd = base3(cx, |k| BaseVar::Acc(k + 3));
+    // The classical acceleration of the base origin, base frame: a_lin + ω × v.
+    let wxv = cx.cross(&w, &v);
+    let a_id = cx.vadd(&a_lin, &wxv);
+    let zero3 = [S::K(0.0); 3];
+
+    let qd: Vec<S<A::E>> = (0..n).map(|j| S::X(cx.alg.qd(j))).collect();
+    let qdd: Vec<S<A::E>> = (0..n).map(|j| S::X(cx.alg.qdd(j))).collect();
+    let zero = vec![S::K(0.0); n];
+    let full = |pass: dynamics::Pass<A::E>| -> Vec<S<A::E>> {
+        let [f, m] = pass
+            .base_wrench
+            .expect("a floating base returns its wrench");
+        f.into_iter().chain(m).chain(pass.tau).collect()
+    };
+    let weight = Weight::BaseAcceleration;
+    let id_base = MovingBase {
+        w,
+        wd,
+        a: a_id,
+        g,
+        body: Some(&base_par),
+    };
+    let id = full(dynamics::newton_euler(
+        cx,
+        robot,
+        &st,
+        &qd,
+        &qdd,
+        weight,
+        false,
+        Some(&id_base),
+    ));
+    // At a = 0 the base origin still accelerates by ω × v (its linear part is R^T p'' - ω × v).
+    let nle_base = MovingBase {
+        w,
+        wd: zero3,
+        a: wxv,
+        g,
+        body: Some(&base_par),
+    };
+    let nle = full(dynamics::newton_euler(
+        cx,
+        robot,
+        &st,
+        &qd,
+        &zero,
+        weight,
+        false,
+        Some(&nle_base),
+    ));
+    let rest = MovingBase {
+        w: zero3,
+        wd: zero3,
+        a: zero3,
+        g,
+        body: Some(&base_par),
+    };
+    let gravity = full(dynamics::newton_euler(
+        cx,
+        robot,
+        &st,
+        &zero,
+        &zero,
+        weight,
+        false,
+        Some(&rest),
+    ));
+    let m = mass_matrix::mass_matrix(cx, robot, &st, Some(&base_par));
+
+    // Forward dynamics: the base's six coordinates as a chain above the roots, so the
+    // leaf-first factorisation fills in nothing but the dense base block.
+    let mut parent: Vec<Option<usize>> = (0..6).map(|k: usize| k.checked_sub(1)).collect();
+    parent.extend(
+        robot
+            .bodies
+            .iter()
+            .map(|b| Some(b.parent.map_or(5, |p| p + 6))),
+    );
+    let rhs: Vec<S<A::E>> = (0..nv)
+        .map(|k| {
+            let t = if k < 6 {
+                let idx = u8::try_from(k).expect("six base coordinates");
+                S::X(cx.alg.base(BaseVar::Wrench(idx)))
+            } else {
+                S::X(cx.alg.tau(k - 6))
+            };
+            cx.sub(t, nle[k])
+        })
+        .collect();
+    let fd = ldlt::solve_tree(cx, &m, &rhs, &parent);
+
+    // Sites in the world: p = p_b + R_b p_site, R = R_b R_site; Jacobians over [v, ω, q̇].
+    let mut sites: Vec<Site> = Vec::new();
+    if robot.is_chain() {
+        sites.push(Site {
+            body: n - 1,
+            position: robot.bodies[n - 1].next,
+            rotation: robot.tool_rotation,
+            labelled: false,
+        });
+    }
+    sites.extend(robot.frames.iter().map(|f| Site {
+        body: f.body,
+        position: f.position,
+        rotation: f.rotation,
+        labelled: false,
+    }));
+    let mut kin: Vec<(M3<A::E>, V3<A::E>, Vec<S<A::E>>)> = Vec::new();
+    for site in &sites {
+        let pose = kinematics::site_pose(cx, robot, &ori, &poles, site);
+        let jac_b = kinematics::jacobian(cx, robot, &ori, &pose);
+        let r_off = cx.mat_vec(&rot, &pose.position);
+        let position = cx.vadd(&p_base, &r_off);
+        let (rotation, _) = cx.mat_mul(&rot, &pose.rotation);
+        let mut jac = vec![S::K(0.0); 6 * nv];
+        // Base linear velocity (base frame): the point moves by R_b v.
+        // Base angular velocity: R_b ω, and the point by (R_b ω) × r = -[r]× R_b ω.
+        for c in 0..3 {
+            let col = [rot[0][c], rot[1][c], rot[2][c]];
+            let lin_w = cx.cross(&col, &r_off);
+            for r in 0..3 {
+                jac[r * nv + c] = rot[r][c];
+                jac[r * nv + 3 + c] = lin_w[r];
+                jac[(r + 3) * nv + 3 + c] = rot[r][c];
+            }
+        }
+        for j in 0..n {
+            let lin = [0, 1, 2].map(|r| jac_b[r * n + j]);
+            let ang = [0, 1, 2].map(|r| jac_b[(r + 3) * n + j]);
+            let lin = cx.mat_vec(&rot, &lin);
+            let ang = cx.mat_vec(&rot, &ang);
+            for r in 0..3 {
+                jac[r * nv + 6 + j] = lin[r];
+                jac[(r + 3) * nv + 6 + j] = ang[r];
+            }
+        }
+        kin.push((rotation, position, jac));
+    }
+
+    let mut out = |v: &[S<A::E>]| -> Vec<A::E> { v.iter().map(|&s| cx.e(s)).collect() };
+    let flat = |m: &M3<A::E>| -> Vec<S<A::E>> { m.iter().flatten().copied().collect() };
+    let mflat: Vec<S<A::E>> = m.iter().flatten().copied().collect();
+    let mut kin = kin.into_iter();
+    let tool = if robot.is_chain() { kin.next() } else { None };
+    Derived {
+        dof: n,
+        inverse_dynamics: out(&id),
+        gravity: out(&gravity),
+        nonlinear_effects: out(&nle),
+        mass_matrix: out(&mflat),
+        forward_dynamics: out(&fd),
+        tool_rotation: tool.as_ref().map_or(Vec::new(), |t| out(&flat(&t.0))),
+        tool_position: tool.as_ref().map_or(Vec::new(), |t| out(&t.1)),
+        jacobian: tool.as_ref().map_or(Vec::new(), |t| out(&t.2)),
+        frames: kin
+            .map(|(r, p, j)| FrameKinematics {
+                rotation: out(&flat(&r)),
+                position: out(&p),
+                jacobian: out(&j),
+            })
+            .collect(),
+        static_force: Vec::new(),
+        static_moment: Vec::new(),
+    }
+}
