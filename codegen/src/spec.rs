@@ -83,7 +83,7 @@ struct RawSpec {
 /// `base = [x, y, z]` (the first form) or a `[base]` table.
 enum RawBase {
     Position(Vec<Num>),
-    Table(RawBaseTable),
+    Table(Box<RawBaseTable>),
 }
 
 #[derive(Deserialize)]
@@ -113,7 +113,7 @@ impl<'de> Deserialize<'de> for RawBase {
             }
             fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<RawBase, A::Error> {
                 RawBaseTable::deserialize(de::value::MapAccessDeserializer::new(map))
-                    .map(RawBase::Table)
+                    .map(|t| RawBase::Table(Box::new(t)))
             }
         }
         d.deserialize_any(V)
@@ -642,6 +642,16 @@ impl Validator<'_> {
             frames.push(self.frame(rf, i + 1, &bodies, &frames)?);
         }
 
+        if let (BaseMotion::Floating, ParameterSet::Base, Some(p)) =
+            (motion, parameters, &raw.parameters)
+        {
+            return Err(self.err(
+                p.span(),
+                "parameters",
+                "parameters = \"base\" is not available with a floating base yet: use \
+                 \"physical\" (the default)",
+            ));
+        }
         Ok(Robot {
             name,
             description: raw.description,

@@ -89,6 +89,7 @@ fn base_parameters_change_no_joint_space_output() {
                     qdd: (0..n).map(|_| rng.uniform()).collect(),
                     tau: (0..n).map(|_| rng.uniform()).collect(),
                     params: Vec::new(),
+                    base: Vec::new(),
                 };
                 let env_p = Env {
                     params: mp.graph.params().iter().map(|p| p.default).collect(),

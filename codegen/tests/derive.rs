@@ -217,6 +217,7 @@ fn numeric(q: &[f64], qd: &[f64], qdd: &[f64], tau: &[f64]) -> Numeric {
         qd: qd.to_vec(),
         qdd: qdd.to_vec(),
         tau: tau.to_vec(),
+        base: Vec::new(),
     }
 }
 

@@ -276,6 +276,7 @@ impl Case {
             qdd: (0..n).map(|_| rng.uniform(-3.0, 3.0)).collect(),
             tau: vec![0.0; n],
             params,
+            base: Vec::new(),
         }
     }
 

@@ -54,6 +54,7 @@ fn regrouped_parameters_change_no_output() {
                 qdd: (0..n).map(|_| uniform()).collect(),
                 tau: (0..n).map(|_| uniform()).collect(),
                 params: params.clone(),
+                base: Vec::new(),
             };
             // The same values by parameter name.
             let by_name = physical

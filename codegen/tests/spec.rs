@@ -544,7 +544,7 @@ fn rejects_next_on_a_tree_leaf() {
 #[test]
 fn rejects_unsupported_base_motion() {
     rejects(
-        &with_base("motion = \"floating\"\n"),
+        &with_base("motion = \"prescribed\"\n"),
         3,
         10,
         "base.motion",
@@ -563,6 +563,66 @@ fn rejects_unsupported_base_motion() {
         1,
         "base.height",
         "unknown key",
+    );
+}
+
+#[test]
+fn floating_base_needs_its_mass() {
+    rejects(
+        &with_base("motion = \"floating\"\ncom = [0.0, 0.0, 0.1]\n"),
+        2,
+        1,
+        "base.mass",
+        "a floating base needs its `mass`",
+    );
+    rejects(
+        &with_base("motion = \"floating\"\nmass = 0.0\n"),
+        4,
+        8,
+        "base.mass",
+        "mass must be positive",
+    );
+    let r = parse(&with_base(
+        "motion = \"floating\"\nmass = 4.0\ncom = [0.1, 0.0, 0.0]\n\
+         inertia = { ixx = 0.1, iyy = 0.2, izz = 0.25 }\n",
+    ));
+    assert!(r.is_floating());
+    let body = r.base_body.expect("floating base has its inertia");
+    assert_eq!(body.mass, 4.0);
+    assert_eq!(body.com, [0.1, 0.0, 0.0]);
+    assert_eq!(body.inertia_com[2][2], 0.25);
+}
+
+#[test]
+fn fixed_base_has_no_inertia() {
+    rejects(
+        &with_base("mass = 4.0\n"),
+        3,
+        8,
+        "base.mass",
+        "only a floating base",
+    );
+    rejects(
+        &with_base("motion = \"fixed\"\ncom = [0.0, 0.0, 0.1]\n"),
+        4,
+        7,
+        "base.com",
+        "only a floating base",
+    );
+}
+
+#[test]
+fn floating_base_refuses_base_parameters() {
+    let text = format!(
+        "parameters = \"base\"\n{}",
+        with_base("motion = \"floating\"\nmass = 4.0\n")
+    );
+    rejects(
+        &text,
+        1,
+        14,
+        "parameters",
+        "not available with a floating base",
     );
 }
 

@@ -249,6 +249,7 @@ pub(crate) fn gravity_in_bodies<A: Algebra>(
 /// Bodies are visited parents first outwards and children first inwards, so the same code
 /// serves chains and trees: a body's motion comes from its carrier, and its moment collects
 /// the contributions of every body it carries.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn newton_euler<A: Algebra>(
     cx: &mut Cx<'_, A>,
     robot: &Robot,

@@ -16,6 +16,9 @@ use crate::algebra::Algebra;
 use crate::ir::BaseVar;
 use crate::model::Robot;
 
+/// A site's rotation and position in the world and its 6 x NV Jacobian.
+type SiteKinematics<E> = (M3<E>, V3<E>, Vec<S<E>>);
+
 /// The base's rotation (world from base) from the pose quaternion, normalised inside:
 /// `R = I + s w [v]× + s [v]×²` with `s = 2 / |q|²`, exact for any nonzero quaternion.
 fn base_rotation<A: Algebra>(cx: &mut Cx<'_, A>) -> M3<A::E> {
@@ -189,7 +192,7 @@ pub(crate) fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
         rotation: f.rotation,
         labelled: false,
     }));
-    let mut kin: Vec<(M3<A::E>, V3<A::E>, Vec<S<A::E>>)> = Vec::new();
+    let mut kin: Vec<SiteKinematics<A::E>> = Vec::new();
     for site in &sites {
         let pose = kinematics::site_pose(cx, robot, &ori, &poles, site);
         let jac_b = kinematics::jacobian(cx, robot, &ori, &pose);

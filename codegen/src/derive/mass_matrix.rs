@@ -176,10 +176,8 @@ pub(crate) fn mass_matrix<A: Algebra>(
             let m1 = cx.mat_vec(rot, &mo);
             let df = cx.cross(&st.poles.o[k], &f);
             mo = cx.vadd(&m1, &df);
-            for r in 0..3 {
-                h[off + j][r] = f[r];
-                h[off + j][3 + r] = mo[r];
-            }
+            h[off + j][..3].clone_from_slice(&f);
+            h[off + j][3..6].clone_from_slice(&mo);
         }
         // Diagonal entries already carry the composite names (Jc, msub).
         for i in 0..j {

@@ -170,6 +170,7 @@ fn state() -> Env {
         qdd: vec![1.1, 0.25],
         tau: vec![2.0, -0.5],
         params: Vec::new(),
+        base: Vec::new(),
     }
 }
 

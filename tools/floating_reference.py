@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""Pinocchio reference fixtures for floating-base specs (`[base] motion = "floating"`).
+
+Install:  pip install pin          (the Pinocchio Python wheels; `import pinocchio as pin`)
+Run:      python3 tools/floating_reference.py                      # every tests/fixtures/floating/*.toml
+          python3 tools/floating_reference.py tests/fixtures/floating/floater.toml
+Writes:   tests/fixtures/floating/NAME.json next to each spec (NAME = the spec's `name`).
+
+The robot is built directly in Pinocchio from the TOML (a plain reading of docs/spec.md, not
+the generator):
+- a JointModelFreeFlyer root joint carrying the trunk: pin.Inertia([base] mass, com, inertia
+  about the CoM);
+- body i gets a joint on its parent's joint (`parent`, default the body before it; the first
+  body's parent is the base), placed at SE3(identity, origin), where origin defaults to the
+  parent's `next` (or `[base] position` for a child of the base); revolute or prismatic about
+  the spec axis (JointModelRevoluteUnaligned / PrismaticUnaligned, unit axis); inertia
+  pin.Inertia(mass, com, inertia about the CoM);
+- every [[frame]] an OP_FRAME on its body's joint at SE3(rotation or rpy, position);
+- gravity from the spec.
+
+For a fixed seed and 20 random states it records, per state:
+  q                 NQ = 7 + n   base position, quaternion x y z w, joints; the quaternion is a
+                                 random unit quaternion, scaled by 1.3 in every other state
+                                 (Pinocchio is evaluated at the normalised q: the generated
+                                 functions must normalise)
+  v, a, tau_fd      NV = 6 + n   uniform in [-2, 2] (tau_fd in [-5, 5]); joint q uniform in [-1, 1]
+  inverse_dynamics  NV           rnea(q, v, a)
+  gravity           NV           computeGeneralizedGravity(q)
+  nonlinear_effects NV           nonLinearEffects(q, v)
+  mass_matrix       NV x NV      crba, full symmetric, row-major
+  forward_dynamics  NV           aba(q, v, tau_fd)
+  frames[k]: rotation (3 x 3 row-major, world frame), position (3), jacobian (6 x NV row-major,
+             getFrameJacobian(LOCAL_WORLD_ALIGNED): rows 0-2 linear velocity of the frame
+             origin, 3-5 angular velocity, world axes)
+"""
+import glob
+import json
+import os
+import sys
+import tomllib
+
+import numpy as np
+import pinocchio as pin
+
+
+def axis_of(a):
+    if isinstance(a, str):
+        v = np.zeros(3)
+        v["xyz".index(a[-1])] = -1.0 if a.startswith("-") else 1.0
+        return v
+    v = np.array(a, float)
+    return v / np.linalg.norm(v)
+
+
+def inertia_of(t):
+    if "about" in t and t["about"] != "com":
+        sys.exit("only inertias about the CoM are read by this script")
+    g = lambda k: float(t.get(k, 0.0))
+    return np.array(
+        [
+            [g("ixx"), g("ixy"), g("ixz")],
+            [g("ixy"), g("iyy"), g("iyz")],
+            [g("ixz"), g("iyz"), g("izz")],
+        ]
+    )
+
+
+def build(spec):
+    base = spec["base"]
+    assert base.get("motion") == "floating", "not a floating-base spec"
+    model = pin.Model()
+    model.gravity.linear = np.array(spec.get("gravity", [0.0, -9.81, 0.0]), float)
+    root = model.addJoint(0, pin.JointModelFreeFlyer(), pin.SE3.Identity(), "root")
+    model.appendBodyToJoint(
+        root,
+        pin.Inertia(
+            float(base["mass"]),
+            np.array(base.get("com", [0, 0, 0]), float),
+            inertia_of(base.get("inertia", {})),
+        ),
+        pin.SE3.Identity(),
+    )
+    bodies = spec["body"]
+    names = [b["name"] for b in bodies]
+    jid, nexts = {}, {}
+    for i, b in enumerate(bodies):
+        par = b.get("parent", names[i - 1] if i > 0 else "base")
+        if "origin" in b:
+            o = b["origin"]
+        elif par == "base":
+            o = base.get("position", [0, 0, 0])
+        else:
+            o = nexts[par]
+        ax = axis_of(b["axis"])
+        j = (
+            pin.JointModelRevoluteUnaligned(ax)
+            if b["joint"] == "revolute"
+            else pin.JointModelPrismaticUnaligned(ax)
+        )
+        parent = root if par == "base" else jid[par]
+        jid[b["name"]] = model.addJoint(
+            parent, j, pin.SE3(np.eye(3), np.array(o, float)), b["name"]
+        )
+        model.appendBodyToJoint(
+            jid[b["name"]],
+            pin.Inertia(
+                float(b["mass"]),
+                np.array(b.get("com", [0, 0, 0]), float),
+                inertia_of(b.get("inertia", {})),
+            ),
+            pin.SE3.Identity(),
+        )
+        nexts[b["name"]] = b.get("next", [0, 0, 0])
+    fids = []
+    for f in spec.get("frame", []):
+        if "rotation" in f:
+            R = np.array(f["rotation"], float)
+        elif "rpy" in f:
+            R = pin.rpy.rpyToMatrix(*[float(x) for x in f["rpy"]])
+        else:
+            R = np.eye(3)
+        placement = pin.SE3(R, np.array(f.get("position", [0, 0, 0]), float))
+        fids.append(
+            model.addFrame(
+                pin.Frame(f["name"], jid[f["body"]], 0, placement, pin.FrameType.OP_FRAME)
+            )
+        )
+    return model, fids
+
+
+def fixture(spec):
+    model, fids = build(spec)
+    data = model.createData()
+    nq, nv, n = model.nq, model.nv, model.nv - 6
+    rng = np.random.default_rng(20261123)
+    states = []
+    for k in range(20):
+        quat = rng.normal(size=4)
+        quat /= np.linalg.norm(quat)
+        q = np.concatenate([rng.uniform(-1, 1, 3), quat * (1.3 if k % 2 else 1.0), rng.uniform(-1, 1, n)])
+        qn = q.copy()
+        qn[3:7] /= np.linalg.norm(qn[3:7])
+        v = rng.uniform(-2, 2, nv)
+        a = rng.uniform(-2, 2, nv)
+        tau = rng.uniform(-5, 5, nv)
+        M = pin.crba(model, data, qn)
+        M = np.triu(M) + np.triu(M, 1).T
+        st = {
+            "q": q.tolist(),
+            "v": v.tolist(),
+            "a": a.tolist(),
+            "tau_fd": tau.tolist(),
+            "inverse_dynamics": pin.rnea(model, data, qn, v, a).tolist(),
+            "gravity": pin.computeGeneralizedGravity(model, data, qn).tolist(),
+            "nonlinear_effects": pin.nonLinearEffects(model, data, qn, v).tolist(),
+            "mass_matrix": M.flatten().tolist(),
+            "forward_dynamics": pin.aba(model, data, qn, v, tau).tolist(),
+        }
+        pin.framesForwardKinematics(model, data, qn)
+        pin.computeJointJacobians(model, data, qn)
+        st["frames"] = [
+            {
+                "rotation": data.oMf[fid].rotation.flatten().tolist(),
+                "position": data.oMf[fid].translation.tolist(),
+                "jacobian": pin.getFrameJacobian(
+                    model, data, fid, pin.LOCAL_WORLD_ALIGNED
+                ).flatten().tolist(),
+            }
+            for fid in fids
+        ]
+        states.append(st)
+    return {
+        "name": spec["name"],
+        "generator": "tools/floating_reference.py, Pinocchio " + pin.__version__,
+        "nq": nq,
+        "nv": nv,
+        "frames": [f["name"] for f in spec.get("frame", [])],
+        "states": states,
+    }
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    paths = sys.argv[1:] or sorted(
+        glob.glob(os.path.join(here, "..", "tests", "fixtures", "floating", "*.toml"))
+    )
+    for p in paths:
+        with open(p, "rb") as f:
+            spec = tomllib.load(f)
+        out = os.path.join(os.path.dirname(os.path.abspath(p)), spec["name"] + ".json")
+        with open(out, "w") as f:
+            json.dump(fixture(spec), f, indent=1)
+            f.write("\n")
+        print("wrote", os.path.relpath(out))
+
+
+if __name__ == "__main__":
+    main()
