@@ -8,8 +8,10 @@
 //!
 //! - angles (`rpy`) within [`ANGLE_TOL`] rad of a multiple of `pi/2` become that multiple, and
 //!   their rotations are built from exact `0` and `±1`;
-//! - axis components within [`AXIS_TOL`] of `0` or `±1` (of the normalised axis) become `0` or
-//!   `±1`;
+//! - components of a (normalised) axis within [`AXIS_TOL`] of `0` become `0`, and a single
+//!   component left becomes `±1` (else the axis is renormalised);
+//! - a rotation (the tool's) whose entries are all within [`AXIS_TOL`] of `0` or `±1` and which
+//!   then is a signed permutation gets those entries;
 //! - offsets and centres of mass within [`OFFSET_TOL`] times the robot's size of `0` become `0`;
 //! - products of inertia within [`INERTIA_TOL`] times the largest moment of `0` become `0`.
 //!
@@ -26,7 +28,8 @@ const FRAC_PI_2_LO: f64 = 6.123_233_995_736_766e-17;
 
 /// Angles within this many radians of a multiple of `pi/2` are snapped to it.
 pub const ANGLE_TOL: f64 = 1e-9;
-/// Components of a unit axis (or of a rotation matrix) within this of `0` or `±1` are snapped.
+/// Components of a unit axis within this of `0` are snapped to `0`; entries of a rotation
+/// matrix within this of `0` or `±1` are snapped when the result is still a rotation.
 pub const AXIS_TOL: f64 = 1e-9;
 /// Offsets within this times the robot's size (the sum of the lengths of all joint offsets)
 /// of `0` are snapped.
