@@ -201,3 +201,39 @@ fn values_off_by_more_than_the_tolerance_are_kept() {
     assert_eq!(snapped.robot.bodies[0].axis, [0.0, -1.0, 0.0]);
     assert_eq!(snapped.robot.bodies[0].inertia_com[0][1], 0.0);
 }
+
+#[test]
+fn nothing_near_exact_is_left_after_snapping() {
+    for (file, xml, tip) in urdf_fixtures() {
+        let robot = import(&xml, &file, &tip, true).robot;
+        let length: f64 = robot
+            .bodies
+            .iter()
+            .map(|b| b.next.iter().map(|x| x * x).sum::<f64>().sqrt())
+            .sum();
+        let near = |x: f64, tol: f64| x != 0.0 && x.abs() <= tol;
+        for (k, b) in robot.bodies.iter().enumerate() {
+            let what = format!("{file} body[{}]", k + 1);
+            assert!(!b.axis.iter().any(|&x| near(x, 1e-9)), "{what} axis");
+            assert!(
+                !b.axis
+                    .iter()
+                    .any(|&x| x.abs() != 1.0 && (x.abs() - 1.0).abs() <= 1e-15),
+                "{what} axis"
+            );
+            for v in [&b.next, &b.com] {
+                assert!(!v.iter().any(|&x| near(x, 1e-10 * length)), "{what}: {v:?}");
+            }
+            let i = b.inertia_com;
+            let moment = i[0][0].max(i[1][1]).max(i[2][2]);
+            for x in [i[0][1], i[0][2], i[1][2]] {
+                assert!(!near(x, 1e-9 * moment), "{what} inertia {i:?}");
+            }
+        }
+        // Entries near 1 are legitimate in a rotation tilted by 1e-5 (cos = 1 - 5e-11); entries
+        // near 0 are not.
+        for x in robot.tool_rotation.iter().flatten() {
+            assert!(!near(*x, 1e-9), "{file} tool rotation");
+        }
+    }
+}

@@ -196,26 +196,30 @@ pub(crate) fn snap_products(m: &mut M3) -> Vec<(&'static str, f64)> {
     changes
 }
 
-/// Snaps a rotation matrix whose entries are all within [`AXIS_TOL`] of `0` or `±1` and which
-/// then is a signed permutation (so still a rotation); returns `(row, column, from, to)` of each
-/// change, or nothing if the matrix is not that close to one.
+/// Snaps a rotation matrix: if every entry is within [`AXIS_TOL`] of `0` or `±1` and the result
+/// is a signed permutation with determinant `+1`, to that; otherwise only the entries within
+/// [`AXIS_TOL`] of `0`, to `0` (the matrix then stays orthonormal to that tolerance). Returns
+/// `(row, column, from, to)` of each change.
 pub(crate) fn snap_rotation(r: &mut M3) -> Vec<(usize, usize, f64, f64)> {
     let mut out = *r;
+    let mut near_exact = true;
     for x in out.iter_mut().flatten() {
         if x.abs() <= AXIS_TOL {
             *x = 0.0;
         } else if (x.abs() - 1.0).abs() <= AXIS_TOL {
             *x = x.signum();
         } else {
-            return Vec::new();
+            near_exact = false;
         }
     }
-    let permutation = (0..3).all(|i| {
-        out[i].iter().filter(|x| **x != 0.0).count() == 1
-            && (0..3).filter(|&k| out[k][i] != 0.0).count() == 1
-    });
-    if !permutation || det(&out) != 1.0 {
-        return Vec::new();
+    let permutation = near_exact
+        && (0..3).all(|i| {
+            out[i].iter().filter(|x| **x != 0.0).count() == 1
+                && (0..3).filter(|&k| out[k][i] != 0.0).count() == 1
+        })
+        && det(&out) == 1.0;
+    if !permutation {
+        out = r.map(|row| row.map(|x| if x.abs() <= AXIS_TOL { 0.0 } else { x }));
     }
     let mut changes = Vec::new();
     for i in 0..3 {
@@ -293,5 +297,13 @@ mod tests {
         assert_eq!(r, [[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]]);
         let mut tilted = rpy([0.1, 0.0, 0.0]);
         assert!(snap_rotation(&mut tilted).is_empty());
+        // Tilted by 1e-5 about x and 1e-12 about z: the entries of 1e-12 and 1e-17 go, the
+        // diagonal (1 - 5e-11) and the 1e-5 entries stay.
+        let mut r = rpy([1e-5, 0.0, 1e-12]);
+        let changes = snap_rotation(&mut r);
+        assert_eq!(changes.len(), 3, "{changes:?}");
+        assert_eq!((r[0][1], r[1][0], r[0][2]), (0.0, 0.0, 0.0));
+        assert!(r[1][1] < 1.0);
+        assert!(r[2][1] > 9e-6);
     }
 }
