@@ -76,8 +76,14 @@ pub struct FixtureState {
     pub tau_fd: Vec<f64>,
     #[serde(default)]
     pub qdd_fd: Vec<f64>,
+    /// Chains only (empty for a tree).
+    #[serde(default)]
     pub tool_rotation: Vec<Vec<f64>>,
+    /// Chains only (empty for a tree).
+    #[serde(default)]
     pub tool_position: Vec<f64>,
+    /// Chains only (empty for a tree).
+    #[serde(default)]
     pub jacobian: Vec<Vec<f64>>,
     #[serde(default)]
     pub kinetic_energy: Option<f64>,
@@ -91,6 +97,23 @@ pub struct FixtureState {
     pub coriolis: Vec<f64>,
     #[serde(default)]
     pub gyroscopic: Vec<f64>,
+    /// The spec's `[[frame]]`s, in spec order (absent when it has none).
+    #[serde(default)]
+    pub frames: Vec<FixtureFrame>,
+}
+
+/// Pose and Jacobian of one named frame in a fixture state (see tools/reference.py).
+#[derive(Debug, Deserialize)]
+pub struct FixtureFrame {
+    /// The frame's name as the spec writes it.
+    pub name: String,
+    /// Rows of the rotation; columns are the frame axes in the base frame.
+    pub rotation: Vec<Vec<f64>>,
+    /// Frame origin in the base frame.
+    pub position: Vec<f64>,
+    /// 6 x N: rows 0-2 linear velocity of the frame origin, rows 3-5 angular velocity, base
+    /// frame.
+    pub jacobian: Vec<Vec<f64>>,
 }
 
 /// A fixture file: reference values computed by Pinocchio for one robot.
