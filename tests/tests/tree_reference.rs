@@ -286,3 +286,90 @@ fn reference_models_match_the_tree_fixtures() {
         }
     }
 }
+
+/// The papers' recursion and the textbook Newton–Euler agree to 1e-12 on every tree robot at
+/// 100 random states (joint angles anywhere, rates and accelerations within ±2), on every
+/// quantity both compute.
+#[test]
+fn reference_models_agree_on_every_tree_robot() {
+    const AGREE: f64 = 1e-12;
+    // splitmix64, so a failure is reproducible.
+    let mut seed = 0x7EE5_u64;
+    let mut uniform = move |lo: f64, hi: f64| {
+        seed = seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = seed;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^= z >> 31;
+        lo + (hi - lo) * ((z >> 11) as f64 / (1u64 << 53) as f64)
+    };
+    for path in tree_specs() {
+        let (name, tree) = read_tree(&path);
+        let (quasi, newton) = (
+            QuasiVelocityModel::from_tree(&tree),
+            NewtonEulerModel::from_tree(&tree),
+        );
+        let n = tree.dof();
+        for k in 0..100 {
+            let q: Vec<f64> = tree
+                .bodies
+                .iter()
+                .map(|b| match b.joint {
+                    JointKind::Revolute => uniform(-3.2, 3.2),
+                    JointKind::Prismatic => uniform(-0.5, 0.5),
+                })
+                .collect();
+            let qd: Vec<f64> = (0..n).map(|_| uniform(-2.0, 2.0)).collect();
+            let qdd: Vec<f64> = (0..n).map(|_| uniform(-2.0, 2.0)).collect();
+            let what = |f: &str| format!("{name} state {k} {f}");
+            let (mut a, mut b) = (vec![0.0; n], vec![0.0; n]);
+            quasi.inverse_dynamics(&q, &qd, &qdd, &mut a);
+            newton.inverse_dynamics(&q, &qd, &qdd, &mut b);
+            assert_close(&what("tau"), &a, &b, AGREE);
+            quasi.forward_dynamics(&q, &qd, &qdd, &mut a);
+            newton.forward_dynamics(&q, &qd, &qdd, &mut b);
+            assert_close(&what("qdd"), &a, &b, AGREE);
+            let (mut ma, mut mb) = (vec![0.0; n * n], vec![0.0; n * n]);
+            quasi.mass_matrix(&q, &mut ma);
+            newton.mass_matrix(&q, &mut mb);
+            assert_close(&what("M"), &ma, &mb, AGREE);
+            let (ka, kb) = (
+                quasi.kinetic_energy(&q, &qd),
+                newton.kinetic_energy(&q, &qd),
+            );
+            assert_close(&what("T"), &[ka], &[kb], AGREE);
+            let (mut fa, mut ta) = (vec![0.0; 3 * n], vec![0.0; 3 * n]);
+            let (mut fb, mut tb) = (vec![0.0; 3 * n], vec![0.0; 3 * n]);
+            quasi.static_joint_reactions(&q, &mut fa, &mut ta);
+            newton.static_joint_reactions(&q, &mut fb, &mut tb);
+            assert_close(&what("F"), &fa, &fb, AGREE);
+            assert_close(&what("T static"), &ta, &tb, AGREE);
+            let mut split_a = [vec![0.0; n], vec![0.0; n], vec![0.0; n]];
+            let mut split_b = [vec![0.0; n], vec![0.0; n], vec![0.0; n]];
+            let [hc, ho, hg] = &mut split_a;
+            quasi.velocity_split(&q, &qd, hc, ho, hg);
+            let [hc, ho, hg] = &mut split_b;
+            newton.velocity_split(&q, &qd, hc, ho, hg);
+            for (part, (x, y)) in ["h_c", "h_o", "h_g"]
+                .iter()
+                .zip(split_a.iter().zip(&split_b))
+            {
+                assert_close(&what(part), x, y, AGREE);
+            }
+            for f in 0..tree.frames.len() {
+                let ((ra, pa), (rb, pb)) = (quasi.frame_pose(f, &q), newton.frame_pose(f, &q));
+                assert_close(
+                    &what("frame R"),
+                    ra.as_flattened(),
+                    rb.as_flattened(),
+                    AGREE,
+                );
+                assert_close(&what("frame p"), &pa, &pb, AGREE);
+                let (mut ja, mut jb) = (vec![0.0; 6 * n], vec![0.0; 6 * n]);
+                quasi.frame_jacobian(f, &q, &mut ja);
+                newton.frame_jacobian(f, &q, &mut jb);
+                assert_close(&what("frame J"), &ja, &jb, AGREE);
+            }
+        }
+    }
+}
