@@ -54,7 +54,9 @@ computeRNEADerivatives(q, qd = 0, qdd = e_j) on a copy of the model with zero gr
 dtau_dq is d(M e_j)/dq). The script asserts, for every state: h_c + h_o + h_g equals
 nonlinear_effects - gravity and sum_i h_g,i qd_i = 0 (both to 1e-10 absolute), tau = M qdd + nle
 (1e-10 relative to the size of the terms when they exceed 1), M qdd_fd + nle = tau_fd, the kinetic energy equals
-qd.M.qd / 2, and (first state) that the H_kji agree with finite differences of crba. Before
+qd.M.qd / 2, that H_kji = 0 for i <= j (k >= j) and that H_kj and its derivatives are exact zeros
+when neither body carries the other (the premise of the split formulas for trees), and (first
+state) that the H_kji agree with finite differences of crba. Before
 anything else it checks the sign of the static reaction on a one-body pendulum by hand.
 """
 
@@ -171,6 +173,15 @@ def velocity_split(h, h3, qd):
     return hc, ho, hg
 
 
+def carries(robot, ancestor, body):
+    """Whether body `ancestor` is on the path from `body` to the base (a body carries itself)."""
+    while body is not None:
+        if body == ancestor:
+            return True
+        body = robot["bodies"][body]["parent"]
+    return False
+
+
 def close(a, b, tol=TOL):
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     scale = max(1.0, float(np.max(np.abs(a), initial=0.0)), float(np.max(np.abs(b), initial=0.0)))
@@ -255,6 +266,14 @@ def fixture(spec_path):
         assert close(ke, 0.5 * qd @ mm @ qd), "kinetic energy"
         assert np.max(np.abs(hc + ho + hg - (nle - grav))) <= TOL, f"split sum, state {s}"
         assert abs(float(hg @ qd)) <= TOL, f"gyroscopic power, state {s}"
+        # The premise of the split formulas for regular-numbered trees (and chains): H_kj,
+        # k >= j, does not depend on q_i for i <= j, and is zero when neither body carries
+        # the other (no work on those entries in Pinocchio's CRBA: exact zeros).
+        for j in range(n):
+            for k in range(j, n):
+                assert np.all(np.abs(h3[k, j, :j + 1]) <= TOL * max(1.0, np.abs(h3).max())), (s, k, j)
+                if not carries(robot, j, k):
+                    assert mm[k, j] == 0.0 and np.all(h3[k, j, :] == 0.0), (s, k, j)
         if s == 0:
             eps = 1e-6
             for i in range(n):
