@@ -11,9 +11,9 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use quasidyn_codegen::emit::{camel_ident, param_fields, snake_ident};
+use quasidyn_codegen::emit::{camel_ident, frame_ident, param_fields, snake_ident};
 use quasidyn_codegen::{
-    build_module, emit_c, emit_rust, load_spec, COptions, FunctionKind, SymbolicInertial,
+    build_module, emit_c, emit_rust, load_spec, COptions, FunctionKind, Module, SymbolicInertial,
 };
 
 /// Robot generated a second time with its last body (the payload) symbolic.
@@ -45,6 +45,7 @@ fn main() {
     let mut gen = String::new();
     let mut c_files = Vec::new();
     let mut registry = String::new();
+    let mut trees = String::new();
     for spec in &specs {
         println!("cargo:rerun-if-changed={}", spec.display());
         let stem = spec
@@ -71,6 +72,12 @@ fn main() {
             "/// Generated Rust of `robots/{stem}.toml`.\npub mod {name} {{\n    \
              include!(concat!(env!(\"OUT_DIR\"), \"/rust/{name}.rs\"));\n}}\n"
         );
+        if !robot.is_chain() {
+            // A tree has no tool, hence no `Dynamics` impl: adapters call its functions.
+            gen.push_str(&tree_glue(stem, &name, &module));
+            let _ = writeln!(trees, "    &TREE_{},", name.to_ascii_uppercase());
+            continue;
+        }
         gen.push_str(&ffi_block(&name, "f64"));
         gen.push_str(&c_robot_const(&name, dof, "f64"));
         let _ = writeln!(
@@ -147,6 +154,11 @@ fn main() {
         gen,
         "/// Every generated robot, sorted by spec file name.\npub static ROBOTS: \
          &[GeneratedRobot] = &[\n{registry}];\n"
+    );
+    let _ = writeln!(
+        gen,
+        "/// Every generated tree robot, sorted by spec file name.\npub static TREES: \
+         &[&GeneratedTree] = &[\n{trees}];\n"
     );
     let _ = writeln!(
         gen,
@@ -239,7 +251,103 @@ fn c_signature(kind: FunctionKind) -> (&'static str, &'static [&'static str], us
         FunctionKind::Coriolis => ("coriolis", &["q", "qd"], 1),
         FunctionKind::Gyroscopic => ("gyroscopic", &["q", "qd"], 1),
         FunctionKind::StaticJointReactions => ("static_joint_reactions", &["q"], 2),
+        // Named frames (not in `FunctionKind::ALL`): the frame's identifier follows the name.
+        FunctionKind::FrameKinematics(_) => ("forward_kinematics", &["q"], 2),
+        FunctionKind::FrameJacobian(_) => ("jacobian", &["q"], 1),
     }
+}
+
+/// The public name (without the robot prefix) of a function of `module`.
+fn function_name(module: &Module, kind: FunctionKind) -> String {
+    let (base, _, _) = c_signature(kind);
+    match kind {
+        FunctionKind::FrameKinematics(k) | FunctionKind::FrameJacobian(k) => {
+            format!(
+                "{base}_{}",
+                frame_ident(&module.frame_names[usize::from(k)])
+            )
+        }
+        _ => base.to_owned(),
+    }
+}
+
+/// For a tree robot: `extern "C"` declarations of its C functions, and `Evaluate` adapters
+/// over its Rust and C functions (every function of the module, named frames included),
+/// registered as `TREE_NAME`.
+fn tree_glue(stem: &str, name: &str, module: &Module) -> String {
+    let n = module.dof;
+    let upper = name.to_ascii_uppercase();
+    let kinds: Vec<FunctionKind> = module.functions.iter().map(|f| f.kind).collect();
+    let mut s = String::from("extern \"C\" {\n");
+    for &kind in &kinds {
+        let (_, inputs, outputs) = c_signature(kind);
+        let mut args: Vec<String> = inputs.iter().map(|i| format!("{i}: *const f64")).collect();
+        args.extend((0..outputs).map(|k| format!("out{k}: *mut f64")));
+        let f = function_name(module, kind);
+        let _ = writeln!(s, "    fn {name}_{f}({});", args.join(", "));
+    }
+    s.push_str("}\n\n");
+    let mut rust_arms = String::new();
+    let mut c_arms = String::new();
+    for &kind in &kinds {
+        let (_, inputs, outputs) = c_signature(kind);
+        let f = function_name(module, kind);
+        let rust_args: Vec<String> = inputs.iter().map(|i| format!("&a(&x.{i})")).collect();
+        let call = format!("{name}::{f}({})", rust_args.join(", "));
+        // How each output comes back from the Rust function, flattened.
+        let rust_out = match kind {
+            FunctionKind::MassMatrix | FunctionKind::Jacobian | FunctionKind::FrameJacobian(_) => {
+                format!("vec![flat_rows(&{call})]")
+            }
+            FunctionKind::ForwardKinematics | FunctionKind::FrameKinematics(_) => {
+                format!("{{ let (o0, o1) = {call}; vec![flat_rows(&o0), o1.to_vec()] }}")
+            }
+            FunctionKind::StaticJointReactions => {
+                format!("{{ let (o0, o1) = {call}; vec![flat_rows(&o0), flat_rows(&o1)] }}")
+            }
+            _ => format!("vec![{call}.to_vec()]"),
+        };
+        let path = kind_path(kind);
+        let _ = writeln!(rust_arms, "            {path} => {rust_out},");
+        let mut c_args: Vec<String> = inputs.iter().map(|i| format!("x.{i}.as_ptr()")).collect();
+        c_args.extend((0..outputs).map(|k| format!("out[{k}].as_mut_ptr()")));
+        let _ = writeln!(
+            c_arms,
+            "            {path} => unsafe {{ {name}_{f}({}) }},",
+            c_args.join(", ")
+        );
+    }
+    let frames: Vec<&str> = module.frame_names.iter().map(String::as_str).collect();
+    let _ = writeln!(
+        s,
+        "/// The generated Rust of the tree `{stem}`, called uniformly.\npub struct TreeRust{upper};\n\
+         impl Evaluate for TreeRust{upper} {{\n    fn dof(&self) -> usize {{\n        {n}\n    }}\n    \
+         fn call(&self, kind: FunctionKind, x: &State) -> Vec<Vec<f64>> {{\n        \
+         let a = |v: &[f64]| -> [f64; {n}] {{ v.try_into().expect(\"one value per joint\") }};\n        \
+         match kind {{\n{rust_arms}            _ => panic!(\"{{kind:?}} is not generated for {stem}\"),\n        \
+         }}\n    }}\n}}\n\n\
+         /// The generated C of the tree `{stem}`, called uniformly through FFI.\npub struct TreeC{upper};\n\
+         impl Evaluate for TreeC{upper} {{\n    fn dof(&self) -> usize {{\n        {n}\n    }}\n    \
+         fn call(&self, kind: FunctionKind, x: &State) -> Vec<Vec<f64>> {{\n        \
+         let mut out: Vec<Vec<f64>> = output_lengths(kind, {n}).into_iter().map(|l| vec![0.0; l]).collect();\n        \
+         // SAFETY: inputs hold {n} values and outputs the lengths the contract writes.\n        \
+         match kind {{\n{c_arms}            _ => panic!(\"{{kind:?}} is not generated for {stem}\"),\n        \
+         }}\n        out\n    }}\n}}\n\n\
+         /// The tree `robots/{stem}.toml`, generated and compiled.\npub static TREE_{upper}: GeneratedTree = GeneratedTree {{\n    \
+         stem: {stem:?},\n    name: {name:?},\n    dof: {n},\n    frames: &{frames:?},\n    \
+         kinds: &[{}],\n    rust: &TreeRust{upper},\n    c: &TreeC{upper},\n}};\n",
+        kinds
+            .iter()
+            .map(|&k| kind_path(k))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    s
+}
+
+/// `kind` as a Rust path expression or pattern.
+fn kind_path(kind: FunctionKind) -> String {
+    format!("FunctionKind::{kind:?}")
 }
 
 /// `extern "C"` declarations of the functions `PREFIX_<function>`.

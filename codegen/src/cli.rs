@@ -257,19 +257,27 @@ fn stats(path: &Path, tip: Option<&str>) -> miette::Result<()> {
         robot.dof()
     );
     println!();
+    let mut kinds: Vec<FunctionKind> = module.functions.iter().map(|f| f.kind).collect();
+    kinds.sort();
+    let names: Vec<String> = kinds
+        .iter()
+        .map(|&k| crate::emit::public_name(&module, k).unwrap_or_default())
+        .collect();
+    // Frame functions carry the frame's name: the column grows to fit.
+    let w = names.iter().map(String::len).max().unwrap_or(0).max(24);
     println!(
-        "{:<24} {:>6} {:>6} {:>5} {:>5} {:>8} {:>5} {:>7}",
+        "{:<w$} {:>6} {:>6} {:>5} {:>5} {:>8} {:>5} {:>7}",
         "function", "mul", "add", "div", "neg", "sin/cos", "sqrt", "total"
     );
-    println!("{}", "-".repeat(73));
-    for kind in FunctionKind::ALL {
+    println!("{}", "-".repeat(w + 49));
+    for (kind, name) in kinds.into_iter().zip(names) {
         let Some(function) = module.function(kind) else {
             continue;
         };
         let count = module.graph.op_count(&function.roots());
         println!(
-            "{:<24} {:>6} {:>6} {:>5} {:>5} {:>8} {:>5} {:>7}",
-            function_name(kind),
+            "{:<w$} {:>6} {:>6} {:>5} {:>5} {:>8} {:>5} {:>7}",
+            name,
             count.mul,
             count.add,
             count.div,

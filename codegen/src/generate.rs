@@ -99,7 +99,19 @@ fn build(robot: &Robot, regroup: bool) -> Module {
             ],
         ),
     ];
-    // With base parameters the static reactions are not derived (empty outputs).
+    for (k, fk) in derived.frames.into_iter().enumerate() {
+        let index = u16::try_from(k).expect("frames fit u16");
+        functions.push(function(
+            FunctionKind::FrameKinematics(index),
+            vec![matrix("R", 3, 3, fk.rotation), vector("p", fk.position)],
+        ));
+        functions.push(function(
+            FunctionKind::FrameJacobian(index),
+            vec![matrix("J", 6, n, fk.jacobian)],
+        ));
+    }
+    // With base parameters the static reactions are not derived, and a tree has no tool
+    // (empty outputs).
     functions.retain(|f| f.outputs.iter().all(|o| !o.values.is_empty()));
     Module {
         robot_name: robot.name.clone(),
@@ -108,6 +120,8 @@ fn build(robot: &Robot, regroup: bool) -> Module {
         functions,
         spec_hash: spec_hash(robot),
         description: robot.description.clone().unwrap_or_default(),
+        joint_names: robot.bodies.iter().map(|b| b.joint_name.clone()).collect(),
+        frame_names: robot.frames.iter().map(|f| f.name.clone()).collect(),
     }
 }
 

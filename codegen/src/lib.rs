@@ -28,6 +28,6 @@ pub use emit::{emit_c, emit_rust, CFiles, COptions, EmitError};
 pub use error::{InvalidSpec, SpecError};
 pub use generate::{build_module, build_module_physical, spec_hash, GENERATOR_VERSION};
 pub use ir::{Function, FunctionKind, Graph, Module, NodeId, OpCount, Output, Var};
-pub use model::{JointKind, ParameterSet, Robot, RobotBody, SymbolicInertial};
+pub use model::{Frame, JointKind, ParameterSet, Robot, RobotBody, SymbolicInertial, Topology};
 pub use params::{BodyParams, MethodParams};
 pub use spec::{load_spec, parse_spec, to_toml};

@@ -46,7 +46,14 @@ pub struct RobotBody {
     pub joint: JointKind,
     /// Unit joint axis.
     pub axis: [f64; 3],
-    /// `L_i e_i`: from this pole to the next one (the tool point for the last body).
+    /// Carrier of this body: `None` for the base, else the index of an earlier body (bodies are
+    /// listed parents first, the regular numbering of seed 004).
+    pub parent: Option<usize>,
+    /// Pole `O_i` from the carrier's pole, in the carrier's frame (from the base origin, in the
+    /// base frame, for a body carried by the base); for a prismatic joint at `q_i = 0`.
+    pub origin: [f64; 3],
+    /// `L_i e_i`: from this pole to the next one (the tool point for the last body of a chain;
+    /// the default `origin` of the bodies it carries).
     pub next: [f64; 3],
     /// Mass of this body alone, kg.
     pub mass: f64,
@@ -58,7 +65,28 @@ pub struct RobotBody {
     pub symbolic: SymbolicInertial,
 }
 
-/// A validated serial robot.
+/// A named frame fixed on a body: its own forward kinematics and Jacobian are generated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Frame {
+    /// Frame name as written in the spec or URDF (function names use [`Frame::ident`]).
+    pub name: String,
+    /// Index of the body carrying it.
+    pub body: usize,
+    /// Origin from the body's pole, in the body's frame.
+    pub position: [f64; 3],
+    /// Orientation in the body's frame (rows; columns are the frame's axes).
+    pub rotation: [[f64; 3]; 3],
+}
+
+impl Frame {
+    /// The name as a lower-case identifier: ASCII letters and digits kept (lower-cased),
+    /// every other character replaced by `_` (`link_3.0_tip` → `link_3_0_tip`).
+    pub fn ident(&self) -> String {
+        crate::emit::frame_ident(&self.name)
+    }
+}
+
+/// A validated robot: a serial chain or a tree on a fixed base.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Robot {
     /// Robot name as written in the spec.
@@ -73,8 +101,10 @@ pub struct Robot {
     pub base: [f64; 3],
     /// Tool frame orientation in the last body's frame (rows).
     pub tool_rotation: [[f64; 3]; 3],
-    /// Bodies, base to tip.
+    /// Bodies, parents before children (base to tip for a chain).
     pub bodies: Vec<RobotBody>,
+    /// Named frames fixed on bodies.
+    pub frames: Vec<Frame>,
     /// Which inertial parameters symbolic ones are (physical or base).
     pub parameters: ParameterSet,
 }
@@ -83,5 +113,114 @@ impl Robot {
     /// Number of joints (degrees of freedom).
     pub fn dof(&self) -> usize {
         self.bodies.len()
+    }
+
+    /// Whether every body is carried by the one listed before it (the first by the base):
+    /// a serial chain, which has a tool (`forward_kinematics`, `jacobian`).
+    pub fn is_chain(&self) -> bool {
+        self.bodies
+            .iter()
+            .enumerate()
+            .all(|(i, b)| b.parent == i.checked_sub(1))
+    }
+
+    /// The kinematic tree that drives every recursion.
+    pub fn topology(&self) -> Topology {
+        Topology::new(self.bodies.iter().map(|b| b.parent).collect())
+    }
+}
+
+/// Topology of a robot: the carrier of each body, with bodies numbered parents first (seed
+/// 004's regular numbering). A chain is the tree with `parent(i) = i - 1`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Topology {
+    parent: Vec<Option<usize>>,
+    children: Vec<Vec<usize>>,
+    /// Bit `k` of entry `j` set when body `k` is in subsystem `j` (seed 001's `i+1..N_i`
+    /// with `i` itself, for depth-first numbering).
+    subtree_mask: Vec<u64>,
+}
+
+impl Topology {
+    /// # Panics
+    /// If a parent is not listed before its child, or there are more than 64 bodies.
+    pub fn new(parent: Vec<Option<usize>>) -> Self {
+        let n = parent.len();
+        assert!(n <= 64, "at most 64 bodies");
+        let mut children = vec![Vec::new(); n];
+        for (i, p) in parent.iter().enumerate() {
+            if let Some(p) = *p {
+                assert!(p < i, "parents are listed before their children");
+                children[p].push(i);
+            }
+        }
+        let mut subtree_mask = vec![0u64; n];
+        for i in (0..n).rev() {
+            subtree_mask[i] |= 1u64 << i;
+            if let Some(p) = parent[i] {
+                let m = subtree_mask[i];
+                subtree_mask[p] |= m;
+            }
+        }
+        Topology {
+            parent,
+            children,
+            subtree_mask,
+        }
+    }
+
+    /// Number of bodies.
+    pub fn len(&self) -> usize {
+        self.parent.len()
+    }
+
+    /// Whether there are no bodies.
+    pub fn is_empty(&self) -> bool {
+        self.parent.is_empty()
+    }
+
+    /// Carrier of body `i` (`None`: the base).
+    pub fn parent(&self, i: usize) -> Option<usize> {
+        self.parent[i]
+    }
+
+    /// Bodies carried directly by body `i`, in order.
+    pub fn children(&self, i: usize) -> &[usize] {
+        &self.children[i]
+    }
+
+    /// Bodies carried directly by the base, in order.
+    pub fn roots(&self) -> Vec<usize> {
+        (0..self.len())
+            .filter(|&i| self.parent[i].is_none())
+            .collect()
+    }
+
+    /// Whether body `k` is `j` or carried by it (`k` in seed 001's subsystem `j`).
+    pub fn in_subtree(&self, j: usize, k: usize) -> bool {
+        self.subtree_mask[j] & (1u64 << k) != 0
+    }
+
+    /// Bodies of subsystem `j` (itself and everything it carries), ascending.
+    pub fn subtree(&self, j: usize) -> Vec<usize> {
+        (j..self.len()).filter(|&k| self.in_subtree(j, k)).collect()
+    }
+
+    /// Path from the base to body `i`, base side first, `i` included (seed 004's column of
+    /// `S^-1`).
+    pub fn path(&self, i: usize) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut at = Some(i);
+        while let Some(k) = at {
+            out.push(k);
+            at = self.parent[k];
+        }
+        out.reverse();
+        out
+    }
+
+    /// Whether one of `j`, `k` carries the other (else `H_jk` is an exact zero).
+    pub fn related(&self, j: usize, k: usize) -> bool {
+        self.in_subtree(j, k) || self.in_subtree(k, j)
     }
 }

@@ -23,15 +23,18 @@ pub struct BodyParams {
     pub axis_name: String,
     /// `m_oi`: mass of this body alone, kg.
     pub m_o: f64,
-    /// `m_i = Σ_{k>=i} m_ok`: mass of subsystem `i`, kg.
+    /// `m_i`: mass of subsystem `i` (body `i` and everything it carries; `Σ_{k>=i} m_ok` for
+    /// a chain), kg.
     pub m: f64,
-    /// `L_i = |O_i O_{i+1}|`, m.
+    /// `L_i = |O_i O_{i+1}|`, m (in a tree: to the pole of the one body `i` carries; 0 when
+    /// it carries several, whose poles are all in `b_i a_i`).
     pub l: f64,
     /// `e_i`: unit vector from `O_i` to `O_{i+1}` (zero when `L_i = 0`).
     pub e: [f64; 3],
     /// `p_i = L_i m_{i+1}` (`p_N = 0`), kg·m.
     pub p: f64,
-    /// `b_i a_i = m_oi O_iC_i + m_{i+1} L_i e_i`, kg·m.
+    /// `b_i a_i = m_oi O_iC_i + m_{i+1} L_i e_i` (in a tree `+ Σ_c m_c O_iO_c` over the
+    /// carried bodies `c`), kg·m.
     pub b_a: [f64; 3],
     /// `b_i = |b_i a_i|`, kg·m.
     pub b: f64,
@@ -66,24 +69,38 @@ impl MethodParams {
     /// Computes the parameters from a validated robot.
     pub fn from_robot(robot: &Robot) -> Self {
         let n = robot.bodies.len();
-        // m_{i+1}: mass carried by body i.
-        let mut carried = vec![0.0; n];
-        for i in (0..n.saturating_sub(1)).rev() {
-            carried[i] = carried[i + 1] + robot.bodies[i + 1].mass;
+        let topo = robot.topology();
+        // m_i: mass of each subsystem (the body and everything it carries).
+        let mut subsystem: Vec<f64> = robot.bodies.iter().map(|b| b.mass).collect();
+        for i in (0..n).rev() {
+            if let Some(p) = topo.parent(i) {
+                subsystem[p] += subsystem[i];
+            }
         }
         let bodies = robot
             .bodies
             .iter()
-            .zip(&carried)
-            .map(|(body, &m_next)| {
-                let l = mat3::norm(body.next);
-                let e = unit_or_zero(body.next, l);
+            .enumerate()
+            .map(|(i, body)| {
+                let children = topo.children(i);
+                let m_next: f64 = children.iter().map(|&c| subsystem[c]).sum();
+                // L_i e_i: to the one carried pole (a chain's O_{i+1}); with several carried
+                // bodies there is no single one, and b_i a_i holds them all.
+                let to_next = match children {
+                    [c] => robot.bodies[*c].origin,
+                    [] => body.next,
+                    _ => [0.0; 3],
+                };
+                let l = mat3::norm(to_next);
+                let e = unit_or_zero(to_next, l);
                 // m_{N+1} = 0, so p_N = 0 even when the last body reaches a tool point.
                 let p = l * m_next;
-                let b_a = mat3::add(
-                    mat3::scale(body.com, body.mass),
-                    mat3::scale(body.next, m_next),
-                );
+                // b_i a_i = m_oi O_iC_i + Σ_c m_c O_iO_c.
+                let b_a = children
+                    .iter()
+                    .fold(mat3::scale(body.com, body.mass), |acc, &c| {
+                        mat3::add(acc, mat3::scale(robot.bodies[c].origin, subsystem[c]))
+                    });
                 let b = mat3::norm(b_a);
                 let a = unit_or_zero(b_a, b);
                 let j = mat3::mat_add(
@@ -98,7 +115,7 @@ impl MethodParams {
                     axis_name: axis_letter(body.axis)
                         .map_or_else(|| vec_str(body.axis), str::to_owned),
                     m_o: body.mass,
-                    m: body.mass + m_next,
+                    m: subsystem[i],
                     l,
                     e,
                     p,

@@ -13,11 +13,14 @@ use toml::Spanned;
 
 use crate::error::SpecError;
 use crate::mat3::{self, M3, V3};
-use crate::model::{JointKind, ParameterSet, Robot, RobotBody, SymbolicInertial};
+use crate::model::{Frame, JointKind, ParameterSet, Robot, RobotBody, SymbolicInertial};
 
 /// Most bodies a spec may have: generated code is straight-line and its size grows roughly with
 /// the cube of the number of bodies.
 pub const MAX_BODIES: usize = 64;
+
+/// The reserved name of the fixed base in `parent`.
+const BASE_NAME: &str = "base";
 
 /// Tolerance on the length of axis-like vectors given in a spec.
 const UNIT_TOLERANCE: f64 = 1e-3;
@@ -62,11 +65,59 @@ struct RawSpec {
     description: Option<String>,
     source: Option<String>,
     gravity: Option<RawVec>,
-    base: Option<RawVec>,
+    base: Option<Spanned<RawBase>>,
     symbolic: Option<Spanned<Vec<Spanned<String>>>>,
     parameters: Option<Spanned<String>>,
     body: Option<Spanned<Vec<Spanned<RawBody>>>>,
     tool: Option<Spanned<RawTool>>,
+    frame: Option<Spanned<Vec<Spanned<RawFrame>>>>,
+}
+
+/// `base = [x, y, z]` (the first form) or a `[base]` table.
+enum RawBase {
+    Position(Vec<Num>),
+    Table(RawBaseTable),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawBaseTable {
+    position: Option<RawVec>,
+    motion: Option<Spanned<String>>,
+}
+
+impl<'de> Deserialize<'de> for RawBase {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = RawBase;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a position [x, y, z] or a table with `position` and `motion`")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<RawBase, A::Error> {
+                let mut v = Vec::new();
+                while let Some(x) = seq.next_element::<Num>()? {
+                    v.push(x);
+                }
+                Ok(RawBase::Position(v))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<RawBase, A::Error> {
+                RawBaseTable::deserialize(de::value::MapAccessDeserializer::new(map))
+                    .map(RawBase::Table)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFrame {
+    name: Spanned<String>,
+    body: Spanned<String>,
+    position: Option<RawVec>,
+    rotation: Option<Spanned<[[Num; 3]; 3]>>,
+    rpy: Option<RawVec>,
 }
 
 #[derive(Deserialize)]
@@ -86,6 +137,7 @@ struct RawBody {
     a: Option<Spanned<RawDirection>>,
     inertia: Option<Spanned<RawInertia>>,
     parent: Option<Spanned<String>>,
+    origin: Option<RawVec>,
     symbolic: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
@@ -325,6 +377,9 @@ struct Validator<'a> {
 struct Pass1 {
     name: String,
     joint_name: String,
+    parent: Option<usize>,
+    /// Explicit `origin`, if given.
+    origin: Option<V3>,
     joint: JointKind,
     axis: V3,
     next: V3,
@@ -460,7 +515,7 @@ impl Validator<'_> {
             None => [0.0, -9.81, 0.0],
         };
         let base = match &raw.base {
-            Some(b) => self.vec3(b, "base")?,
+            Some(b) => self.base(b)?,
             None => [0.0; 3],
         };
         let mut all_symbolic = SymbolicInertial::default();
@@ -514,16 +569,67 @@ impl Validator<'_> {
             pass1.push(body);
         }
 
-        // Mass of everything each body carries, m_{i+1}.
-        let mut carried = vec![0.0; pass1.len()];
-        for i in (0..pass1.len().saturating_sub(1)).rev() {
-            carried[i] = carried[i + 1] + pass1[i + 1].mass;
+        // Poles: an explicit `origin`, else the carrier's `next` (the base position for a body
+        // on the base).
+        let origins: Vec<V3> = pass1
+            .iter()
+            .map(|p| {
+                p.origin
+                    .unwrap_or_else(|| p.parent.map_or(base, |k| pass1[k].next))
+            })
+            .collect();
+        // Mass of each subsystem (the body and all it carries), then the carried first moment
+        // about each pole, Σ_children m_c origin_c (the chain's m_{i+1} L_i e_i).
+        let mut subsystem: Vec<f64> = pass1.iter().map(|p| p.mass).collect();
+        for i in (0..pass1.len()).rev() {
+            if let Some(k) = pass1[i].parent {
+                subsystem[k] += subsystem[i];
+            }
+        }
+        let mut carried = vec![[0.0; 3]; pass1.len()];
+        for (i, p) in pass1.iter().enumerate() {
+            if let Some(k) = p.parent {
+                carried[k] = mat3::add(carried[k], mat3::scale(origins[i], subsystem[i]));
+            }
+        }
+
+        let is_chain = pass1
+            .iter()
+            .enumerate()
+            .all(|(i, p)| p.parent == i.checked_sub(1));
+        if !is_chain {
+            if let Some(t) = &raw.tool {
+                return Err(self.err(
+                    t.span(),
+                    "tool",
+                    "a tree has no single tool: declare [[frame]]s on the bodies instead",
+                ));
+            }
+            for (i, (p, rb)) in pass1.iter().zip(raw_bodies).enumerate() {
+                let leaf = !pass1.iter().any(|c| c.parent == Some(i));
+                if leaf && p.next != [0.0; 3] {
+                    let span = rb.get_ref().next.as_ref().map_or(rb.span(), |n| n.span());
+                    return Err(self.err(
+                        span,
+                        format!("body[{}].next", i + 1),
+                        "in a tree a leaf's `next` would be a tool point no function reads: \
+                         declare a [[frame]] on the body instead",
+                    ));
+                }
+            }
         }
 
         let mut bodies = Vec::with_capacity(pass1.len());
-        for ((p, rb), m_next) in pass1.into_iter().zip(raw_bodies).zip(carried) {
+        for (((p, rb), origin), carried) in
+            pass1.into_iter().zip(raw_bodies).zip(origins).zip(carried)
+        {
             let idx = bodies.len() + 1;
-            bodies.push(self.body_pass2(p, rb, idx, m_next)?);
+            bodies.push(self.body_pass2(p, rb, idx, origin, carried)?);
+        }
+
+        let mut frames: Vec<Frame> = Vec::new();
+        for (i, rf) in raw.frame.iter().flat_map(|f| f.get_ref()).enumerate() {
+            frames.push(self.frame(rf, i + 1, &bodies, &frames)?);
         }
 
         Ok(Robot {
@@ -534,28 +640,156 @@ impl Validator<'_> {
             base,
             tool_rotation,
             bodies,
+            frames,
             parameters,
+        })
+    }
+
+    /// `base = [x, y, z]` or the `[base]` table.
+    fn base(&self, b: &Spanned<RawBase>) -> Result<V3, SpecError> {
+        match b.get_ref() {
+            RawBase::Position(v) => self.position_list(v, b.span(), "base"),
+            RawBase::Table(t) => {
+                if let Some(m) = &t.motion {
+                    match m.get_ref().as_str() {
+                        "fixed" => {}
+                        "prescribed" | "floating" => {
+                            return Err(self.err(
+                                m.span(),
+                                "base.motion",
+                                format!(
+                                    "motion = \"{}\" is not supported yet: only \"fixed\"",
+                                    m.get_ref()
+                                ),
+                            ))
+                        }
+                        other => {
+                            return Err(self.err(
+                                m.span(),
+                                "base.motion",
+                                format!(
+                                    "unknown base motion \"{other}\": expected \"fixed\", \
+                                     \"prescribed\" or \"floating\""
+                                ),
+                            ))
+                        }
+                    }
+                }
+                match &t.position {
+                    Some(p) => self.vec3(p, "base.position"),
+                    None => Ok([0.0; 3]),
+                }
+            }
+        }
+    }
+
+    /// Three finite numbers given as a list of any length (a located error otherwise).
+    fn position_list(&self, v: &[Num], span: Range<usize>, field: &str) -> Result<V3, SpecError> {
+        if v.len() != 3 {
+            return Err(self.err(
+                span,
+                field,
+                format!("expected an array of 3 numbers, got {} numbers", v.len()),
+            ));
+        }
+        let mut out = [0.0; 3];
+        for (i, (o, x)) in out.iter_mut().zip(v).enumerate() {
+            *o = self.num(x, &format!("{field}[{}]", i + 1))?;
+        }
+        Ok(out)
+    }
+
+    fn frame(
+        &self,
+        rf: &Spanned<RawFrame>,
+        idx: usize,
+        bodies: &[RobotBody],
+        prev: &[Frame],
+    ) -> Result<Frame, SpecError> {
+        let f = |k: &str| format!("frame[{idx}].{k}");
+        let raw = rf.get_ref();
+        let name = self.name(&raw.name, &f("name"))?;
+        if let Some(other) = prev.iter().position(|p| p.name == name) {
+            return Err(self.err(
+                raw.name.span(),
+                f("name"),
+                format!(
+                    "duplicate frame name \"{name}\" (also frame[{}]); frame names must be unique",
+                    other + 1
+                ),
+            ));
+        }
+        let ident = Frame {
+            name: name.clone(),
+            body: 0,
+            position: [0.0; 3],
+            rotation: mat3::IDENTITY,
+        }
+        .ident();
+        if let Some(other) = prev.iter().position(|p| p.ident() == ident) {
+            return Err(self.err(
+                raw.name.span(),
+                f("name"),
+                format!(
+                    "frame name \"{name}\" gives the same function names as frame[{}] \"{}\" \
+                     (`{ident}`)",
+                    other + 1,
+                    prev[other].name
+                ),
+            ));
+        }
+        let body = bodies
+            .iter()
+            .position(|b| b.name == *raw.body.get_ref())
+            .ok_or_else(|| {
+                self.err(
+                    raw.body.span(),
+                    f("body"),
+                    format!("no body named \"{}\"", raw.body.get_ref()),
+                )
+            })?;
+        let position = match &raw.position {
+            Some(p) => self.vec3(p, &f("position"))?,
+            None => [0.0; 3],
+        };
+        let rotation = self.rotation(&raw.rotation, &raw.rpy, &format!("frame[{idx}]"))?;
+        Ok(Frame {
+            name,
+            body,
+            position,
+            rotation,
         })
     }
 
     fn tool(&self, t: &Spanned<RawTool>) -> Result<M3, SpecError> {
         let tool = t.get_ref();
-        match (&tool.rotation, &tool.rpy) {
+        self.rotation(&tool.rotation, &tool.rpy, "tool")
+    }
+
+    /// An orientation given as `rotation` rows or `rpy` (at most one; neither is identity).
+    fn rotation(
+        &self,
+        rotation: &Option<Spanned<[[Num; 3]; 3]>>,
+        rpy: &Option<RawVec>,
+        table: &str,
+    ) -> Result<M3, SpecError> {
+        match (rotation, rpy) {
             (Some(_), Some(rpy)) => Err(self.err(
                 rpy.span(),
-                "tool.rpy",
+                format!("{table}.rpy"),
                 "give either `rotation` or `rpy`, not both",
             )),
             (None, None) => Ok(mat3::IDENTITY),
             (None, Some(rpy)) => {
-                let [r, p, y] = self.vec3(rpy, "tool.rpy")?;
+                let [r, p, y] = self.vec3(rpy, &format!("{table}.rpy"))?;
                 Ok(rpy_matrix(r, p, y))
             }
             (Some(rot), None) => {
+                let field = format!("{table}.rotation");
                 let mut m = [[0.0; 3]; 3];
                 for (i, row) in rot.get_ref().iter().enumerate() {
                     for (j, x) in row.iter().enumerate() {
-                        m[i][j] = self.num(x, &format!("tool.rotation[{}][{}]", i + 1, j + 1))?;
+                        m[i][j] = self.num(x, &format!("{field}[{}][{}]", i + 1, j + 1))?;
                     }
                 }
                 let rrt = mat3::mul(&m, &mat3::transpose(&m));
@@ -571,7 +805,7 @@ impl Validator<'_> {
                 if !orthonormal {
                     return Err(self.err(
                         rot.span(),
-                        "tool.rotation",
+                        field,
                         format!(
                             "expected an orthonormal matrix (R Rᵀ = I within {ROTATION_TOLERANCE}), \
                              largest deviation {worst:e}"
@@ -582,7 +816,7 @@ impl Validator<'_> {
                 if !within(d - 1.0, ROTATION_TOLERANCE) {
                     return Err(self.err(
                         rot.span(),
-                        "tool.rotation",
+                        field,
                         format!("expected a proper rotation (determinant +1), got determinant {d}"),
                     ));
                 }
@@ -631,29 +865,34 @@ impl Validator<'_> {
                 ),
             ));
         }
-        if let Some(parent) = &rb.parent {
-            match prev.last() {
-                None => {
-                    return Err(self.err(
-                        parent.span(),
-                        f("parent"),
-                        "the first body is carried by the base: expected no `parent`",
-                    ))
-                }
-                Some(p) if p.name != *parent.get_ref() => {
-                    return Err(self.err(
-                        parent.span(),
-                        f("parent"),
-                        format!(
-                            "expected the previous body \"{}\" (only serial chains are supported), got \"{}\"",
-                            p.name,
-                            parent.get_ref()
-                        ),
-                    ))
-                }
-                Some(_) => {}
+        let parent = match &rb.parent {
+            None => prev.len().checked_sub(1),
+            // A body of that name (older specs call their first body "base") takes precedence.
+            Some(p) if p.get_ref() == BASE_NAME && !prev.iter().any(|b| b.name == BASE_NAME) => {
+                None
             }
-        }
+            Some(p) => {
+                let wanted = p.get_ref();
+                match prev.iter().position(|b| b.name == *wanted) {
+                    Some(k) => Some(k),
+                    None => {
+                        let message = if *wanted == name {
+                            format!("body \"{name}\" cannot carry itself")
+                        } else {
+                            format!(
+                                "no body named \"{wanted}\" is listed before this one: bodies \
+                                 are listed parents first (or \"base\" for the fixed base)"
+                            )
+                        };
+                        return Err(self.err(p.span(), f("parent"), message));
+                    }
+                }
+            }
+        };
+        let origin = match &rb.origin {
+            Some(o) => Some(self.vec3(o, &f("origin"))?),
+            None => None,
+        };
 
         let joint = match rb.joint.get_ref() {
             RawJoint::Revolute => JointKind::Revolute,
@@ -713,6 +952,8 @@ impl Validator<'_> {
         Ok(Pass1 {
             name,
             joint_name,
+            parent,
+            origin,
             joint,
             axis,
             next,
@@ -726,7 +967,8 @@ impl Validator<'_> {
         p: Pass1,
         sb: &Spanned<RawBody>,
         idx: usize,
-        m_next: f64,
+        origin: V3,
+        carried: V3,
     ) -> Result<RobotBody, SpecError> {
         let rb = sb.get_ref();
         let f = |k: &str| format!("body[{idx}].{k}");
@@ -787,11 +1029,9 @@ impl Validator<'_> {
                     }
                     Some(_) => {}
                 }
-                // b a = m_oi com + m_{i+1} next  =>  com = (b a - m_{i+1} next) / m_oi.
-                mat3::scale(
-                    mat3::sub(mat3::scale(av, bv), mat3::scale(p.next, m_next)),
-                    1.0 / p.mass,
-                )
+                // b a = m_oi com + Σ_c m_c origin_c (for a chain m_{i+1} L_i e_i)
+                //   =>  com = (b a - Σ_c m_c origin_c) / m_oi.
+                mat3::scale(mat3::sub(mat3::scale(av, bv), carried), 1.0 / p.mass)
             }
         };
         if com.iter().any(|c| !c.is_finite()) {
@@ -815,6 +1055,8 @@ impl Validator<'_> {
             joint_name: p.joint_name,
             joint: p.joint,
             axis: p.axis,
+            parent: p.parent,
+            origin,
             next: p.next,
             mass: p.mass,
             com,
@@ -979,8 +1221,18 @@ pub fn to_toml(robot: &Robot) -> String {
             float(t[0][2]),
             float(t[1][2]),
         );
-        if i > 0 {
-            let _ = writeln!(s, "parent = {}", quote(&robot.bodies[i - 1].name));
+        match b.parent {
+            Some(k) => {
+                let _ = writeln!(s, "parent = {}", quote(&robot.bodies[k].name));
+            }
+            None if i > 0 => {
+                let _ = writeln!(s, "parent = {}", quote(BASE_NAME));
+            }
+            None => {}
+        }
+        let default_origin = b.parent.map_or(robot.base, |k| robot.bodies[k].next);
+        if b.origin != default_origin {
+            let _ = writeln!(s, "origin = {}", vec_toml(b.origin));
         }
         let sym = b.symbolic;
         let words: Vec<&str> = [
@@ -1005,6 +1257,22 @@ pub fn to_toml(robot: &Robot) -> String {
             vec_toml(r[1]),
             vec_toml(r[2])
         );
+    }
+    for f in &robot.frames {
+        let _ = writeln!(s, "\n[[frame]]");
+        let _ = writeln!(s, "name = {}", quote(&f.name));
+        let _ = writeln!(s, "body = {}", quote(&robot.bodies[f.body].name));
+        let _ = writeln!(s, "position = {}", vec_toml(f.position));
+        if f.rotation != mat3::IDENTITY {
+            let r = &f.rotation;
+            let _ = writeln!(
+                s,
+                "rotation = [{}, {}, {}]",
+                vec_toml(r[0]),
+                vec_toml(r[1]),
+                vec_toml(r[2])
+            );
+        }
     }
     s
 }

@@ -6,7 +6,7 @@
 
 use quasidyn_codegen::algebra::{Algebra, Joint, Numeric};
 use quasidyn_codegen::derive::{derive, velocity_split, Derived};
-use quasidyn_codegen::{JointKind, ParameterSet, Robot, RobotBody, SymbolicInertial};
+use quasidyn_codegen::{Frame, JointKind, ParameterSet, Robot, RobotBody, SymbolicInertial};
 
 type V = [f64; 3];
 type Mat = [[f64; 3]; 3];
@@ -70,14 +70,32 @@ fn rot(u: V, q: f64) -> Mat {
 
 struct Reference {
     tau: Vec<f64>,
-    /// Force / moment about O_i on body i by body i-1, body-i components.
+    /// Force / moment about O_i on body i by its carrier, body-i components.
     force: Vec<V>,
     moment: Vec<V>,
-    tool_rot: Mat,
-    tool_pos: V,
+    /// Absolute orientation and pole of every body.
+    rot: Vec<Mat>,
+    pole: Vec<V>,
 }
 
-/// Textbook recursive Newton–Euler in the base frame (independent of the derivation).
+impl Reference {
+    /// Pose of the point `position` (body frame of `body`) with orientation `rotation`.
+    fn pose(&self, body: usize, position: V, rotation: &Mat) -> (Mat, V) {
+        (
+            mm(&self.rot[body], rotation),
+            add(self.pole[body], mv(&self.rot[body], position)),
+        )
+    }
+
+    /// The chain's tool pose.
+    fn tool(&self, robot: &Robot) -> (Mat, V) {
+        let last = robot.dof() - 1;
+        self.pose(last, robot.bodies[last].next, &robot.tool_rotation)
+    }
+}
+
+/// Textbook recursive Newton–Euler in the base frame (independent of the derivation), for
+/// chains and trees: motion from each body's carrier outwards, forces from the leaves in.
 fn reference(robot: &Robot, q: &[f64], qd: &[f64], qdd: &[f64], gravity: bool) -> Reference {
     let n = robot.dof();
     let g = if gravity { robot.gravity } else { [0.0; 3] };
@@ -86,11 +104,14 @@ fn reference(robot: &Robot, q: &[f64], qd: &[f64], qdd: &[f64], gravity: bool) -
     let mut z: Vec<V> = Vec::new();
     let mut w: Vec<V> = Vec::new();
     let mut wd: Vec<V> = Vec::new();
+    let mut a: Vec<V> = Vec::new();
     let mut ac: Vec<V> = Vec::new();
     let mut c: Vec<V> = Vec::new();
-    let (mut r_prev, mut o_prev, mut w_prev, mut wd_prev, mut a_prev) =
-        (I3, [0.0; 3], [0.0; 3], [0.0; 3], [0.0; 3]);
     for (i, b) in robot.bodies.iter().enumerate() {
+        let (r_prev, o_prev, w_prev, wd_prev, a_prev) = match b.parent {
+            Some(p) => (rs[p], o[p], w[p], wd[p], a[p]),
+            None => (I3, [0.0; 3], [0.0; 3], [0.0; 3], [0.0; 3]),
+        };
         let zi = mv(&r_prev, b.axis);
         let prism = b.joint == JointKind::Prismatic;
         let ri = if prism {
@@ -98,11 +119,7 @@ fn reference(robot: &Robot, q: &[f64], qd: &[f64], qdd: &[f64], gravity: bool) -
         } else {
             mm(&r_prev, &rot(b.axis, q[i]))
         };
-        let mut oi = if i == 0 {
-            robot.base
-        } else {
-            add(o_prev, mv(&r_prev, robot.bodies[i - 1].next))
-        };
+        let mut oi = add(o_prev, mv(&r_prev, b.origin));
         if prism {
             oi = add(oi, scale(q[i], zi));
         }
@@ -133,30 +150,23 @@ fn reference(robot: &Robot, q: &[f64], qd: &[f64], qdd: &[f64], gravity: bool) -
         z.push(zi);
         w.push(wi);
         wd.push(wdi);
+        a.push(ai);
         ac.push(aci);
         c.push(ci);
-        r_prev = ri;
-        o_prev = oi;
-        w_prev = wi;
-        wd_prev = wdi;
-        a_prev = ai;
     }
     let mut tau = vec![0.0; n];
     let mut force = vec![[0.0; 3]; n];
     let mut moment = vec![[0.0; 3]; n];
-    let (mut f_next, mut n_next) = ([0.0; 3], [0.0; 3]);
+    // Force and moment about each pole that the bodies it carries need.
+    let mut f_children = vec![[0.0; 3]; n];
+    let mut n_children = vec![[0.0; 3]; n];
     for i in (0..n).rev() {
         let b = &robot.bodies[i];
         let fi_own = scale(b.mass, sub(ac[i], g));
-        let fi = add(fi_own, f_next);
+        let fi = add(fi_own, f_children[i]);
         let iw = mm(&mm(&rs[i], &b.inertia_com), &tr(&rs[i]));
-        let lever = if i + 1 < n {
-            sub(o[i + 1], o[i])
-        } else {
-            [0.0; 3]
-        };
         let ni = add(
-            add(n_next, cross(lever, f_next)),
+            n_children[i],
             add(
                 cross(c[i], fi_own),
                 add(mv(&iw, wd[i]), cross(w[i], mv(&iw, w[i]))),
@@ -169,16 +179,17 @@ fn reference(robot: &Robot, q: &[f64], qd: &[f64], qdd: &[f64], gravity: bool) -
         };
         force[i] = mv(&tr(&rs[i]), fi);
         moment[i] = mv(&tr(&rs[i]), ni);
-        f_next = fi;
-        n_next = ni;
+        if let Some(p) = b.parent {
+            f_children[p] = add(f_children[p], fi);
+            n_children[p] = add(n_children[p], add(ni, cross(sub(o[i], o[p]), fi)));
+        }
     }
-    let last = n - 1;
     Reference {
         tau,
         force,
         moment,
-        tool_rot: mm(&rs[last], &robot.tool_rotation),
-        tool_pos: add(o[last], mv(&rs[last], robot.bodies[last].next)),
+        rot: rs,
+        pole: o,
     }
 }
 
@@ -266,6 +277,9 @@ fn body(joint: JointKind, axis: V, next: V, mass: f64, com: V, inertia: V) -> Ro
         joint_name: String::new(),
         joint,
         axis,
+        // Set by `robot`, which strings the bodies into a chain.
+        parent: None,
+        origin: [0.0; 3],
         next,
         mass,
         com,
@@ -278,7 +292,12 @@ fn body(joint: JointKind, axis: V, next: V, mass: f64, com: V, inertia: V) -> Ro
     }
 }
 
-fn robot(bodies: Vec<RobotBody>) -> Robot {
+/// A serial chain of `bodies`: each carried by the one before, its pole at that one's `next`.
+fn robot(mut bodies: Vec<RobotBody>) -> Robot {
+    for i in 0..bodies.len() {
+        bodies[i].parent = i.checked_sub(1);
+        bodies[i].origin = if i == 0 { [0.0; 3] } else { bodies[i - 1].next };
+    }
     Robot {
         name: "test".into(),
         description: None,
@@ -287,6 +306,7 @@ fn robot(bodies: Vec<RobotBody>) -> Robot {
         base: [0.0; 3],
         tool_rotation: I3,
         bodies,
+        frames: Vec::new(),
         parameters: ParameterSet::Physical,
     }
 }
@@ -337,6 +357,7 @@ fn random_robot(rng: &mut Rng, n: usize, general_axes: bool) -> Robot {
         r.gravity = rng.vec(10.0);
     }
     r.base = rng.vec(0.5);
+    r.bodies[0].origin = r.base;
     r.tool_rotation = rot(rng.unit(), rng.range(-3.0, 3.0));
     r
 }
@@ -487,6 +508,7 @@ fn check_random(seed: u64, general_axes: bool) {
 
     let r = reference(&robot, &q, &qd, &qdd, true);
     close(&d.inverse_dynamics, &r.tau, TOL, &what("inverse dynamics"));
+    let (tool_rot, tool_pos) = r.tool(&robot);
     let rg = reference(&robot, &q, &zero, &zero, true);
     close(&d.gravity, &rg.tau, TOL, &what("gravity"));
     let rn = reference(&robot, &q, &qd, &zero, true);
@@ -495,11 +517,11 @@ fn check_random(seed: u64, general_axes: bool) {
     close(&d.mass_matrix, &m, TOL, &what("mass matrix"));
     close(
         &d.tool_rotation,
-        &r.tool_rot.concat(),
+        &tool_rot.concat(),
         TOL,
         &what("tool rotation"),
     );
-    close(&d.tool_position, &r.tool_pos, TOL, &what("tool position"));
+    close(&d.tool_position, &tool_pos, TOL, &what("tool position"));
     close(
         &d.static_force,
         &rg.force.concat(),
@@ -588,6 +610,159 @@ fn check_random(seed: u64, general_axes: bool) {
     let power: f64 = (0..n).map(|i| hg[i] * qd[i]).sum();
     let pscale: f64 = 1.0 + (0..n).map(|i| (hg[i] * qd[i]).abs()).sum::<f64>();
     assert!(power.abs() <= TOL * pscale, "{}", what("h_g power"));
+}
+
+// ---------------------------------------------------------------- random trees
+
+/// A random tree: the bodies of a random chain re-hung on random earlier bodies (or the
+/// base) at random poles, with random named frames.
+fn random_tree(rng: &mut Rng, n: usize) -> Robot {
+    let mut r = random_robot(rng, n, true);
+    for i in 0..n {
+        let parent = if i == 0 || rng.next() < 0.2 {
+            None
+        } else {
+            Some(rng.pick(i))
+        };
+        r.bodies[i].parent = parent;
+        r.bodies[i].origin = rng.vec(0.6);
+    }
+    // A tree has no tool point: frames instead, anywhere on any body.
+    for b in &mut r.bodies {
+        b.next = [0.0; 3];
+    }
+    r.frames = (0..1 + rng.pick(3))
+        .map(|k| Frame {
+            name: format!("frame {k}"),
+            body: rng.pick(n),
+            position: rng.vec(0.3),
+            rotation: rot(rng.unit(), rng.range(-3.0, 3.0)),
+        })
+        .collect();
+    r
+}
+
+fn check_random_tree(seed: u64) {
+    let mut rng = Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+    let n = 2 + rng.pick(8);
+    let robot = random_tree(&mut rng, n);
+    let q: Vec<f64> = (0..n).map(|_| rng.range(-2.0, 2.0)).collect();
+    let qd: Vec<f64> = (0..n).map(|_| rng.range(-2.0, 2.0)).collect();
+    let qdd: Vec<f64> = (0..n).map(|_| rng.range(-2.0, 2.0)).collect();
+    let zero = vec![0.0; n];
+    let d = eval(&robot, &q, &qd, &qdd, &zero);
+    let what = |s: &str| format!("tree seed {seed} n {n}: {s}");
+    // Random parents can make a chain, which keeps its tool; a tree has none.
+    assert_eq!(
+        d.tool_position.is_empty(),
+        !robot.is_chain(),
+        "{}",
+        what("tool")
+    );
+
+    let r = reference(&robot, &q, &qd, &qdd, true);
+    close(&d.inverse_dynamics, &r.tau, TOL, &what("inverse dynamics"));
+    let rg = reference(&robot, &q, &zero, &zero, true);
+    close(&d.gravity, &rg.tau, TOL, &what("gravity"));
+    close(
+        &d.static_force,
+        &rg.force.concat(),
+        TOL,
+        &what("static force"),
+    );
+    close(
+        &d.static_moment,
+        &rg.moment.concat(),
+        TOL,
+        &what("static moment"),
+    );
+    let rn = reference(&robot, &q, &qd, &zero, true);
+    close(&d.nonlinear_effects, &rn.tau, TOL, &what("nle"));
+    let m = reference_mass_matrix(&robot, &q);
+    close(&d.mass_matrix, &m, TOL, &what("mass matrix"));
+    // Entries of bodies on different branches are exact zeros.
+    let topo = robot.topology();
+    for k in 0..n {
+        for j in 0..n {
+            if !topo.related(k, j) {
+                assert_eq!(d.mass_matrix[k * n + j], 0.0, "{}", what("branch zero"));
+            }
+        }
+    }
+
+    // Forward ∘ inverse round trip through the leaf-first factorisation.
+    let tau: Vec<f64> = (0..n).map(|_| rng.range(-5.0, 5.0)).collect();
+    let f = eval(&robot, &q, &qd, &zero, &tau);
+    let back = eval(&robot, &q, &qd, &f.forward_dynamics, &zero);
+    close(
+        &back.inverse_dynamics,
+        &tau,
+        1e-9,
+        &what("forward dynamics"),
+    );
+
+    // Frames: pose against the reference, Jacobian against central differences.
+    let h = 1e-5;
+    for (k, fr) in robot.frames.iter().enumerate() {
+        let (rot_ref, pos_ref) = r.pose(fr.body, fr.position, &fr.rotation);
+        let got = &d.frames[k];
+        close(
+            &got.rotation,
+            &rot_ref.concat(),
+            TOL,
+            &what("frame rotation"),
+        );
+        close(&got.position, &pos_ref, TOL, &what("frame position"));
+        for j in 0..n {
+            let mut qp = q.clone();
+            let mut qm = q.clone();
+            qp[j] += h;
+            qm[j] -= h;
+            let rp = reference(&robot, &qp, &zero, &zero, false).pose(
+                fr.body,
+                fr.position,
+                &fr.rotation,
+            );
+            let rm = reference(&robot, &qm, &zero, &zero, false).pose(
+                fr.body,
+                fr.position,
+                &fr.rotation,
+            );
+            let lin: Vec<f64> = (0..3).map(|c| (rp.1[c] - rm.1[c]) / (2.0 * h)).collect();
+            let a = |x: usize, y: usize| (0..3).map(|c| rp.0[x][c] * rm.0[y][c]).sum::<f64>();
+            let ang = [
+                (a(2, 1) - a(1, 2)) / (4.0 * h),
+                (a(0, 2) - a(2, 0)) / (4.0 * h),
+                (a(1, 0) - a(0, 1)) / (4.0 * h),
+            ];
+            let col: Vec<f64> = (0..6).map(|row| got.jacobian[row * n + j]).collect();
+            let fd: Vec<f64> = lin.iter().chain(ang.iter()).copied().collect();
+            close(
+                &col,
+                &fd,
+                1e-7,
+                &what(&format!("frame {k} jacobian column {j}")),
+            );
+        }
+    }
+
+    // The split (Statement 3 holds for regular-numbered trees) with exact dM/dq.
+    let (hc, ho, hg) = split(&robot, &q, &qd);
+    let c: Vec<f64> = (0..n).map(|i| hc[i] + ho[i] + hg[i]).collect();
+    let cqd: Vec<f64> = (0..n)
+        .map(|i| d.nonlinear_effects[i] - d.gravity[i])
+        .collect();
+    close(&c, &cqd, TOL, &what("h_c + h_o + h_g"));
+    let power: f64 = (0..n).map(|i| hg[i] * qd[i]).sum();
+    let pscale: f64 = 1.0 + (0..n).map(|i| (hg[i] * qd[i]).abs()).sum::<f64>();
+    assert!(power.abs() <= TOL * pscale, "{}", what("h_g power"));
+}
+
+#[test]
+fn random_trees() {
+    for seed in 0..60 {
+        check_random_tree(seed);
+    }
 }
 
 #[test]

@@ -471,28 +471,191 @@ fn rejects_method_form_with_inertia_about_com() {
     );
 }
 
-#[test]
-fn rejects_parent_not_previous() {
-    let text = "name = \"r\"\n[[body]]\nname = \"a\"\njoint = \"revolute\"\naxis = \"z\"\nmass = 1.0\n\
-                [[body]]\nname = \"b\"\nparent = \"base\"\njoint = \"revolute\"\naxis = \"z\"\nmass = 1.0\n";
-    rejects(
-        text,
-        9,
-        10,
-        "body[2].parent",
-        "expected the previous body \"a\"",
-    );
+/// A one-body spec with a `[base]` table holding `base` (the table must follow the top-level
+/// keys).
+fn with_base(base: &str) -> String {
+    format!(
+        "name = \"r\"\n[base]\n{base}[[body]]\njoint = \"revolute\"\naxis = \"z\"\nmass = 1.0\n"
+    )
+}
+
+/// Two bodies `a` (with `next`) and `b` whose extra keys are `extra_b`.
+fn two_bodies(extra_b: &str) -> String {
+    format!(
+        "name = \"r\"\n[[body]]\nname = \"a\"\njoint = \"revolute\"\naxis = \"z\"\nmass = 1.0\n\
+         next = [0.0, 0.0, 0.5]\n[[body]]\nname = \"b\"\njoint = \"revolute\"\naxis = \"x\"\n\
+         mass = 1.0\n{extra_b}"
+    )
 }
 
 #[test]
-fn rejects_parent_of_first_body() {
+fn rejects_parent_listed_later_or_unknown() {
+    let text = "name = \"r\"\n[[body]]\nname = \"a\"\nparent = \"b\"\njoint = \"revolute\"\n\
+                axis = \"z\"\nmass = 1.0\n[[body]]\nname = \"b\"\njoint = \"revolute\"\naxis = \"z\"\n\
+                mass = 1.0\n";
+    rejects(text, 4, 10, "body[1].parent", "listed before this one");
     rejects(
         &one_body("parent = \"world\"\n"),
         6,
         10,
         "body[1].parent",
-        "expected no `parent`",
+        "no body named \"world\"",
     );
+}
+
+#[test]
+fn rejects_body_carrying_itself() {
+    rejects(
+        &two_bodies("parent = \"b\"\n"),
+        13,
+        10,
+        "body[2].parent",
+        "cannot carry itself",
+    );
+}
+
+#[test]
+fn a_body_named_base_takes_the_name() {
+    // Older specs call their first body "base": `parent = "base"` then names that body.
+    let text = "name = \"r\"\n[[body]]\nname = \"base\"\njoint = \"revolute\"\naxis = \"z\"\n\
+                mass = 1.0\n[[body]]\nname = \"b\"\nparent = \"base\"\njoint = \"revolute\"\n\
+                axis = \"x\"\nmass = 1.0\n";
+    let r = parse(text);
+    assert_eq!(r.bodies[1].parent, Some(0));
+    assert!(r.is_chain());
+}
+
+#[test]
+fn rejects_tool_on_a_tree() {
+    let text = format!(
+        "{}[tool]\nrpy = [0.0, 0.0, 1.0]\n",
+        two_bodies("parent = \"base\"\n")
+    );
+    rejects(&text, 14, 1, "tool", "declare [[frame]]s on the bodies");
+}
+
+#[test]
+fn rejects_next_on_a_tree_leaf() {
+    // With b on the base, a carries nothing and its `next` is a dangling tool point.
+    let text = two_bodies("parent = \"base\"\n");
+    rejects(&text, 7, 8, "body[1].next", "declare a [[frame]]");
+}
+
+#[test]
+fn rejects_unsupported_base_motion() {
+    rejects(
+        &with_base("motion = \"floating\"\n"),
+        3,
+        10,
+        "base.motion",
+        "not supported yet",
+    );
+    rejects(
+        &with_base("motion = \"wobbly\"\n"),
+        3,
+        10,
+        "base.motion",
+        "unknown base motion",
+    );
+    rejects(
+        &with_base("height = 1.0\n"),
+        3,
+        1,
+        "base.height",
+        "unknown key",
+    );
+}
+
+#[test]
+fn rejects_bad_frames() {
+    let frame = |body: &str, extra: &str| {
+        format!(
+            "{}[[frame]]\nname = \"tip.0\"\nbody = \"{body}\"\n{extra}",
+            one_body("name = \"arm\"\n")
+        )
+    };
+    rejects(
+        &frame("hand", ""),
+        9,
+        8,
+        "frame[1].body",
+        "no body named \"hand\"",
+    );
+    rejects(
+        &frame("arm", "rpy = [0.0, 0.0, 0.0]\nrotation = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]\n"),
+        10,
+        7,
+        "frame[1].rpy",
+        "not both",
+    );
+    rejects(
+        &frame(
+            "arm",
+            "rotation = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 1.0, 1.0]]\n",
+        ),
+        10,
+        12,
+        "frame[1].rotation",
+        "orthonormal",
+    );
+    let twice = format!(
+        "{}[[frame]]\nname = \"tip_0\"\nbody = \"arm\"\n",
+        frame("arm", "")
+    );
+    rejects(&twice, 11, 8, "frame[2].name", "same function names");
+}
+
+#[test]
+fn tree_topology_origins_and_method_form() {
+    // Body b on the base at an explicit origin, body c on a at a's `next` by default.
+    let text = "name = \"r\"\n[base]\nposition = [0.0, 0.0, 0.1]\n\
+                [[body]]\nname = \"a\"\njoint = \"revolute\"\naxis = \"z\"\nmass = 2.0\n\
+                next = [0.0, 0.0, 0.5]\n\
+                [[body]]\nname = \"b\"\nparent = \"base\"\norigin = [1.0, 0.0, 0.0]\n\
+                joint = \"revolute\"\naxis = \"x\"\nmass = 1.0\n\
+                [[body]]\nname = \"c\"\nparent = \"a\"\njoint = \"prismatic\"\naxis = \"z\"\n\
+                mass = 3.0\n";
+    let r = parse(text);
+    assert!(!r.is_chain());
+    assert_eq!(
+        r.bodies.iter().map(|b| b.parent).collect::<Vec<_>>(),
+        vec![None, None, Some(0)]
+    );
+    assert_eq!(r.bodies[0].origin, [0.0, 0.0, 0.1]);
+    assert_eq!(r.bodies[1].origin, [1.0, 0.0, 0.0]);
+    assert_eq!(r.bodies[2].origin, [0.0, 0.0, 0.5]);
+    let topo = r.topology();
+    assert_eq!(topo.roots(), vec![0, 1]);
+    assert_eq!(topo.children(0), &[2]);
+    assert!(topo.related(0, 2) && !topo.related(1, 2));
+    // Method form on a: b a = m_oa com_a + m_c origin_c, so b = 3 * 0.5 gives com_a = 0.
+    let method = text.replace(
+        "mass = 2.0\nnext",
+        "mass = 2.0\nb = 1.5\na = \"z\"\ninertia = { ixx = 0.1, iyy = 0.1, izz = 0.1, about = \"pole\" }\nnext",
+    );
+    let m = parse(&method);
+    for x in m.bodies[0].com {
+        assert!(x.abs() < 1e-15, "com {:?}", m.bodies[0].com);
+    }
+    let p = MethodParams::from_robot(&r);
+    assert_relative_eq!(p.bodies[0].m, 5.0);
+    assert_relative_eq!(p.bodies[0].b_a[2], 1.5);
+    // The writer round-trips trees, origins and frames.
+    let with_frame =
+        format!("{text}[[frame]]\nname = \"c tip\"\nbody = \"c\"\nposition = [0.0, 0.0, 0.2]\n");
+    let r = parse(&with_frame);
+    assert_eq!(parse(&to_toml(&r)), r);
+    assert_eq!(r.frames[0].ident(), "c_tip");
+}
+
+#[test]
+fn base_table_is_the_base_key() {
+    let a = parse(&format!("base = [0.1, 0.2, 0.3]\n{}", one_body("")));
+    let b = parse(&with_base(
+        "position = [0.1, 0.2, 0.3]\nmotion = \"fixed\"\n",
+    ));
+    assert_eq!(a, b);
+    assert_eq!(a.bodies[0].origin, [0.1, 0.2, 0.3]);
 }
 
 #[test]

@@ -12,7 +12,13 @@ use serde::Deserialize;
 pub mod generated {
     //! Generated Rust modules (`generated::NAME`), FFI declarations of the generated C, and the
     //! registries [`ROBOTS`], [`FLOAT_C`] and [`HEADER_ONLY_C`] (written by `build.rs`).
-    use super::{CRobot, GeneratedRobot, ViaTrait};
+    // The tree adapters use these; a robots/ without trees leaves them unused.
+    #[allow(unused_imports)]
+    use super::{
+        flat_rows, output_lengths, CRobot, Evaluate, GeneratedRobot, GeneratedTree, State, ViaTrait,
+    };
+    #[allow(unused_imports)]
+    use quasidyn_codegen::FunctionKind;
     include!(concat!(env!("OUT_DIR"), "/generated.rs"));
 }
 
@@ -76,15 +82,16 @@ pub struct FixtureState {
     pub tau_fd: Vec<f64>,
     #[serde(default)]
     pub qdd_fd: Vec<f64>,
-    /// Chains only (empty for a tree).
+    /// The tool (chains only).
     #[serde(default)]
     pub tool_rotation: Vec<Vec<f64>>,
-    /// Chains only (empty for a tree).
     #[serde(default)]
     pub tool_position: Vec<f64>,
-    /// Chains only (empty for a tree).
     #[serde(default)]
     pub jacobian: Vec<Vec<f64>>,
+    /// Named frames, in the spec's order.
+    #[serde(default)]
+    pub frames: Vec<FixtureFrame>,
     #[serde(default)]
     pub kinetic_energy: Option<f64>,
     #[serde(default)]
@@ -97,22 +104,14 @@ pub struct FixtureState {
     pub coriolis: Vec<f64>,
     #[serde(default)]
     pub gyroscopic: Vec<f64>,
-    /// The spec's `[[frame]]`s, in spec order (absent when it has none).
-    #[serde(default)]
-    pub frames: Vec<FixtureFrame>,
 }
 
-/// Pose and Jacobian of one named frame in a fixture state (see tools/reference.py).
+/// A named frame of a fixture state: pose and Jacobian (6×N, `LOCAL_WORLD_ALIGNED`).
 #[derive(Debug, Deserialize)]
 pub struct FixtureFrame {
-    /// The frame's name as the spec writes it.
     pub name: String,
-    /// Rows of the rotation; columns are the frame axes in the base frame.
     pub rotation: Vec<Vec<f64>>,
-    /// Frame origin in the base frame.
     pub position: Vec<f64>,
-    /// 6 x N: rows 0-2 linear velocity of the frame origin, rows 3-5 angular velocity, base
-    /// frame.
     pub jacobian: Vec<Vec<f64>>,
 }
 
@@ -218,6 +217,9 @@ impl<D: Dynamics<N> + Sync, const N: usize> Evaluate for ViaTrait<D, N> {
                 let (f, t) = d.static_joint_reactions(&a(&x.q));
                 vec![flat_rows(&f), flat_rows(&t)]
             }
+            FunctionKind::FrameKinematics(_) | FunctionKind::FrameJacobian(_) => {
+                panic!("{kind:?}: named frames are free functions, not `Dynamics` methods")
+            }
         }
     }
 }
@@ -289,8 +291,8 @@ pub struct CRobot<T: 'static> {
 pub fn output_lengths(kind: FunctionKind, n: usize) -> Vec<usize> {
     match kind {
         FunctionKind::MassMatrix => vec![n * n],
-        FunctionKind::ForwardKinematics => vec![9, 3],
-        FunctionKind::Jacobian => vec![6 * n],
+        FunctionKind::ForwardKinematics | FunctionKind::FrameKinematics(_) => vec![9, 3],
+        FunctionKind::Jacobian | FunctionKind::FrameJacobian(_) => vec![6 * n],
         FunctionKind::StaticJointReactions => vec![3 * n, 3 * n],
         _ => vec![n],
     }
@@ -328,6 +330,9 @@ impl<T: Real> Evaluate for CRobot<T> {
                 FunctionKind::Coriolis => (self.coriolis)(q, qd, a),
                 FunctionKind::Gyroscopic => (self.gyroscopic)(q, qd, a),
                 FunctionKind::StaticJointReactions => (self.static_joint_reactions)(q, a, b),
+                FunctionKind::FrameKinematics(_) | FunctionKind::FrameJacobian(_) => {
+                    panic!("{kind:?}: the chain registry has no named frames")
+                }
             }
         }
         let widen = |v: Vec<T>| v.into_iter().map(T::to_f64).collect::<Vec<f64>>();
@@ -336,6 +341,35 @@ impl<T: Real> Evaluate for CRobot<T> {
             out.push(widen(o1));
         }
         out
+    }
+}
+
+/// One tree robot of `robots/` (no tool, so no `Dynamics` impl), generated and compiled by
+/// `build.rs`, with its functions (named frames included) behind [`Evaluate`].
+pub struct GeneratedTree {
+    /// Spec file stem (`robots/<stem>.toml`, `tests/fixtures/<stem>.json`).
+    pub stem: &'static str,
+    /// Module / C prefix name.
+    pub name: &'static str,
+    /// Number of joints.
+    pub dof: usize,
+    /// Named frames, in order (`FrameKinematics(k)` is frame `k`).
+    pub frames: &'static [&'static str],
+    /// Every generated function.
+    pub kinds: &'static [FunctionKind],
+    /// The generated Rust.
+    pub rust: &'static dyn Evaluate,
+    /// The generated C (double precision), through FFI.
+    pub c: &'static dyn Evaluate,
+}
+
+impl GeneratedTree {
+    /// The parsed spec.
+    pub fn spec(&self) -> Robot {
+        let path = workspace_root()
+            .join("robots")
+            .join(format!("{}.toml", self.stem));
+        quasidyn_codegen::load_spec(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
     }
 }
 
@@ -394,6 +428,9 @@ pub fn reference_call(model: &dyn ReferenceModel, kind: FunctionKind, x: &State)
         FunctionKind::StaticJointReactions => {
             let (f, t) = out.split_at_mut(1);
             model.static_joint_reactions(&x.q, &mut f[0], &mut t[0]);
+        }
+        FunctionKind::FrameKinematics(_) | FunctionKind::FrameJacobian(_) => {
+            panic!("{kind:?}: the chain reference models have no named frames")
         }
     }
     out
@@ -562,6 +599,11 @@ pub fn fixture_outputs(s: &FixtureState, kind: FunctionKind) -> Vec<Vec<f64>> {
         FunctionKind::StaticJointReactions => {
             vec![flat(&s.static_force), flat(&s.static_moment)]
         }
+        FunctionKind::FrameKinematics(k) => {
+            let f = &s.frames[usize::from(k)];
+            vec![flat(&f.rotation), f.position.clone()]
+        }
+        FunctionKind::FrameJacobian(k) => vec![flat(&s.frames[usize::from(k)].jacobian)],
     }
 }
 

@@ -185,16 +185,22 @@ pub(crate) enum Weight {
     BodyRows,
 }
 
-/// `(ba)_j = h_j + m_{j+1} d_j`.
+/// `(ba)_j = h_j + Σ_c m_c o_c` over the bodies `c` that `j` carries (for a chain
+/// `h_j + m_{j+1} d_j`).
 pub(crate) fn mass_distribution<A: Algebra>(
     cx: &mut Cx<'_, A>,
+    robot: &Robot,
     par: &Params<A::E>,
     poles: &Poles<A::E>,
 ) -> Vec<V3<A::E>> {
+    let topo = robot.topology();
     (0..par.body.len())
         .map(|j| {
-            let md = cx.scale(par.msub[j + 1], &poles.d[j]);
-            let ba = cx.vadd(&par.body[j].h, &md);
+            let mut ba = par.body[j].h;
+            for &c in topo.children(j) {
+                let md = cx.scale(par.msub[c], &poles.o[c]);
+                ba = cx.vadd(&ba, &md);
+            }
             cx.label3(&ba, || format!("ba{}", j + 1));
             ba
         })
@@ -221,6 +227,10 @@ pub(crate) fn gravity_in_bodies<A: Algebra>(
 
 /// One pass of the recursion for joint velocities `qd` and accelerations `qdd` (known zeros
 /// fold away), including the weight as `weight` says. `forces` also returns `F_j` for every body.
+///
+/// Bodies are visited parents first outwards and children first inwards, so the same code
+/// serves chains and trees: a body's motion comes from its carrier, and its moment collects
+/// the contributions of every body it carries.
 pub(crate) fn newton_euler<A: Algebra>(
     cx: &mut Cx<'_, A>,
     robot: &Robot,
@@ -231,6 +241,8 @@ pub(crate) fn newton_euler<A: Algebra>(
     forces: bool,
 ) -> Pass<A::E> {
     let n = robot.dof();
+    let topo = robot.topology();
+    let chain = robot.is_chain();
     let axis = |j: usize| k3::<A::E>(robot.bodies[j].axis);
     let prismatic = |j: usize| robot.bodies[j].joint == JointKind::Prismatic;
     // Relative acceleration of a slide along `axis_{j}` seen from a frame turning at `w`:
@@ -246,24 +258,31 @@ pub(crate) fn newton_euler<A: Algebra>(
 
     let mut acc: Vec<Accel<A::E>> = Vec::with_capacity(n);
     let mut big_a: Vec<V3<A::E>> = Vec::with_capacity(n);
-    let mut w_inc: Vec<V3<A::E>> = Vec::with_capacity(n);
-    let (mut w_prev, mut wd_prev) = (zero3(), zero3());
-    // Gravity enters as an upward acceleration of the base: `A_j = Rot_jᵀ (A_{j-1} + W_{j-1})`
+    // `akin_j`: the kinematic part of `A_j` (with the weight when it enters at the base).
+    let mut a_kin: Vec<V3<A::E>> = Vec::with_capacity(n);
+    // `W_c = (O_p O_c)''` in frame `p` for every body `c` on a moving carrier `p`.
+    let mut w_inc: Vec<V3<A::E>> = vec![zero3(); n];
+    // Gravity enters as an upward acceleration of the base: `A_j = Rot_jᵀ (A_p + W_j)`
     // then carries the papers' `g ξ^y_j` with one elementary rotation per joint, and no absolute
     // orientation is needed.
-    let mut a_prev = if weight == Weight::BaseAcceleration {
+    let a_base = if weight == Weight::BaseAcceleration {
         k3(robot.gravity.map(|g| -g))
     } else {
         zero3()
     };
-    // The base does not move; only a prismatic first joint accelerates O_1.
-    let mut inc_prev = if prismatic(0) {
-        slide(cx, 0, &zero3())
-    } else {
-        zero3()
-    };
+    // The base does not move; only a prismatic joint on it accelerates the pole it carries.
+    for &r in &topo.roots() {
+        if prismatic(r) {
+            w_inc[r] = slide(cx, r, &zero3());
+        }
+    }
     for j in 0..n {
         let rot = &st.ori.local[j];
+        let parent = robot.bodies[j].parent;
+        let (w_prev, wd_prev, a_prev) = match parent {
+            Some(p) => (acc[p].w, acc[p].wd, a_kin[p]),
+            None => (zero3(), zero3(), a_base),
+        };
         let wt = cx.mat_t_vec(rot, &w_prev);
         let wdt = cx.mat_t_vec(rot, &wd_prev);
         let (w, wd) = if prismatic(j) {
@@ -281,7 +300,7 @@ pub(crate) fn newton_euler<A: Algebra>(
         };
         cx.label3(&w, || format!("w{}", j + 1));
         cx.label3(&wd, || format!("wd{}", j + 1));
-        let s = cx.vadd(&a_prev, &inc_prev);
+        let s = cx.vadd(&a_prev, &w_inc[j]);
         let akin = cx.mat_t_vec(rot, &s);
         let a = if weight == Weight::BodyRows {
             cx.vadd(&akin, &st.grav[j])
@@ -290,53 +309,58 @@ pub(crate) fn newton_euler<A: Algebra>(
         };
         cx.label3(&a, || format!("A{}", j + 1));
         let mut m = Accel::new(w, wd);
-        let inc = if j + 1 < n {
-            let mut inc = m.apply(cx, &st.poles.d[j]);
-            if prismatic(j + 1) {
-                let s = slide(cx, j + 1, &w);
+        for &c in topo.children(j) {
+            let mut inc = m.apply(cx, &st.poles.o[c]);
+            if prismatic(c) {
+                let s = slide(cx, c, &w);
                 inc = cx.vadd(&inc, &s);
             }
-            cx.label3(&inc, || format!("Omegadot_e{}", j + 1));
-            inc
-        } else {
-            zero3()
-        };
-        w_prev = w;
-        wd_prev = wd;
-        a_prev = akin;
-        inc_prev = inc;
+            if chain {
+                // The papers' `Ω̇_ej`: the second derivative of `L_j e_j` (body `j`, 1-based).
+                cx.label3(&inc, || format!("Omegadot_e{}", j + 1));
+            }
+            w_inc[c] = inc;
+        }
         acc.push(m);
         big_a.push(a);
-        w_inc.push(inc);
+        a_kin.push(akin);
     }
 
     let mut tau = vec![S::K(0.0); n];
     let mut force = vec![zero3(); n];
     let mut moment = vec![zero3(); n];
-    let (mut m_next, mut g_next) = (zero3(), zero3());
+    // `G_j` per body, read by its carrier.
+    let mut g_of = vec![zero3(); n];
     for j in (0..n).rev() {
         let body = &st.par.body[j];
-        let (mt, h) = if j + 1 < n {
-            let rot = &st.ori.local[j + 1];
-            let mt = cx.mat_vec(rot, &m_next);
-            let gt = cx.mat_vec(rot, &g_next);
-            let mw = cx.scale(st.par.msub[j + 1], &w_inc[j]);
-            (mt, cx.vadd(&mw, &gt))
-        } else {
-            (zero3(), zero3())
-        };
+        // Σ_c Rot_c M_c, and H_c = m_c W_c + Rot_c G_c per carried body.
+        let mut mt = zero3();
+        let mut hs: Vec<(usize, V3<A::E>)> = Vec::new();
+        for &c in topo.children(j) {
+            let rot = &st.ori.local[c];
+            let mtc = cx.mat_vec(rot, &moment[c]);
+            let gt = cx.mat_vec(rot, &g_of[c]);
+            let mw = cx.scale(st.par.msub[c], &w_inc[c]);
+            let h = cx.vadd(&mw, &gt);
+            mt = cx.vadd(&mt, &mtc);
+            hs.push((c, h));
+        }
         let kd = acc[j].euler(cx, body);
         cx.label3(&kd, || format!("E{}", j + 1));
         let ba_a = cx.cross(&st.ba[j], &big_a[j]);
         let mut mj = cx.vadd(&mt, &kd);
         mj = cx.vadd(&mj, &ba_a);
-        if !is_zero3(&h) {
-            let dh = cx.cross(&st.poles.d[j], &h);
-            mj = cx.vadd(&mj, &dh);
+        let mut h_sum = zero3();
+        for (c, h) in &hs {
+            if !is_zero3(h) {
+                let dh = cx.cross(&st.poles.o[*c], h);
+                mj = cx.vadd(&mj, &dh);
+            }
+            h_sum = cx.vadd(&h_sum, h);
         }
         cx.label3(&mj, || format!("M{}", j + 1));
         let th = acc[j].apply(cx, &body.h);
-        let gj = cx.vadd(&th, &h);
+        let gj = cx.vadd(&th, &h_sum);
         cx.label3(&gj, || format!("G{}", j + 1));
         let u = axis(j);
         if prismatic(j) || forces {
@@ -351,8 +375,7 @@ pub(crate) fn newton_euler<A: Algebra>(
             cx.dot(&u, &mj)
         };
         moment[j] = mj;
-        m_next = mj;
-        g_next = gj;
+        g_of[j] = gj;
     }
     Pass { tau, force, moment }
 }

@@ -1,4 +1,4 @@
-//! Poles, tool pose and the geometric Jacobian.
+//! Poles, frame poses and geometric Jacobians.
 
 use super::orientation::Orientation;
 use super::scalar::{k3, k33, Cx, M3, S, V3};
@@ -7,92 +7,111 @@ use crate::model::{JointKind, Robot};
 
 /// Interpole vectors at the current `q`.
 pub(crate) struct Poles<E> {
-    /// `O_1` in the base frame: `base` (+ `q_1 axis_1` when joint 1 is prismatic).
-    pub d_base: V3<E>,
-    /// `O_j O_{j+1}` in frame `j`: `next_j` (+ `q_{j+1} axis_{j+1}` when joint `j+1` is
-    /// prismatic; frames `j` and `j+1` are then parallel). The last one reaches the tool point.
-    pub d: Vec<V3<E>>,
+    /// `O_p O_i` of every body `i` in its carrier's frame `p` (base frame for a body on the
+    /// base): `origin_i`, plus `q_i axis_i` when joint `i` is prismatic (the axis is the same
+    /// vector in both frames). For a chain, `o[i + 1]` is the papers' `L_i e_i`.
+    pub o: Vec<V3<E>>,
 }
 
-/// `next_j` plus the slide of a following prismatic joint.
+/// `origin_i` plus the slide of a prismatic joint `i`.
 pub(crate) fn poles<A: Algebra>(cx: &mut Cx<'_, A>, robot: &Robot) -> Poles<A::E> {
-    let slide = |cx: &mut Cx<'_, A>, j: usize, v: [f64; 3]| -> V3<A::E> {
-        let b = &robot.bodies[j];
-        let mut out = k3(v);
-        if b.joint == JointKind::Prismatic {
-            let q = S::X(cx.alg.q(j));
-            for (o, a) in out.iter_mut().zip(b.axis) {
-                let t = cx.mul(S::K(a), q);
-                *o = cx.add(*o, t);
+    let o = robot
+        .bodies
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let mut out = k3(b.origin);
+            if b.joint == JointKind::Prismatic {
+                let q = S::X(cx.alg.q(i));
+                for (o, a) in out.iter_mut().zip(b.axis) {
+                    let t = cx.mul(S::K(a), q);
+                    *o = cx.add(*o, t);
+                }
             }
-        }
-        out
-    };
-    let n = robot.dof();
-    let d_base = slide(cx, 0, robot.base);
-    let d = (0..n)
-        .map(|j| {
-            let next = robot.bodies[j].next;
-            if j + 1 < n {
-                slide(cx, j + 1, next)
-            } else {
-                k3(next)
-            }
+            out
         })
         .collect();
-    Poles { d_base, d }
+    Poles { o }
 }
 
-/// Tool pose and the lever arms `p - O_j` (base frame) the Jacobian needs.
-pub(crate) struct ToolPose<E> {
-    /// `R_N · tool_rotation` (columns = tool axes in the base).
+/// A point fixed on a body, and the frame there: what forward kinematics and a Jacobian are
+/// computed for (the chain's tool, or a named frame).
+pub(crate) struct Site {
+    /// Carrying body.
+    pub body: usize,
+    /// Point from the body's pole, body frame.
+    pub position: [f64; 3],
+    /// Orientation in the body frame (rows).
+    pub rotation: [[f64; 3]; 3],
+    /// Whether the lever arms get the papers' names `r{j}` (the chain's tool).
+    pub labelled: bool,
+}
+
+/// Pose of a site and the lever arms `p - O_j` (base frame) its Jacobian needs.
+pub(crate) struct SitePose<E> {
+    /// `R_b · rotation` (columns = the site's axes in the base).
     pub rotation: M3<E>,
-    /// Tool point `p` in the base.
+    /// The site point `p` in the base.
     pub position: V3<E>,
-    /// `p - O_j` in the base, per joint.
+    /// `p - O_j` in the base for the bodies `j` on the path from the base (zero elsewhere).
     pub arm: Vec<V3<E>>,
+    /// Bodies on the path from the base to the site's body, base side first.
+    pub path: Vec<usize>,
 }
 
-/// `p = O_1 + Σ_j R_j d_j`, accumulated from the tip so the suffix sums are the lever arms.
-pub(crate) fn tool_pose<A: Algebra>(
+/// `p = O_root + Σ_j R_p(j) o_j + R_b position` along the path, accumulated from the site so
+/// the partial sums are the lever arms.
+pub(crate) fn site_pose<A: Algebra>(
     cx: &mut Cx<'_, A>,
     robot: &Robot,
     ori: &Orientation<A::E>,
     poles: &Poles<A::E>,
-) -> ToolPose<A::E> {
+    site: &Site,
+) -> SitePose<A::E> {
     let n = robot.dof();
+    let topo = robot.topology();
+    let path = topo.path(site.body);
     let mut arm = vec![[S::K(0.0); 3]; n];
     let mut acc = [S::K(0.0); 3];
-    for j in (0..n).rev() {
-        let dj = cx.mat_vec(&ori.abs[j], &poles.d[j]);
+    // Body j's contribution is its vector to the next point on the path, in its own frame.
+    let mut step = k3(site.position);
+    for &j in path.iter().rev() {
+        let dj = cx.mat_vec(&ori.abs[j], &step);
         acc = cx.vadd(&acc, &dj);
-        cx.label3(&acc, || format!("r{}", j + 1));
+        if site.labelled {
+            cx.label3(&acc, || format!("r{}", j + 1));
+        }
         arm[j] = acc;
+        step = poles.o[j];
     }
-    let position = cx.vadd(&poles.d_base, &acc);
-    let (rotation, _) = cx.mat_mul(&ori.abs[n - 1], &k33(robot.tool_rotation));
-    ToolPose {
+    // `step` is now the root body's pole in the base frame.
+    let position = cx.vadd(&step, &acc);
+    let (rotation, _) = cx.mat_mul(&ori.abs[site.body], &k33(site.rotation));
+    SitePose {
         rotation,
         position,
         arm,
+        path,
     }
 }
 
-/// Geometric Jacobian, 6×N row-major: linear velocity of the tool point, then angular velocity.
+/// Geometric Jacobian of a site, 6×N row-major: linear velocity of the site point, then
+/// angular velocity; columns of joints off the path are exact zeros.
 pub(crate) fn jacobian<A: Algebra>(
     cx: &mut Cx<'_, A>,
     robot: &Robot,
     ori: &Orientation<A::E>,
-    tool: &ToolPose<A::E>,
+    site: &SitePose<A::E>,
 ) -> Vec<S<A::E>> {
     let n = robot.dof();
     let mut jac = vec![S::K(0.0); 6 * n];
-    for (j, b) in robot.bodies.iter().enumerate() {
+    for &j in &site.path {
+        let b = &robot.bodies[j];
         // The joint axis is fixed in frame j, so in the base it is R_j axis_j (a column of R_j
         // for a coordinate axis: no arithmetic).
         let axis = cx.mat_vec(&ori.abs[j], &k3(b.axis));
         let (lin, ang) = match b.joint {
-            JointKind::Revolute => (cx.cross(&axis, &tool.arm[j]), axis),
+            JointKind::Revolute => (cx.cross(&axis, &site.arm[j]), axis),
             JointKind::Prismatic => (axis, [S::K(0.0); 3]),
         };
         for r in 0..3 {

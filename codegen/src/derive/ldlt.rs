@@ -55,3 +55,60 @@ pub(crate) fn solve<A: Algebra>(
     }
     x
 }
+
+/// Solves `m x = b` for a tree's mass matrix by the factorisation `M = Lᵀ D L` taken from the
+/// leaves (Featherstone's LTDL): row `k` of `L` is nonzero only at the ancestors of `k`, so
+/// unlike a factorisation from the base there is no fill-in and no work on the zeros between
+/// branches. `parent[k]` is the carrier of body `k` (parents before children).
+pub(crate) fn solve_tree<A: Algebra>(
+    cx: &mut Cx<'_, A>,
+    m: &[Vec<S<A::E>>],
+    b: &[S<A::E>],
+    parent: &[Option<usize>],
+) -> Vec<S<A::E>> {
+    let n = b.len();
+    let ancestors = |k: usize| {
+        let mut out = Vec::new();
+        let mut at = parent[k];
+        while let Some(i) = at {
+            out.push(i);
+            at = parent[i];
+        }
+        out
+    };
+    // Lower triangle of H, overwritten by L (below the diagonal) and D (diagonal).
+    let mut h: Vec<Vec<S<A::E>>> = m.to_vec();
+    let mut dinv = vec![S::K(0.0); n];
+    for k in (0..n).rev() {
+        dinv[k] = cx.div(S::K(1.0), h[k][k]);
+        let anc = ancestors(k);
+        for (pos, &i) in anc.iter().enumerate() {
+            let a = cx.mul(h[k][i], dinv[k]);
+            // H_ij -= a H_kj for i and every ancestor j of i (j ≤ i on the path).
+            for &j in &anc[pos..] {
+                let p = cx.mul(a, h[k][j]);
+                h[i][j] = cx.sub(h[i][j], p);
+            }
+            h[k][i] = a;
+            cx.label(a, || format!("L{}_{}", k + 1, i + 1));
+        }
+    }
+    // Lᵀ y = b from the leaves, then x = D⁻¹ y - (L x) from the base.
+    let mut y = b.to_vec();
+    for i in (0..n).rev() {
+        for j in ancestors(i) {
+            let p = cx.mul(h[i][j], y[i]);
+            y[j] = cx.sub(y[j], p);
+        }
+    }
+    let mut x = vec![S::K(0.0); n];
+    for i in 0..n {
+        let mut v = cx.mul(y[i], dinv[i]);
+        for j in ancestors(i) {
+            let p = cx.mul(h[i][j], x[j]);
+            v = cx.sub(v, p);
+        }
+        x[i] = v;
+    }
+    x
+}

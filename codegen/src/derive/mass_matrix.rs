@@ -77,43 +77,56 @@ pub(crate) fn shift_sym<A: Algebra>(
 }
 
 /// Lower triangle of `H` (`out[k][j]`, `k ≥ j`), mirrored into a full symmetric matrix.
+/// Entries of two bodies neither of which carries the other are exact zeros, never computed.
 pub(crate) fn mass_matrix<A: Algebra>(
     cx: &mut Cx<'_, A>,
     robot: &Robot,
     st: &Statics<'_, A::E>,
 ) -> Vec<Vec<S<A::E>>> {
     let n = robot.dof();
+    let topo = robot.topology();
     let prismatic = |j: usize| robot.bodies[j].joint == JointKind::Prismatic;
-    // Composite first moments and inertias about each pole, frame j, from the tip.
+    // Composite first moments and inertias about each pole, frame j, from the leaves.
     let mut c: Vec<V3<A::E>> = vec![[S::K(0.0); 3]; n];
     let mut jc: Vec<Sym<A::E>> = vec![[[S::K(0.0); 3]; 3]; n];
     for j in (0..n).rev() {
         let body = &st.par.body[j];
-        if j + 1 < n {
-            let rot = &st.ori.local[j + 1];
-            // First moment of subsystem j+1 about O_{j+1} (frame j), then about O_j: the
-            // subsystem mass at d_j is already in (ba)_j.
-            let c1 = cx.mat_vec(rot, &c[j + 1]);
-            c[j] = cx.vadd(&st.ba[j], &c1);
-            let j1 = rotate_sym(cx, rot, &jc[j + 1]);
-            let j1 = shift_sym(cx, &j1, st.par.msub[j + 1], &c1, &st.poles.d[j]);
-            for a in 0..3 {
-                for b in a..3 {
-                    let v = cx.add(body.j[a][b], j1[a][b]);
-                    jc[j][a][b] = v;
-                    jc[j][b][a] = v;
-                }
-            }
-            cx.label3(&c[j], || format!("mc{}", j + 1));
-            for a in 0..3 {
-                for b in a..3 {
-                    let (la, lb) = (super::scalar::AXES[a], super::scalar::AXES[b]);
-                    cx.label(jc[j][a][b], || format!("Jc{}_{la}{lb}", j + 1));
-                }
-            }
-        } else {
+        let children = topo.children(j);
+        if children.is_empty() {
             c[j] = body.h;
             jc[j] = body.j;
+            continue;
+        }
+        // First moment of each carried subsystem about its pole (frame j), then about O_j:
+        // the subsystem masses at their poles are already in (ba)_j.
+        let c1: Vec<V3<A::E>> = children
+            .iter()
+            .map(|&k| cx.mat_vec(&st.ori.local[k], &c[k]))
+            .collect();
+        let mut cj = st.ba[j];
+        for v in &c1 {
+            cj = cx.vadd(&cj, v);
+        }
+        c[j] = cj;
+        let mut sum = body.j;
+        for (&k, c1k) in children.iter().zip(&c1) {
+            let j1 = rotate_sym(cx, &st.ori.local[k], &jc[k]);
+            let j1 = shift_sym(cx, &j1, st.par.msub[k], c1k, &st.poles.o[k]);
+            for a in 0..3 {
+                for b in a..3 {
+                    let v = cx.add(sum[a][b], j1[a][b]);
+                    sum[a][b] = v;
+                    sum[b][a] = v;
+                }
+            }
+        }
+        jc[j] = sum;
+        cx.label3(&c[j], || format!("mc{}", j + 1));
+        for a in 0..3 {
+            for b in a..3 {
+                let (la, lb) = (super::scalar::AXES[a], super::scalar::AXES[b]);
+                cx.label(jc[j][a][b], || format!("Jc{}_{la}{lb}", j + 1));
+            }
         }
     }
 
@@ -131,11 +144,14 @@ pub(crate) fn mass_matrix<A: Algebra>(
         } else {
             cx.dot(&u, &mo)
         };
-        for i in (0..j).rev() {
-            let rot = &st.ori.local[i + 1];
+        // Carried inwards along the path to the base: each carrier's entry is the projection
+        // on its axis.
+        let mut k = j;
+        while let Some(i) = topo.parent(k) {
+            let rot = &st.ori.local[k];
             f = cx.mat_vec(rot, &f);
             let m1 = cx.mat_vec(rot, &mo);
-            let df = cx.cross(&st.poles.d[i], &f);
+            let df = cx.cross(&st.poles.o[k], &f);
             mo = cx.vadd(&m1, &df);
             let ui = k3::<A::E>(robot.bodies[i].axis);
             h[j][i] = if prismatic(i) {
@@ -143,10 +159,13 @@ pub(crate) fn mass_matrix<A: Algebra>(
             } else {
                 cx.dot(&ui, &mo)
             };
+            k = i;
         }
         // Diagonal entries already carry the composite names (Jc, msub).
         for i in 0..j {
-            cx.label(h[j][i], || format!("H{}_{}", j + 1, i + 1));
+            if topo.in_subtree(i, j) {
+                cx.label(h[j][i], || format!("H{}_{}", j + 1, i + 1));
+            }
         }
     }
     for k in 0..n {

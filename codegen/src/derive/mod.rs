@@ -42,19 +42,33 @@ pub struct Derived<E> {
     pub mass_matrix: Vec<E>,
     /// `q̈ = M⁻¹ (τ - C q̇ - g)` (inputs `q`, `q̇`, `τ`), `N`.
     pub forward_dynamics: Vec<E>,
-    /// `R_N · tool_rotation`, `3×3` (columns = tool axes in the base frame).
+    /// `R_N · tool_rotation`, `3×3` (columns = tool axes in the base frame); empty for a
+    /// tree, which has no tool.
     pub tool_rotation: Vec<E>,
-    /// Tool point in the base frame, `3`.
+    /// Tool point in the base frame, `3`; empty for a tree.
     pub tool_position: Vec<E>,
     /// Geometric Jacobian, `6×N`: rows 0-2 linear velocity of the tool point, rows 3-5 angular
-    /// velocity, base frame.
+    /// velocity, base frame; empty for a tree.
     pub jacobian: Vec<E>,
+    /// Per named frame (in the robot's order): its pose and Jacobian, as for the tool.
+    pub frames: Vec<FrameKinematics<E>>,
     /// At rest: force on body `i` by body `i-1`, in body `i`'s axes, `N×3` (row `i` = body);
     /// empty with [`ParameterSet::Base`] (the base parameters do not determine it).
     pub static_force: Vec<E>,
     /// At rest: moment about the pole `O_i` on body `i` by body `i-1`, in body `i`'s axes,
     /// `N×3` (row `i` = body); empty with [`ParameterSet::Base`].
     pub static_moment: Vec<E>,
+}
+
+/// Forward kinematics and Jacobian of one named frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FrameKinematics<E> {
+    /// Frame rotation in the base frame, `3×3` row-major (columns = the frame's axes).
+    pub rotation: Vec<E>,
+    /// Frame origin in the base frame, `3`.
+    pub position: Vec<E>,
+    /// `6×N`: linear velocity of the frame origin, then angular velocity, base frame.
+    pub jacobian: Vec<E>,
 }
 
 /// Derives every quantity of [`Derived`] for `robot` on the algebra `alg`.
@@ -155,9 +169,34 @@ fn derive_inner<A: Algebra>(
     let par = params::params(cx, phys_src);
     let ori = orientation::orientation(cx, robot);
     let poles = kinematics::poles(cx, robot);
-    let tool = kinematics::tool_pose(cx, robot, &ori, &poles);
-    let jac = kinematics::jacobian(cx, robot, &ori, &tool);
-    let ba = dynamics::mass_distribution(cx, &par, &poles);
+    let chain = robot.is_chain();
+    let tool = chain.then(|| {
+        let site = kinematics::Site {
+            body: n - 1,
+            position: robot.bodies[n - 1].next,
+            rotation: robot.tool_rotation,
+            labelled: true,
+        };
+        let pose = kinematics::site_pose(cx, robot, &ori, &poles, &site);
+        let jac = kinematics::jacobian(cx, robot, &ori, &pose);
+        (pose, jac)
+    });
+    let frames: Vec<_> = robot
+        .frames
+        .iter()
+        .map(|f| {
+            let site = kinematics::Site {
+                body: f.body,
+                position: f.position,
+                rotation: f.rotation,
+                labelled: false,
+            };
+            let pose = kinematics::site_pose(cx, robot, &ori, &poles, &site);
+            let jac = kinematics::jacobian(cx, robot, &ori, &pose);
+            (pose, jac)
+        })
+        .collect();
+    let ba = dynamics::mass_distribution(cx, robot, &par, &poles);
     let grav = dynamics::gravity_in_bodies(cx, robot, &ori);
     let st = dynamics::Statics {
         par: &par,
@@ -187,7 +226,7 @@ fn derive_inner<A: Algebra>(
         } else {
             params::regroup(cx, robot, &par, &poles)
         };
-        reg_ba = dynamics::mass_distribution(cx, &reg_par, &poles);
+        reg_ba = dynamics::mass_distribution(cx, robot, &reg_par, &poles);
         reg_st = dynamics::Statics {
             par: &reg_par,
             ba: &reg_ba,
@@ -220,7 +259,12 @@ fn derive_inner<A: Algebra>(
             cx.sub(t, nle.tau[j])
         })
         .collect();
-    let fd = ldlt::solve(cx, &m, &rhs);
+    let fd = if chain {
+        ldlt::solve(cx, &m, &rhs)
+    } else {
+        let parent: Vec<Option<usize>> = robot.bodies.iter().map(|b| b.parent).collect();
+        ldlt::solve_tree(cx, &m, &rhs, &parent)
+    };
 
     let mut out = |v: &[S<A::E>]| -> Vec<A::E> { v.iter().map(|&s| cx.e(s)).collect() };
     let flat = |rows: &[[S<A::E>; 3]]| -> Vec<S<A::E>> { rows.iter().flatten().copied().collect() };
@@ -232,9 +276,19 @@ fn derive_inner<A: Algebra>(
         nonlinear_effects: out(&nle.tau),
         mass_matrix: out(&mflat),
         forward_dynamics: out(&fd),
-        tool_rotation: out(&flat(&tool.rotation)),
-        tool_position: out(&tool.position),
-        jacobian: out(&jac),
+        tool_rotation: tool
+            .as_ref()
+            .map_or(Vec::new(), |t| out(&flat(&t.0.rotation))),
+        tool_position: tool.as_ref().map_or(Vec::new(), |t| out(&t.0.position)),
+        jacobian: tool.as_ref().map_or(Vec::new(), |t| out(&t.1)),
+        frames: frames
+            .iter()
+            .map(|(pose, jac)| FrameKinematics {
+                rotation: out(&flat(&pose.rotation)),
+                position: out(&pose.position),
+                jacobian: out(jac),
+            })
+            .collect(),
         static_force: if base {
             Vec::new()
         } else {

@@ -52,15 +52,22 @@ pub(crate) fn orientation<A: Algebra>(cx: &mut Cx<'_, A>, robot: &Robot) -> Orie
     let n = robot.dof();
     let mut local = Vec::with_capacity(n);
     let mut abs: Vec<M3<A::E>> = Vec::with_capacity(n);
-    // For each revolute joint: first joint of its run of equal axes, and the run's angle mask.
+    // For each revolute joint: first joint of its run of equal axes along the path from the
+    // base, and the run's angle mask.
     let mut run: Vec<(usize, u64)> = Vec::with_capacity(n);
-    let mut last_revolute: Option<usize> = None;
+    // Nearest revolute joint at or before each body on its path from the base.
+    let mut last_revolute: Vec<Option<usize>> = Vec::with_capacity(n);
     for (j, b) in robot.bodies.iter().enumerate() {
+        let before = b.parent.and_then(|p| last_revolute[p]);
         match b.joint {
             JointKind::Prismatic => {
                 local.push(k33(IDENTITY));
                 run.push((j, 0));
-                let r = if j == 0 { k33(IDENTITY) } else { abs[j - 1] };
+                last_revolute.push(before);
+                let r = match b.parent {
+                    None => k33(IDENTITY),
+                    Some(p) => abs[p],
+                };
                 abs.push(r);
             }
             JointKind::Revolute => {
@@ -68,12 +75,12 @@ pub(crate) fn orientation<A: Algebra>(cx: &mut Cx<'_, A>, robot: &Robot) -> Orie
                 let s = S::X(cx.alg.sin(j));
                 let rot = rodrigues(cx, b.axis, c, s);
                 local.push(rot);
-                let (start, mask) = match last_revolute {
+                let (start, mask) = match before {
                     Some(p) if robot.bodies[p].axis == b.axis => (run[p].0, run[p].1 | (1 << j)),
                     _ => (j, 1u64 << j),
                 };
                 run.push((start, mask));
-                last_revolute = Some(j);
+                last_revolute.push(Some(j));
                 let step = if mask == 1 << j {
                     rot
                 } else {
@@ -81,22 +88,24 @@ pub(crate) fn orientation<A: Algebra>(cx: &mut Cx<'_, A>, robot: &Robot) -> Orie
                     let s = S::X(cx.alg.sin_sum(mask));
                     rodrigues(cx, b.axis, c, s)
                 };
-                let r = if start == 0 {
-                    step
-                } else {
-                    let (r, arith) = cx.mat_mul(&abs[start - 1], &step);
-                    // Name only the DCs that needed arithmetic (the papers substitute the
-                    // simple ones by value): `x^y_5` = x_5 · y.
-                    for (rr, (row, flags)) in r.iter().zip(arith.iter()).enumerate() {
-                        for col in 0..3 {
-                            if flags[col] {
-                                cx.label(row[col], || {
-                                    format!("{}^{}_{}", AXES[col], AXES[rr], j + 1)
-                                });
+                // The orientation the run starts from: that of the start's carrier.
+                let r = match robot.bodies[start].parent {
+                    None => step,
+                    Some(p) => {
+                        let (r, arith) = cx.mat_mul(&abs[p], &step);
+                        // Name only the DCs that needed arithmetic (the papers substitute the
+                        // simple ones by value): `x^y_5` = x_5 · y.
+                        for (rr, (row, flags)) in r.iter().zip(arith.iter()).enumerate() {
+                            for col in 0..3 {
+                                if flags[col] {
+                                    cx.label(row[col], || {
+                                        format!("{}^{}_{}", AXES[col], AXES[rr], j + 1)
+                                    });
+                                }
                             }
                         }
+                        r
                     }
-                    r
                 };
                 abs.push(r);
             }

@@ -24,11 +24,11 @@ pub(crate) struct BodyParams<E> {
     pub jdiff: V3<E>,
 }
 
-/// Parameters of the whole chain.
+/// Parameters of the whole robot.
 pub(crate) struct Params<E> {
     /// Per body.
     pub body: Vec<BodyParams<E>>,
-    /// Subsystem masses `m_i`, with `m_{N+1} = 0` appended.
+    /// Subsystem masses `m_i` (body `i` and everything it carries).
     pub msub: Vec<S<E>>,
 }
 
@@ -101,7 +101,7 @@ pub(crate) fn params<A: Algebra>(cx: &mut Cx<'_, A>, robot: &Robot) -> Params<A:
         }
         body.push(body_params(cx, n, m, h, j));
     }
-    chain(cx, body)
+    subsystems(cx, robot, body)
 }
 
 /// A body's parameters with its gyroscopic coefficients.
@@ -128,13 +128,23 @@ fn body_params<A: Algebra>(
     BodyParams { m, h, j, jdiff }
 }
 
-/// The chain from its bodies: appends the subsystem masses.
-fn chain<A: Algebra>(cx: &mut Cx<'_, A>, body: Vec<BodyParams<A::E>>) -> Params<A::E> {
+/// The robot's parameters from its bodies: adds the subsystem masses, each body's mass plus
+/// those of the subsystems it carries.
+fn subsystems<A: Algebra>(
+    cx: &mut Cx<'_, A>,
+    robot: &Robot,
+    body: Vec<BodyParams<A::E>>,
+) -> Params<A::E> {
+    let topo = robot.topology();
     let nb = body.len();
-    let mut msub = vec![S::K(0.0); nb + 1];
+    let mut msub = vec![S::K(0.0); nb];
     for i in (0..nb).rev() {
-        msub[i] = cx.add(body[i].m, msub[i + 1]);
-        if !msub[i + 1].is_zero() {
+        let mut m = body[i].m;
+        for &c in topo.children(i) {
+            m = cx.add(m, msub[c]);
+        }
+        msub[i] = m;
+        if topo.children(i).iter().any(|&c| !msub[c].is_zero()) {
             cx.label(msub[i], || format!("msub{}", i + 1));
         }
     }
@@ -147,7 +157,7 @@ fn coordinate_axis(u: [f64; 3]) -> Option<usize> {
 }
 
 /// Base-parameter regrouping: parameters that joint-space dynamics cannot tell apart from
-/// parameters of the previous body are moved there, exactly.
+/// parameters of the carrier are moved there, exactly.
 ///
 /// The dynamics are linear in each body's `(m, h, J)`, so a body's parameters may be split into
 /// parts. For a revolute joint `j` about `u` the part `(m_j, (u·h_j) u, λ (I - u uᵀ))` (mass
@@ -176,8 +186,8 @@ pub(crate) fn regroup<A: Algebra>(
         let b = &robot.bodies[k];
         match b.joint {
             JointKind::Prismatic => {
-                if k > 0 {
-                    j[k - 1] = sym_add(cx, &j[k - 1], &j[k]);
+                if let Some(p) = b.parent {
+                    j[p] = sym_add(cx, &j[p], &j[k]);
                 }
                 j[k] = k33([[0.0; 3]; 3]);
             }
@@ -210,14 +220,14 @@ pub(crate) fn regroup<A: Algebra>(
                     j[k][other][other] = cx.sub(j[k][other][other], lam);
                     j[k][zeroed][zeroed] = S::K(0.0);
                 }
-                if k > 0 {
-                    let d = poles.d[k - 1];
+                if let Some(p) = b.parent {
+                    let d = poles.o[k];
                     let moved = shift_sym(cx, &sym, m[k], &hpar, &d);
-                    j[k - 1] = sym_add(cx, &j[k - 1], &moved);
+                    j[p] = sym_add(cx, &j[p], &moved);
                     let md = cx.scale(m[k], &d);
                     let hm = cx.vadd(&md, &hpar);
-                    h[k - 1] = cx.vadd(&h[k - 1], &hm);
-                    m[k - 1] = cx.add(m[k - 1], m[k]);
+                    h[p] = cx.vadd(&h[p], &hm);
+                    m[p] = cx.add(m[p], m[k]);
                 }
                 h[k] = hperp;
                 m[k] = S::K(0.0);
@@ -227,7 +237,7 @@ pub(crate) fn regroup<A: Algebra>(
     let body = (0..n)
         .map(|k| body_params(cx, k + 1, m[k], h[k], j[k]))
         .collect();
-    chain(cx, body)
+    subsystems(cx, robot, body)
 }
 
 /// `a + b` for symmetric matrices, upper triangle mirrored.
@@ -289,7 +299,7 @@ pub(crate) fn base_params<A: Algebra>(
             body_params(cx, k + 1, m, h, jj)
         })
         .collect();
-    chain(cx, body)
+    subsystems(cx, robot, body)
 }
 
 /// One named regrouped entry at the spec values.

@@ -74,6 +74,25 @@ impl Lang for CLang<'_> {
     }
 }
 
+/// A C string literal holding `s`: printable ASCII as is (with `\\`, `\"` and `\?` escaped,
+/// the last so no trigraph forms), every other byte as a three-digit octal escape.
+fn c_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for b in s.bytes() {
+        match b {
+            b'\\' => out.push_str("\\\\"),
+            b'"' => out.push_str("\\\""),
+            b'?' => out.push_str("\\?"),
+            0x20..=0x7e => out.push(char::from(b)),
+            _ => {
+                let _ = write!(out, "\\{b:03o}");
+            }
+        }
+    }
+    out.push('"');
+    out
+}
+
 /// Keeps free text from closing a C comment.
 fn comment_safe(s: &str) -> String {
     s.replace("*/", "* /").replace('\n', " ")
@@ -121,6 +140,33 @@ pub fn emit_c(module: &Module, opts: &COptions) -> Result<CFiles, EmitError> {
     }
     let _ = writeln!(h, "#ifdef __cplusplus\nextern \"C\" {{\n#endif\n");
     let _ = writeln!(h, "/** Number of joints. */\n#define {upper}_DOF {n}\n");
+    let k = module.frame_names.len();
+    let _ = writeln!(
+        h,
+        "/** Number of named frames (each has {name}_forward_kinematics_FRAME and \
+         {name}_jacobian_FRAME). */\n#define {upper}_NFRAMES {k}\n"
+    );
+    let quoted = |names: &[String]| -> String {
+        names
+            .iter()
+            .map(|s| c_string(s))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let _ = writeln!(
+        h,
+        "/** Joint names, joint 0 first, exactly as the robot description writes them. */\n\
+         static const char *const {name}_joint_names[{upper}_DOF] = {{ {} }};\n",
+        quoted(&module.joint_names)
+    );
+    if k > 0 {
+        let _ = writeln!(
+            h,
+            "/** Named frames, exactly as the robot description writes them. */\n\
+             static const char *const {name}_frame_names[{upper}_NFRAMES] = {{ {} }};\n",
+            quoted(&module.frame_names)
+        );
+    }
 
     let mut defs = String::new();
     if !fields.is_empty() {
@@ -217,7 +263,7 @@ fn prototype(plan: &Plan, name: &str, real: &str, params: bool) -> String {
     for o in plan.contract.outputs {
         args.push(format!("{real} {}[]", o.name));
     }
-    format!("void {name}_{}({})", plan.contract.name, args.join(", "))
+    format!("void {name}_{}({})", plan.name, args.join(", "))
 }
 
 fn doc_comment(plan: &Plan, n: usize, params: bool) -> String {

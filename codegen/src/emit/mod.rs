@@ -58,6 +58,9 @@ pub enum EmitError {
     /// Two functions of the same kind.
     #[error("{0:?} is generated twice")]
     Duplicate(FunctionKind),
+    /// A frame function whose frame the module does not name.
+    #[error("{0:?} refers to a frame the module does not name")]
+    UnknownFrame(FunctionKind),
 }
 
 /// Input arrays of generated functions.
@@ -173,6 +176,37 @@ pub(crate) fn contract(kind: FunctionKind) -> Contract {
             outputs: &[vec_n!("qdd", "joint accelerations (rad/s^2 or m/s^2)")],
             doc: "Forward dynamics: `qdd` solving `M(q) qdd = tau - C(q, qd) qd - g(q)`.",
         },
+        FunctionKind::FrameKinematics(_) => Contract {
+            name: "forward_kinematics",
+            inputs: &[Q],
+            outputs: &[
+                OutSpec {
+                    name: "R",
+                    rows: Dim::Fixed(3),
+                    cols: Some(Dim::Fixed(3)),
+                    doc: "frame rotation in the base frame (columns are the frame's axes)",
+                },
+                OutSpec {
+                    name: "p",
+                    rows: Dim::Fixed(3),
+                    cols: None,
+                    doc: "frame origin in the base frame (m)",
+                },
+            ],
+            doc: "Forward kinematics of a named frame.",
+        },
+        FunctionKind::FrameJacobian(_) => Contract {
+            name: "jacobian",
+            inputs: &[Q],
+            outputs: &[OutSpec {
+                name: "J",
+                rows: Dim::Fixed(6),
+                cols: Some(Dim::N),
+                doc: "frame Jacobian, base frame: rows 0-2 linear velocity of the frame origin, \
+                      rows 3-5 angular velocity",
+            }],
+            doc: "Jacobian of a named frame.",
+        },
         FunctionKind::ForwardKinematics => Contract {
             name: "forward_kinematics",
             inputs: &[Q],
@@ -263,6 +297,34 @@ pub fn snake_ident(name: &str) -> String {
     s
 }
 
+/// The identifier form of a frame name used in function names: ASCII letters and digits
+/// (lower-cased) kept, every other character `_` (`link_3.0_tip` → `link_3_0_tip`).
+pub fn frame_ident(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// The public name of a function of `module` (without the robot's prefix):
+/// `inverse_dynamics`, ..., `forward_kinematics_FRAME` and `jacobian_FRAME` for a named frame
+/// (`None` if the module has no such frame).
+pub fn public_name(module: &Module, kind: FunctionKind) -> Option<String> {
+    let base = contract(kind).name;
+    match kind {
+        FunctionKind::FrameKinematics(k) | FunctionKind::FrameJacobian(k) => module
+            .frame_names
+            .get(usize::from(k))
+            .map(|frame| format!("{base}_{}", frame_ident(frame))),
+        _ => Some(base.to_owned()),
+    }
+}
+
 /// A CamelCase type name made from a robot name.
 pub fn camel_ident(name: &str) -> String {
     let mut out = String::new();
@@ -348,6 +410,8 @@ pub(crate) enum Func {
 /// A function ready to be written: locals in order, then the output values.
 pub(crate) struct Plan {
     pub kind: FunctionKind,
+    /// Public name (the contract's, with the frame's identifier for a named frame).
+    pub name: String,
     pub contract: Contract,
     /// Which of the contract's inputs the body reads.
     pub used_inputs: Vec<bool>,
@@ -375,7 +439,9 @@ pub(crate) fn plan_module(module: &Module) -> Result<(Module, Vec<Plan>), EmitEr
             return Err(EmitError::Duplicate(f.kind));
         }
         seen.push(f.kind);
-        plans.push(plan_function(&lowered.graph, lowered.dof, f)?);
+        let mut plan = plan_function(&lowered.graph, lowered.dof, f)?;
+        plan.name = public_name(&lowered, f.kind).ok_or(EmitError::UnknownFrame(f.kind))?;
+        plans.push(plan);
     }
     // Files list functions in contract order whatever order the derivation produced.
     plans.sort_by_key(|p| p.kind);
@@ -512,6 +578,7 @@ fn plan_function(g: &Graph, dof: usize, f: &Function) -> Result<Plan, EmitError>
         .collect();
     Ok(Plan {
         kind: f.kind,
+        name: contract.name.to_owned(),
         contract,
         used_inputs,
         uses_params,

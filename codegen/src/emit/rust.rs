@@ -123,9 +123,23 @@ pub fn emit_rust(module: &Module) -> Result<String, EmitError> {
         items.push(quote!(use ::quasidyn::math::{#(#math_sorted),*};));
     }
     let n_lit = Literal::usize_unsuffixed(n);
+    let joint_names = module.joint_names.iter().map(|s| Literal::string(s));
+    let frame_names: Vec<Literal> = module
+        .frame_names
+        .iter()
+        .map(|s| Literal::string(s))
+        .collect();
+    let k_lit = Literal::usize_unsuffixed(frame_names.len());
     items.push(quote! {
         /// Number of joints.
         pub const DOF: usize = #n_lit;
+
+        /// Joint names, joint 0 first, exactly as the robot description writes them.
+        pub const JOINT_NAMES: [&str; DOF] = [#(#joint_names),*];
+
+        /// Named frames (each has `forward_kinematics_FRAME` and `jacobian_FRAME`), exactly
+        /// as the robot description writes them.
+        pub const FRAME_NAMES: [&str; #k_lit] = [#(#frame_names),*];
     });
 
     if has_params {
@@ -252,7 +266,7 @@ fn function(
         fields,
         inputs: input_idents(&used),
     };
-    let name = format_ident!("{}", plan.contract.name);
+    let name = format_ident!("{}", plan.name);
     let n_lit = Literal::usize_unsuffixed(n);
     let mut args = Vec::new();
     if has_params {
@@ -327,8 +341,9 @@ fn function(
 
 fn trait_impl(module: &Module, plans: &[Plan], n: usize, has_params: bool) -> TokenStream {
     let n_lit = Literal::usize_unsuffixed(n);
-    let methods = plans.iter().map(|plan| {
-        let name = format_ident!("{}", plan.contract.name);
+    let in_trait = plans.iter().filter(|p| FunctionKind::ALL.contains(&p.kind));
+    let methods = in_trait.map(|plan| {
+        let name = format_ident!("{}", plan.name);
         let (inputs, ret) = signature_parts(plan, n);
         let pass_self = if has_params { quote!(self,) } else { quote!() };
         quote! {

@@ -149,6 +149,8 @@ fn toy(symbolic: bool, gravity: bool) -> Module {
         functions,
         spec_hash: "0123456789abcdef".to_owned(),
         description: "Two-link toy for emitter tests".to_owned(),
+        joint_names: vec!["shoulder".to_owned(), "elbow \"2\"?".to_owned()],
+        frame_names: Vec::new(),
     }
 }
 

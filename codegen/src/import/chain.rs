@@ -212,11 +212,17 @@ impl Chain {
             .enumerate()
             .map(|(i, j)| {
                 let next_point = poles.get(i + 1).copied().unwrap_or(self.tool.p);
+                let origin = match i.checked_sub(1) {
+                    Some(p) => sub(j.pole, poles[p]),
+                    None => j.pole,
+                };
                 RobotBody {
                     name: j.body_name,
                     joint_name: j.joint_name,
                     joint: j.kind,
                     axis: j.axis,
+                    parent: i.checked_sub(1),
+                    origin,
                     next: sub(next_point, j.pole),
                     mass: j.body.mass,
                     com: sub(j.body.com, j.pole),
@@ -234,6 +240,7 @@ impl Chain {
             base: poles.first().copied().unwrap_or([0.0; 3]),
             tool_rotation: self.tool.r,
             bodies,
+            frames: Vec::new(),
             parameters: ParameterSet::Physical,
         }
     }

@@ -30,10 +30,17 @@ pub enum FunctionKind {
     Gyroscopic,
     /// Static joint reaction forces and moments (3×N each).
     StaticJointReactions,
+    /// Pose of the named frame with this index (in the robot's frame order) in the base frame.
+    FrameKinematics(u16),
+    /// 6×N Jacobian of the named frame with this index (rows 0-2 linear velocity of its
+    /// origin, 3-5 angular velocity, base frame).
+    FrameJacobian(u16),
 }
 
 impl FunctionKind {
-    /// Every kind, in the order generated files list them.
+    /// Every kind a serial chain has, in the order generated files list them (named frames
+    /// add [`FunctionKind::FrameKinematics`] and [`FunctionKind::FrameJacobian`] per frame;
+    /// a tree has no tool, so no `ForwardKinematics` or `Jacobian`).
     pub const ALL: [FunctionKind; 11] = [
         FunctionKind::InverseDynamics,
         FunctionKind::Gravity,
@@ -94,6 +101,10 @@ pub struct Module {
     pub functions: Vec<Function>,
     /// Hash of the spec the module was generated from.
     pub spec_hash: String,
+    /// Joint names in joint order, exactly as the input writes them.
+    pub joint_names: Vec<String>,
+    /// Named frames in order, exactly as the input writes them.
+    pub frame_names: Vec<String>,
     /// Free-text description (from the spec).
     pub description: String,
 }
@@ -167,6 +178,8 @@ impl Module {
             functions,
             spec_hash: self.spec_hash.clone(),
             description: self.description.clone(),
+            joint_names: self.joint_names.clone(),
+            frame_names: self.frame_names.clone(),
         }
     }
 }
