@@ -3,239 +3,41 @@
 //! effects, mass matrix, kinetic energy, static joint reactions, the seed-001 split, and every
 //! frame's pose and Jacobian.
 //!
-//! The tree specs wait in `tests/fixtures/trees/` until every part of the generator reads
-//! trees. Until the spec parser reads `parent`, `origin`, `[base]` and `[[frame]]`, this test
-//! builds the runtime tree with its own minimal reading of those specs (the format of the tree
-//! design: physical or method form, inertia about the CoM or the pole, frames by `rotation` rows
-//! or `rpy`).
+//! The tree robots of `robots/` are read by the spec parser and turned into the runtime's tree
+//! by `tree_of`.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use quasidyn::reference::{NewtonEulerModel, QuasiVelocityModel, ReferenceModel};
-use quasidyn::{Frame, JointKind, Tree, TreeBody};
-use quasidyn_tests::{assert_close, flat, load_fixture, workspace_root};
-use toml::{Table, Value};
+use quasidyn::{JointKind, Tree};
+use quasidyn_tests::{assert_close, flat, load_fixture, shipped_robots, tree_of};
 
 const REL: f64 = 1e-9;
 
-/// Every tree spec, sorted by file name.
+/// Every tree robot of `robots/` (a robot that is not a chain), sorted by file name.
 fn tree_specs() -> Vec<PathBuf> {
-    let dir = workspace_root().join("tests/fixtures/trees");
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .expect("tests/fixtures/trees exists")
-        .map(|entry| entry.expect("readable entry").path())
-        .filter(|path| path.extension().is_some_and(|ext| ext == "toml"))
-        .collect();
-    paths.sort();
-    paths
+    shipped_robots()
+        .into_iter()
+        .filter(|path| !read_tree(path).2)
+        .collect()
 }
 
-fn number(v: &Value) -> f64 {
-    match v {
-        Value::Float(x) => *x,
-        Value::Integer(k) => *k as f64,
-        other => panic!("expected a number, got {other}"),
-    }
-}
-
-fn vec3(v: &Value) -> [f64; 3] {
-    let a = v.as_array().expect("[x, y, z]");
-    assert_eq!(a.len(), 3, "[x, y, z]");
-    [number(&a[0]), number(&a[1]), number(&a[2])]
-}
-
-/// An axis letter (`"x"`, `"-y"`, `"+z"`) or a vector, normalised.
-fn unit(v: &Value) -> [f64; 3] {
-    if let Some(s) = v.as_str() {
-        let (sign, letter) = match s.strip_prefix('-') {
-            Some(rest) => (-1.0, rest),
-            None => (1.0, s.trim_start_matches('+')),
-        };
-        let mut a = [0.0; 3];
-        a["xyz".find(letter).expect("axis letter")] = sign;
-        return a;
-    }
-    let a = vec3(v);
-    let n = (a[0] * a[0] + a[1] * a[1] + a[2] * a[2]).sqrt();
-    [a[0] / n, a[1] / n, a[2] / n]
-}
-
-fn get<'a>(t: &'a Table, key: &str) -> Option<&'a Value> {
-    t.get(key)
-}
-
-/// URDF roll-pitch-yaw: `Rz(y) Ry(p) Rx(r)`.
-fn rpy(r: f64, p: f64, y: f64) -> [[f64; 3]; 3] {
-    let ((sr, cr), (sp, cp), (sy, cy)) = (r.sin_cos(), p.sin_cos(), y.sin_cos());
-    [
-        [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
-        [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
-        [-sp, cp * sr, cp * cr],
-    ]
-}
-
-/// The runtime tree of a tree spec (see the module docs).
-fn read_tree(path: &PathBuf) -> (String, Tree) {
-    let text = std::fs::read_to_string(path).expect("readable spec");
-    let doc: Table = toml::from_str(&text).expect("valid TOML");
-    let name = doc["name"].as_str().expect("name").to_string();
-    let gravity = get(&doc, "gravity").map_or([0.0, -9.81, 0.0], vec3);
-    let base = match get(&doc, "base") {
-        None => [0.0; 3],
-        Some(Value::Table(t)) => {
-            let motion = get(t, "motion").map_or("fixed", |m| m.as_str().expect("motion"));
-            assert_eq!(motion, "fixed", "only a fixed base is read here");
-            get(t, "position").map_or([0.0; 3], vec3)
-        }
-        Some(v) => vec3(v),
-    };
-    let raw: Vec<&Table> = doc["body"]
-        .as_array()
-        .expect("[[body]]")
-        .iter()
-        .map(|b| b.as_table().expect("[[body]] table"))
-        .collect();
-    let names: Vec<String> = raw
-        .iter()
-        .enumerate()
-        .map(|(i, b)| {
-            get(b, "name").map_or(format!("body{}", i + 1), |v| v.as_str().unwrap().into())
-        })
-        .collect();
-    let index = |n: &str| names.iter().position(|x| x == n).expect("known body");
-    let next: Vec<[f64; 3]> = raw
-        .iter()
-        .map(|b| {
-            assert!(
-                get(b, "L").is_none(),
-                "L/e: not read by this minimal reader"
-            );
-            get(b, "next").map_or([0.0; 3], vec3)
-        })
-        .collect();
-    let mut bodies: Vec<TreeBody> = Vec::new();
-    let mut about_pole = Vec::new();
-    for (i, b) in raw.iter().enumerate() {
-        let parent = match get(b, "parent").map(|v| v.as_str().unwrap()) {
-            Some("base") => None,
-            Some(p) => Some(index(p)),
-            None => i.checked_sub(1),
-        };
-        let origin = match (get(b, "origin"), parent) {
-            (Some(v), _) => vec3(v),
-            (None, Some(p)) => next[p],
-            (None, None) => base,
-        };
-        let joint = match b["joint"].as_str() {
-            Some("revolute") => JointKind::Revolute,
-            Some("prismatic") => JointKind::Prismatic,
-            other => panic!("joint {other:?}"),
-        };
-        let it = get(b, "inertia").and_then(Value::as_table);
-        let entry = |k: &str| it.and_then(|t| get(t, k)).map_or(0.0, number);
-        let tensor = [
-            [entry("ixx"), entry("ixy"), entry("ixz")],
-            [entry("ixy"), entry("iyy"), entry("iyz")],
-            [entry("ixz"), entry("iyz"), entry("izz")],
-        ];
-        about_pole.push(it.and_then(|t| get(t, "about")).and_then(Value::as_str) == Some("pole"));
-        bodies.push(TreeBody {
-            parent,
-            joint,
-            axis: unit(&b["axis"]),
-            origin,
-            mass: number(&b["mass"]),
-            // The method form (b, a) is resolved below, once every subsystem mass is known.
-            com: get(b, "com").map_or([0.0; 3], vec3),
-            // Moved to the centre of mass below when given about the pole.
-            inertia_com: tensor,
-        });
-    }
-    let n = bodies.len();
-    let mut m_sub: Vec<f64> = bodies.iter().map(|b| b.mass).collect();
-    for i in (0..n).rev() {
-        if let Some(p) = bodies[i].parent {
-            m_sub[p] += m_sub[i];
-        }
-    }
-    for (i, b) in raw.iter().enumerate() {
-        if let Some(bv) = get(b, "b") {
-            // b a = m_oi com + Σ_children m_c origin_c.
-            let a = unit(&b["a"]);
-            let mut first = [number(bv) * a[0], number(bv) * a[1], number(bv) * a[2]];
-            for (c, child) in bodies.iter().enumerate().skip(i + 1) {
-                if child.parent == Some(i) {
-                    for (f, o) in first.iter_mut().zip(child.origin) {
-                        *f -= m_sub[c] * o;
-                    }
-                }
-            }
-            let m = bodies[i].mass;
-            bodies[i].com = [first[0] / m, first[1] / m, first[2] / m];
-        }
-        if about_pole[i] {
-            // I_C = I_O - m (|c|² 1 - c cᵀ).
-            let body = &mut bodies[i];
-            let c = body.com;
-            let cc = c[0] * c[0] + c[1] * c[1] + c[2] * c[2];
-            for (r, row) in body.inertia_com.iter_mut().enumerate() {
-                for (k, entry) in row.iter_mut().enumerate() {
-                    let delta = if r == k { cc } else { 0.0 };
-                    *entry -= body.mass * (delta - c[r] * c[k]);
-                }
-            }
-        } else {
-            assert!(
-                get(b, "b").is_none(),
-                "the method form needs about = \"pole\""
-            );
-        }
-    }
-    let frames = doc
-        .get("frame")
-        .and_then(Value::as_array)
-        .map_or(&[][..], |a| a.as_slice())
-        .iter()
-        .map(|f| {
-            let f = f.as_table().expect("[[frame]] table");
-            let rotation = match (get(f, "rotation"), get(f, "rpy")) {
-                (Some(rows), None) => {
-                    let rows = rows.as_array().expect("rows");
-                    [vec3(&rows[0]), vec3(&rows[1]), vec3(&rows[2])]
-                }
-                (None, Some(v)) => {
-                    let [r, p, y] = vec3(v);
-                    rpy(r, p, y)
-                }
-                (None, None) => [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
-                _ => panic!("rotation and rpy"),
-            };
-            Frame {
-                body: index(f["body"].as_str().expect("body")),
-                position: get(f, "position").map_or([0.0; 3], vec3),
-                rotation,
-            }
-        })
-        .collect();
-    (
-        name,
-        Tree {
-            bodies,
-            gravity,
-            frames,
-        },
-    )
+/// Name, runtime tree and whether the spec is a chain.
+fn read_tree(path: &Path) -> (String, Tree, bool) {
+    let robot =
+        quasidyn_codegen::load_spec(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    (robot.name.clone(), tree_of(&robot), robot.is_chain())
 }
 
 #[test]
-fn reference_models_match_the_tree_fixtures() {
-    let specs = tree_specs();
+fn reference_models_of_every_robot_as_a_tree_match_the_fixtures() {
     assert!(
-        specs.len() >= 4,
-        "the hand, dual arm, quadruped and synthetic tree"
+        tree_specs().len() >= 4,
+        "robots/ ships the hand, dual arm, quadruped and synthetic tree"
     );
-    for path in specs {
-        let (name, tree) = read_tree(&path);
+    // Chains too: their tree (no frames) must give the chain fixtures' dynamics.
+    for path in shipped_robots() {
+        let (name, tree, chain) = read_tree(&path);
         let fixture = load_fixture(&name);
         let n = tree.dof();
         assert_eq!(fixture.dof, n, "{name}: dof");
@@ -248,7 +50,12 @@ fn reference_models_match_the_tree_fixtures() {
             for (k, s) in fixture.states.iter().enumerate() {
                 let what = |f: &str| format!("{name} {label} state {k} {f}");
                 assert_eq!(s.frames.len(), tree.frames.len(), "{}", what("frames"));
-                assert!(s.tool_position.is_empty(), "{}", what("a tree has no tool"));
+                assert_eq!(
+                    s.tool_position.is_empty(),
+                    !chain,
+                    "{}",
+                    what("tool iff chain")
+                );
                 let mut out = vec![0.0; n];
                 model.inverse_dynamics(&s.q, &s.qd, &s.qdd, &mut out);
                 assert_close(&what("tau"), &out, &s.tau, REL);
@@ -304,7 +111,7 @@ fn reference_models_agree_on_every_tree_robot() {
         lo + (hi - lo) * ((z >> 11) as f64 / (1u64 << 53) as f64)
     };
     for path in tree_specs() {
-        let (name, tree) = read_tree(&path);
+        let (name, tree, _) = read_tree(&path);
         let (quasi, newton) = (
             QuasiVelocityModel::from_tree(&tree),
             NewtonEulerModel::from_tree(&tree),
