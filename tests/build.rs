@@ -277,6 +277,8 @@ fn function_name(module: &Module, kind: FunctionKind) -> String {
 fn tree_glue(stem: &str, name: &str, module: &Module) -> String {
     let n = module.dof;
     let upper = name.to_ascii_uppercase();
+    // Adapter type names in upper camel case (`dual_arm` -> `TreeRustDualArm`).
+    let camel = camel_ident(name);
     let kinds: Vec<FunctionKind> = module.functions.iter().map(|f| f.kind).collect();
     let mut s = String::from("extern \"C\" {\n");
     for &kind in &kinds {
@@ -320,14 +322,14 @@ fn tree_glue(stem: &str, name: &str, module: &Module) -> String {
     let frames: Vec<&str> = module.frame_names.iter().map(String::as_str).collect();
     let _ = writeln!(
         s,
-        "/// The generated Rust of the tree `{stem}`, called uniformly.\npub struct TreeRust{upper};\n\
-         impl Evaluate for TreeRust{upper} {{\n    fn dof(&self) -> usize {{\n        {n}\n    }}\n    \
+        "/// The generated Rust of the tree `{stem}`, called uniformly.\npub struct TreeRust{camel};\n\
+         impl Evaluate for TreeRust{camel} {{\n    fn dof(&self) -> usize {{\n        {n}\n    }}\n    \
          fn call(&self, kind: FunctionKind, x: &State) -> Vec<Vec<f64>> {{\n        \
          let a = |v: &[f64]| -> [f64; {n}] {{ v.try_into().expect(\"one value per joint\") }};\n        \
          match kind {{\n{rust_arms}            _ => panic!(\"{{kind:?}} is not generated for {stem}\"),\n        \
          }}\n    }}\n}}\n\n\
-         /// The generated C of the tree `{stem}`, called uniformly through FFI.\npub struct TreeC{upper};\n\
-         impl Evaluate for TreeC{upper} {{\n    fn dof(&self) -> usize {{\n        {n}\n    }}\n    \
+         /// The generated C of the tree `{stem}`, called uniformly through FFI.\npub struct TreeC{camel};\n\
+         impl Evaluate for TreeC{camel} {{\n    fn dof(&self) -> usize {{\n        {n}\n    }}\n    \
          fn call(&self, kind: FunctionKind, x: &State) -> Vec<Vec<f64>> {{\n        \
          let mut out: Vec<Vec<f64>> = output_lengths(kind, {n}).into_iter().map(|l| vec![0.0; l]).collect();\n        \
          // SAFETY: inputs hold {n} values and outputs the lengths the contract writes.\n        \
@@ -335,7 +337,7 @@ fn tree_glue(stem: &str, name: &str, module: &Module) -> String {
          }}\n        out\n    }}\n}}\n\n\
          /// The tree `robots/{stem}.toml`, generated and compiled.\npub static TREE_{upper}: GeneratedTree = GeneratedTree {{\n    \
          stem: {stem:?},\n    name: {name:?},\n    dof: {n},\n    frames: &{frames:?},\n    \
-         kinds: &[{}],\n    rust: &TreeRust{upper},\n    c: &TreeC{upper},\n}};\n",
+         kinds: &[{}],\n    rust: &TreeRust{camel},\n    c: &TreeC{camel},\n}};\n",
         kinds
             .iter()
             .map(|&k| kind_path(k))

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use quasidyn::reference::ReferenceModel;
-use quasidyn::{Body, Chain, Dynamics};
+use quasidyn::{Body, Chain, Dynamics, Tree, TreeBody};
 use quasidyn_codegen::{FunctionKind, JointKind, Robot};
 use serde::Deserialize;
 
@@ -65,6 +65,39 @@ pub fn chain_of(robot: &Robot) -> Chain {
         base: robot.base,
         gravity: robot.gravity,
         tool_rotation: robot.tool_rotation,
+    }
+}
+
+/// The runtime's numeric tree for a validated robot (chain or tree): parents, origins and the
+/// spec's named frames in spec order (a chain's tool is not among them; see [`chain_of`]).
+pub fn tree_of(robot: &Robot) -> Tree {
+    Tree {
+        bodies: robot
+            .bodies
+            .iter()
+            .map(|body| TreeBody {
+                parent: body.parent,
+                joint: match body.joint {
+                    JointKind::Revolute => quasidyn::JointKind::Revolute,
+                    JointKind::Prismatic => quasidyn::JointKind::Prismatic,
+                },
+                axis: body.axis,
+                origin: body.origin,
+                mass: body.mass,
+                com: body.com,
+                inertia_com: body.inertia_com,
+            })
+            .collect(),
+        gravity: robot.gravity,
+        frames: robot
+            .frames
+            .iter()
+            .map(|frame| quasidyn::Frame {
+                body: frame.body,
+                position: frame.position,
+                rotation: frame.rotation,
+            })
+            .collect(),
     }
 }
 

@@ -99,6 +99,9 @@ fn check_state(module: &Module, s: &FixtureState, what: &dyn Fn(&str) -> String)
 fn generated_expressions_match_pinocchio_fixtures() {
     for path in shipped_robots() {
         let robot = quasidyn_codegen::load_spec(&path).expect("shipped spec parses");
+        if !robot.is_chain() {
+            continue; // the tree robots' modules: tests/tests/trees.rs
+        }
         let fixture = load_fixture(path.file_stem().unwrap().to_str().unwrap());
         for module in [build_module(&robot), build_module(&robot).lowered()] {
             for (k, s) in fixture.states.iter().enumerate() {
