@@ -163,7 +163,7 @@ pub fn run(cli: Cli) -> miette::Result<()> {
 
 fn parse_function(name: &str) -> Result<FunctionKind, String> {
     function_by_name(name).ok_or_else(|| {
-        let all: Vec<&str> = FunctionKind::ALL.into_iter().map(function_name).collect();
+        let all: Vec<&str> = FunctionKind::every().map(function_name).collect();
         format!("unknown function `{name}`; one of {}", all.join(", "))
     })
 }
@@ -258,17 +258,17 @@ fn stats(path: &Path, tip: Option<&str>) -> miette::Result<()> {
     );
     println!();
     println!(
-        "{:<24} {:>6} {:>6} {:>5} {:>5} {:>8} {:>5} {:>7}",
+        "{:<30} {:>6} {:>6} {:>5} {:>5} {:>8} {:>5} {:>7}",
         "function", "mul", "add", "div", "neg", "sin/cos", "sqrt", "total"
     );
-    println!("{}", "-".repeat(73));
-    for kind in FunctionKind::ALL {
+    println!("{}", "-".repeat(79));
+    for kind in FunctionKind::every() {
         let Some(function) = module.function(kind) else {
             continue;
         };
         let count = module.graph.op_count(&function.roots());
         println!(
-            "{:<24} {:>6} {:>6} {:>5} {:>5} {:>8} {:>5} {:>7}",
+            "{:<30} {:>6} {:>6} {:>5} {:>5} {:>8} {:>5} {:>7}",
             function_name(kind),
             count.mul,
             count.add,

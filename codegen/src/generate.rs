@@ -1,7 +1,7 @@
 //! From a validated robot to the IR module every emitter reads.
 
 use crate::algebra::Algebra;
-use crate::derive::{derive_with, velocity_split};
+use crate::derive::{derivatives, derive_with, velocity_split};
 use crate::ir::{Function, FunctionKind, Graph, Module, NodeId, Output, Var};
 use crate::{to_toml, Robot};
 
@@ -45,6 +45,14 @@ fn build(robot: &Robot, regroup: bool) -> Module {
     let lookup = |k: usize, j: usize, i: usize| dh[(k * n + j) * n + i];
     let (centrifugal, coriolis, gyroscopic) =
         velocity_split(&mut graph, n, &derived.mass_matrix, &lookup, &qd);
+
+    let der = derivatives(
+        &mut graph,
+        &derived.inverse_dynamics,
+        &derived.gravity,
+        &derived.nonlinear_effects,
+        &derived.mass_matrix,
+    );
 
     let vector = |name, values: Vec<NodeId>| Output {
         name,
@@ -96,6 +104,25 @@ fn build(robot: &Robot, regroup: bool) -> Module {
             vec![
                 matrix("F", n, 3, derived.static_force),
                 matrix("T", n, 3, derived.static_moment),
+            ],
+        ),
+        function(
+            FunctionKind::InverseDynamicsDerivatives,
+            vec![
+                matrix("dtau_dq", n, n, der.dtau_dq),
+                matrix("dtau_dqd", n, n, der.dtau_dqd),
+            ],
+        ),
+        function(
+            FunctionKind::GravityDerivatives,
+            vec![matrix("dg_dq", n, n, der.dg_dq)],
+        ),
+        function(
+            FunctionKind::ForwardDynamicsDerivatives,
+            vec![
+                matrix("dqdd_dq", n, n, der.dqdd_dq),
+                matrix("dqdd_dqd", n, n, der.dqdd_dqd),
+                matrix("Minv", n, n, der.minv),
             ],
         ),
     ];

@@ -12,7 +12,8 @@ use serde::Deserialize;
 pub mod generated {
     //! Generated Rust modules (`generated::NAME`), FFI declarations of the generated C, and the
     //! registries [`ROBOTS`], [`FLOAT_C`] and [`HEADER_ONLY_C`] (written by `build.rs`).
-    use super::{CRobot, GeneratedRobot, ViaTrait};
+    use super::{flat_rows, output_lengths, CRobot, GeneratedRobot, State, ViaTrait};
+    use quasidyn_codegen::FunctionKind;
     include!(concat!(env!("OUT_DIR"), "/generated.rs"));
 }
 
@@ -113,6 +114,47 @@ pub fn load_fixture(name: &str) -> Fixture {
         .unwrap_or_else(|err| panic!("bad fixture {}: {err}", path.display()))
 }
 
+/// One state of a derivative fixture (see tools/derivatives_reference.py); matrices as rows,
+/// `[i][j] = d out_i / d in_j`.
+#[derive(Debug, Deserialize)]
+pub struct DerivativeState {
+    pub q: Vec<f64>,
+    pub qd: Vec<f64>,
+    pub qdd: Vec<f64>,
+    pub tau: Vec<f64>,
+    pub dtau_dq: Vec<Vec<f64>>,
+    pub dtau_dqd: Vec<Vec<f64>>,
+    pub dg_dq: Vec<Vec<f64>>,
+    pub dqdd_dq: Vec<Vec<f64>>,
+    pub dqdd_dqd: Vec<Vec<f64>>,
+    #[serde(rename = "Minv")]
+    pub minv: Vec<Vec<f64>>,
+    /// `N × 10N`, columns per body in the order m, mx, my, mz, ixx, ixy, ixz, iyy, iyz, izz.
+    pub regressor: Vec<Vec<f64>>,
+}
+
+/// A derivative fixture file (tools/derivatives_reference.py).
+#[derive(Debug, Deserialize)]
+pub struct DerivativeFixture {
+    pub robot: String,
+    pub dof: usize,
+    pub generator: String,
+    /// The standard parameters of every body (Pinocchio's dynamic parameters, reordered).
+    pub standard_parameters: Vec<f64>,
+    pub states: Vec<DerivativeState>,
+}
+
+/// Loads `tests/fixtures/derivatives/<name>.json`.
+pub fn load_derivative_fixture(name: &str) -> DerivativeFixture {
+    let path = workspace_root()
+        .join("tests/fixtures/derivatives")
+        .join(format!("{name}.json"));
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|err| panic!("cannot read fixture {}: {err}", path.display()));
+    serde_json::from_str(&text)
+        .unwrap_or_else(|err| panic!("bad fixture {}: {err}", path.display()))
+}
+
 /// Flattens rows into one row-major vector.
 pub fn flat(rows: &[Vec<f64>]) -> Vec<f64> {
     rows.iter().flatten().copied().collect()
@@ -195,6 +237,7 @@ impl<D: Dynamics<N> + Sync, const N: usize> Evaluate for ViaTrait<D, N> {
                 let (f, t) = d.static_joint_reactions(&a(&x.q));
                 vec![flat_rows(&f), flat_rows(&t)]
             }
+            other => panic!("{other:?} is not a `Dynamics` function (see `GeneratedRobot::extra`)"),
         }
     }
 }
@@ -269,6 +312,9 @@ pub fn output_lengths(kind: FunctionKind, n: usize) -> Vec<usize> {
         FunctionKind::ForwardKinematics => vec![9, 3],
         FunctionKind::Jacobian => vec![6 * n],
         FunctionKind::StaticJointReactions => vec![3 * n, 3 * n],
+        FunctionKind::InverseDynamicsDerivatives => vec![n * n; 2],
+        FunctionKind::GravityDerivatives => vec![n * n],
+        FunctionKind::ForwardDynamicsDerivatives => vec![n * n; 3],
         _ => vec![n],
     }
 }
@@ -305,6 +351,7 @@ impl<T: Real> Evaluate for CRobot<T> {
                 FunctionKind::Coriolis => (self.coriolis)(q, qd, a),
                 FunctionKind::Gyroscopic => (self.gyroscopic)(q, qd, a),
                 FunctionKind::StaticJointReactions => (self.static_joint_reactions)(q, a, b),
+                other => panic!("{other:?} is not a `Dynamics` function"),
             }
         }
         let widen = |v: Vec<T>| v.into_iter().map(T::to_f64).collect::<Vec<f64>>();
@@ -328,6 +375,9 @@ pub struct GeneratedRobot {
     pub rust: &'static dyn Evaluate,
     /// The generated C (double precision), through FFI.
     pub c: &'static dyn Evaluate,
+    /// The functions outside the `Dynamics` trait (derivatives, ...): `extra(c, kind, x)` calls
+    /// the generated Rust, or the C with `c`, and returns the outputs as [`Evaluate::call`].
+    pub extra: fn(bool, FunctionKind, &State) -> Vec<Vec<f64>>,
 }
 
 impl GeneratedRobot {
@@ -372,6 +422,7 @@ pub fn reference_call(model: &dyn ReferenceModel, kind: FunctionKind, x: &State)
             let (f, t) = out.split_at_mut(1);
             model.static_joint_reactions(&x.q, &mut f[0], &mut t[0]);
         }
+        other => panic!("{other:?}: not computed by the reference models"),
     }
     out
 }
@@ -539,6 +590,7 @@ pub fn fixture_outputs(s: &FixtureState, kind: FunctionKind) -> Vec<Vec<f64>> {
         FunctionKind::StaticJointReactions => {
             vec![flat(&s.static_force), flat(&s.static_moment)]
         }
+        other => panic!("{other:?}: not in the dynamics fixtures (see `load_derivative_fixture`)"),
     }
 }
 

@@ -3,11 +3,13 @@
 //! One file per concept: [`scalar`] (derivation-time folding of known geometry), [`params`]
 //! (inertial parameters), [`orientation`] (direction cosines), [`kinematics`] (poles, tool pose,
 //! Jacobian), [`dynamics`] (the backward vector recursion), [`mass_matrix`] (composite bodies),
-//! [`ldlt`] (forward dynamics) and [`split`] (centrifugal / Coriolis / gyroscopic split).
+//! [`ldlt`] (forward dynamics), [`split`] (centrifugal / Coriolis / gyroscopic split) and
+//! [`derivatives`] (analytical derivatives of the joint-space outputs, on the graph).
 
 // Index loops mirror the papers' component formulas (ξ, η over x, y, z; joints i < j < k).
 #![allow(clippy::needless_range_loop)]
 
+mod derivatives;
 mod dynamics;
 mod kinematics;
 mod ldlt;
@@ -17,6 +19,7 @@ mod params;
 mod scalar;
 mod split;
 
+pub use derivatives::{derivatives, Derivatives};
 pub use split::{velocity_split, Split};
 
 use std::collections::HashSet;

@@ -134,6 +134,18 @@ macro_rules! vec_n {
     };
 }
 
+/// An N×N matrix output.
+macro_rules! mat_nn {
+    ($name:expr, $doc:expr) => {
+        OutSpec {
+            name: $name,
+            rows: Dim::N,
+            cols: Some(Dim::N),
+            doc: $doc,
+        }
+    };
+}
+
 pub(crate) fn contract(kind: FunctionKind) -> Contract {
     use Input::*;
     const JOINT_FORCES: &str = "joint forces/torques (N or N m)";
@@ -241,6 +253,39 @@ pub(crate) fn contract(kind: FunctionKind) -> Contract {
                 },
             ],
             doc: "Static joint reactions at rest (gravity only).",
+        },
+        FunctionKind::InverseDynamicsDerivatives => Contract {
+            name: "inverse_dynamics_derivatives",
+            inputs: &[Q, Qd, Qdd],
+            outputs: &[
+                mat_nn!("dtau_dq", "d tau_i / d q_j (row i, column j)"),
+                mat_nn!(
+                    "dtau_dqd",
+                    "d tau_i / d qd_j (row i, column j); linear in qd"
+                ),
+            ],
+            doc: "Derivatives of the inverse dynamics with respect to `q` and `qd` (that with \
+                  respect to `qdd` is the mass matrix).",
+        },
+        FunctionKind::GravityDerivatives => Contract {
+            name: "gravity_derivatives",
+            inputs: &[Q],
+            outputs: &[mat_nn!("dg_dq", "d g_i / d q_j (row i, column j)")],
+            doc: "Derivative of the gravity forces with respect to `q` (the static stiffness).",
+        },
+        FunctionKind::ForwardDynamicsDerivatives => Contract {
+            name: "forward_dynamics_derivatives",
+            inputs: &[Q, Qd, Tau],
+            outputs: &[
+                mat_nn!("dqdd_dq", "d qdd_i / d q_j (row i, column j)"),
+                mat_nn!("dqdd_dqd", "d qdd_i / d qd_j (row i, column j)"),
+                mat_nn!(
+                    "Minv",
+                    "inverse mass matrix = d qdd / d tau, full and symmetric"
+                ),
+            ],
+            doc: "Derivatives of the forward dynamics with respect to `q`, `qd` and `tau` \
+                  (`M^-1`).",
         },
     }
 }

@@ -314,9 +314,12 @@ fn function(
     } else {
         quote!((#(#outs),*))
     };
+    // A tuple of three matrices (forward dynamics derivatives) is the contract's type.
+    let complex = (outs.len() > 2).then(|| quote!(#[allow(clippy::type_complexity)]));
     quote! {
         #(#[doc = #doc])*
         #allow
+        #complex
         #[must_use]
         pub fn #name(#(#args),*) -> #ret {
             #(#stmts)*
@@ -327,7 +330,9 @@ fn function(
 
 fn trait_impl(module: &Module, plans: &[Plan], n: usize, has_params: bool) -> TokenStream {
     let n_lit = Literal::usize_unsuffixed(n);
-    let methods = plans.iter().map(|plan| {
+    // The trait holds the dynamics and kinematics kinds; the others are free functions only.
+    let in_trait = plans.iter().filter(|p| FunctionKind::ALL.contains(&p.kind));
+    let methods = in_trait.map(|plan| {
         let name = format_ident!("{}", plan.contract.name);
         let (inputs, ret) = signature_parts(plan, n);
         let pass_self = if has_params { quote!(self,) } else { quote!() };

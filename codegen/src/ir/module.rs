@@ -30,10 +30,17 @@ pub enum FunctionKind {
     Gyroscopic,
     /// Static joint reaction forces and moments (3×N each).
     StaticJointReactions,
+    /// `∂τ/∂q` and `∂τ/∂q̇` of the inverse dynamics (N×N each).
+    InverseDynamicsDerivatives,
+    /// `∂g/∂q` (N×N).
+    GravityDerivatives,
+    /// `∂q̈/∂q`, `∂q̈/∂q̇` of the forward dynamics and `M⁻¹ = ∂q̈/∂τ` (N×N each).
+    ForwardDynamicsDerivatives,
 }
 
 impl FunctionKind {
-    /// Every kind, in the order generated files list them.
+    /// The eleven dynamics and kinematics kinds (those of the `Dynamics` trait), in the order
+    /// generated files list them.
     pub const ALL: [FunctionKind; 11] = [
         FunctionKind::InverseDynamics,
         FunctionKind::Gravity,
@@ -47,6 +54,18 @@ impl FunctionKind {
         FunctionKind::Gyroscopic,
         FunctionKind::StaticJointReactions,
     ];
+
+    /// The analytical derivatives, in the order generated files list them (after [`Self::ALL`]).
+    pub const DERIVATIVES: [FunctionKind; 3] = [
+        FunctionKind::InverseDynamicsDerivatives,
+        FunctionKind::GravityDerivatives,
+        FunctionKind::ForwardDynamicsDerivatives,
+    ];
+
+    /// Every kind a module can hold, in file order.
+    pub fn every() -> impl Iterator<Item = FunctionKind> {
+        Self::ALL.into_iter().chain(Self::DERIVATIVES)
+    }
 }
 
 /// One output array of a function, row-major.
@@ -125,17 +144,67 @@ impl Module {
     /// cheaper for the function), dead nodes dropped, then per function partial sums and
     /// common factor pairs shared, common pairs of terms added once and negations absorbed
     /// (see [`Graph::share_per_function`]).
+    ///
+    /// The dynamics and kinematics functions ([`FunctionKind::ALL`]) and the others (the
+    /// derivatives) are shared as two separate groups, so the large derivative functions do
+    /// not change the sharing choices (and operation counts) of the others.
     pub fn lowered(&self) -> Module {
+        let mut graph = Graph::new();
+        graph.copy_tables_from(&self.graph);
+        let mut functions: Vec<Option<Function>> = vec![None; self.functions.len()];
+        let core = |f: &Function| FunctionKind::ALL.contains(&f.kind);
+        for in_core in [true, false] {
+            let members: Vec<usize> = (0..self.functions.len())
+                .filter(|&i| core(&self.functions[i]) == in_core)
+                .collect();
+            if members.is_empty() {
+                continue;
+            }
+            let group: Vec<&Function> = members.iter().map(|&i| &self.functions[i]).collect();
+            let (g, lowered) = self.lower_group(&group);
+            let roots: Vec<NodeId> = lowered.iter().flat_map(Function::roots).collect();
+            let live = g.reachable(&roots);
+            let copied = g.copy_live_into(&mut graph, &roots, &live, |out, map, _, node| {
+                out.intern(map.children(node))
+            });
+            let mut it = copied.into_iter();
+            for (&i, f) in members.iter().zip(lowered) {
+                functions[i] = Some(Function {
+                    kind: f.kind,
+                    outputs: f
+                        .outputs
+                        .into_iter()
+                        .map(|o| Output {
+                            values: o.values.iter().map(|_| it.next().expect("root")).collect(),
+                            ..o
+                        })
+                        .collect(),
+                });
+            }
+        }
+        Module {
+            robot_name: self.robot_name.clone(),
+            dof: self.dof,
+            graph,
+            functions: functions.into_iter().map(|f| f.expect("lowered")).collect(),
+            spec_hash: self.spec_hash.clone(),
+            description: self.description.clone(),
+        }
+    }
+
+    /// [`Module::lowered`] for one group of functions sharing one graph.
+    fn lower_group(&self, group: &[&Function]) -> (Graph, Vec<Function>) {
+        let all_roots: Vec<NodeId> = group.iter().flat_map(|f| f.roots()).collect();
         let by_function = |roots: Vec<NodeId>| -> Vec<Vec<NodeId>> {
             let mut it = roots.into_iter();
-            self.functions
+            group
                 .iter()
                 .map(|f| f.roots().iter().map(|_| it.next().expect("root")).collect())
                 .collect()
         };
-        let (merged, roots) = self.graph.lower_trig_sums(&self.roots());
+        let (merged, roots) = self.graph.lower_trig_sums(&all_roots);
         let merged_groups = by_function(roots);
-        let (stepwise, roots) = self.graph.lower_trig_sums_stepwise(&self.roots());
+        let (stepwise, roots) = self.graph.lower_trig_sums_stepwise(&all_roots);
         let stepwise_groups = by_function(roots);
         // Sharing comes last: any later rebuild through the simplifying constructors would
         // flatten the shared partial results again. It is done per function, which takes the
@@ -143,8 +212,7 @@ impl Module {
         let (graph, groups) =
             share_per_function_among(&[(&merged, &merged_groups), (&stepwise, &stepwise_groups)]);
         let mut it = groups.into_iter().flatten();
-        let functions = self
-            .functions
+        let functions = group
             .iter()
             .map(|f| Function {
                 kind: f.kind,
@@ -160,13 +228,6 @@ impl Module {
                     .collect(),
             })
             .collect();
-        Module {
-            robot_name: self.robot_name.clone(),
-            dof: self.dof,
-            graph,
-            functions,
-            spec_hash: self.spec_hash.clone(),
-            description: self.description.clone(),
-        }
+        (graph, functions)
     }
 }
