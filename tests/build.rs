@@ -74,11 +74,13 @@ fn main() {
         gen.push_str(&ffi_block(&name, "f64"));
         gen.push_str(&c_robot_const(&name, dof, "f64"));
         gen.push_str(&extra_block(&name, dof));
+        gen.push_str(&constants_block(&name, dof));
         let _ = writeln!(
             registry,
             "    GeneratedRobot {{\n        stem: {stem:?},\n        name: {name:?},\n        \
              dof: {dof},\n        rust: &ViaTrait::<{name}::{ty}, {dof}>({name}::{ty}),\n        \
-             c: &C_{upper},\n        extra: extra_{name},\n    }},",
+             c: &C_{upper},\n        extra: extra_{name},\n        constants: \
+             constants_{name},\n    }},",
             upper = name.to_ascii_uppercase()
         );
 
@@ -247,7 +249,36 @@ fn c_signature(kind: FunctionKind) -> (&'static str, &'static [&'static str], us
         FunctionKind::ForwardDynamicsDerivatives => {
             ("forward_dynamics_derivatives", &["q", "qd", "tau"], 3)
         }
+        FunctionKind::Regressor => ("regressor", &["q", "qd", "qdd"], 1),
     }
+}
+
+/// Constant arrays of every generated module: C name suffix and Rust name.
+const CONSTANTS: [(&str, &str); 1] = [("standard_parameters", "STANDARD_PARAMETERS")];
+
+/// `constants_NAME(c, which)`: a constant array of `name`, from the Rust module or the C.
+fn constants_block(name: &str, dof: usize) -> String {
+    let _ = dof;
+    let mut s = String::from("extern \"C\" {\n");
+    for (c, _) in CONSTANTS {
+        let _ = writeln!(s, "    static {name}_{c}: [f64; {}];", 10 * dof);
+    }
+    s.push_str("}\n\n");
+    let _ = writeln!(
+        s,
+        "/// The constant arrays of `{name}` by C name: Rust, or C with `c`.\npub fn \
+         constants_{name}(c: bool, which: &str) -> Vec<f64> {{\n    match (c, which) {{"
+    );
+    for (c, r) in CONSTANTS {
+        let _ = writeln!(
+            s,
+            "        // SAFETY: an array the C defines with this length, never written.\n        \
+             (true, {c:?}) => unsafe {{ {name}_{c}.to_vec() }},\n        (false, {c:?}) => \
+             {name}::{r}.to_vec(),"
+        );
+    }
+    s.push_str("        _ => panic!(\"no constant {which}\"),\n    }\n}\n\n");
+    s
 }
 
 /// The functions outside the `Dynamics` trait.

@@ -1,8 +1,8 @@
 //! From a validated robot to the IR module every emitter reads.
 
 use crate::algebra::Algebra;
-use crate::derive::{derivatives, derive_with, velocity_split};
-use crate::ir::{Function, FunctionKind, Graph, Module, NodeId, Output, Var};
+use crate::derive::{derivatives, derive_with, regressor, velocity_split};
+use crate::ir::{Constant, Function, FunctionKind, Graph, Module, NodeId, Output, Var};
 use crate::{to_toml, Robot};
 
 /// Version of the generator, written into generated files.
@@ -53,6 +53,7 @@ fn build(robot: &Robot, regroup: bool) -> Module {
         &derived.nonlinear_effects,
         &derived.mass_matrix,
     );
+    let reg = regressor(&mut graph, robot);
 
     let vector = |name, values: Vec<NodeId>| Output {
         name,
@@ -125,6 +126,7 @@ fn build(robot: &Robot, regroup: bool) -> Module {
                 matrix("Minv", n, n, der.minv),
             ],
         ),
+        function(FunctionKind::Regressor, vec![matrix("Y", n, 10 * n, reg.y)]),
     ];
     // With base parameters the static reactions are not derived (empty outputs).
     functions.retain(|f| f.outputs.iter().all(|o| !o.values.is_empty()));
@@ -135,6 +137,13 @@ fn build(robot: &Robot, regroup: bool) -> Module {
         functions,
         spec_hash: spec_hash(robot),
         description: robot.description.clone().unwrap_or_default(),
+        constants: vec![Constant {
+            name: "standard_parameters",
+            doc: "the robot's standard inertial parameters, 10 per body in order m, mx, my, mz, \
+                  ixx, ixy, ixz, iyy, iyz, izz (about the body's pole, in its axes; tensor \
+                  entries, ixy = -integral of x y dm), the `pi` of `tau = Y pi`",
+            values: reg.standard,
+        }],
     }
 }
 

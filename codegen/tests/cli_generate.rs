@@ -195,6 +195,7 @@ fn stats_lists_every_function() {
         "inverse_dynamics_derivatives",
         "gravity_derivatives",
         "forward_dynamics_derivatives",
+        "regressor",
     ] {
         assert!(stdout.contains(name), "{name} missing:\n{stdout}");
     }

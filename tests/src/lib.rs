@@ -315,6 +315,7 @@ pub fn output_lengths(kind: FunctionKind, n: usize) -> Vec<usize> {
         FunctionKind::InverseDynamicsDerivatives => vec![n * n; 2],
         FunctionKind::GravityDerivatives => vec![n * n],
         FunctionKind::ForwardDynamicsDerivatives => vec![n * n; 3],
+        FunctionKind::Regressor => vec![10 * n * n],
         _ => vec![n],
     }
 }
@@ -378,6 +379,9 @@ pub struct GeneratedRobot {
     /// The functions outside the `Dynamics` trait (derivatives, ...): `extra(c, kind, x)` calls
     /// the generated Rust, or the C with `c`, and returns the outputs as [`Evaluate::call`].
     pub extra: fn(bool, FunctionKind, &State) -> Vec<Vec<f64>>,
+    /// The generated constant arrays by C name suffix (`"standard_parameters"`): `constants(c,
+    /// name)` reads the Rust constant, or the C array with `c`.
+    pub constants: fn(bool, &str) -> Vec<f64>,
 }
 
 impl GeneratedRobot {

@@ -4,7 +4,8 @@
 //! (inertial parameters), [`orientation`] (direction cosines), [`kinematics`] (poles, tool pose,
 //! Jacobian), [`dynamics`] (the backward vector recursion), [`mass_matrix`] (composite bodies),
 //! [`ldlt`] (forward dynamics), [`split`] (centrifugal / Coriolis / gyroscopic split) and
-//! [`derivatives`] (analytical derivatives of the joint-space outputs, on the graph).
+//! [`derivatives`] (analytical derivatives of the joint-space outputs, on the graph) and
+//! [`regressor`] (the inertial-parameter regressor).
 
 // Index loops mirror the papers' component formulas (ξ, η over x, y, z; joints i < j < k).
 #![allow(clippy::needless_range_loop)]
@@ -16,10 +17,12 @@ mod ldlt;
 mod mass_matrix;
 mod orientation;
 mod params;
+mod regressor;
 mod scalar;
 mod split;
 
 pub use derivatives::{derivatives, Derivatives};
+pub use regressor::{all_symbolic, regressor, Regressor, STANDARD_NAMES};
 pub use split::{velocity_split, Split};
 
 use std::collections::HashSet;

@@ -123,6 +123,30 @@ pub fn emit_c(module: &Module, opts: &COptions) -> Result<CFiles, EmitError> {
     let _ = writeln!(h, "/** Number of joints. */\n#define {upper}_DOF {n}\n");
 
     let mut defs = String::new();
+    for c in &lowered.constants {
+        let len = c.values.len();
+        let values: Vec<String> = c.values.iter().map(|&v| lang.lit_signed(v)).collect();
+        let _ = writeln!(
+            h,
+            "/** {}{}. */",
+            c.doc[..1].to_ascii_uppercase(),
+            &c.doc[1..]
+        );
+        let array = format!("{name}_{}[{len}]", c.name);
+        let init = format!("{{\n    {}\n}};\n", values.join(",\n    "));
+        if opts.header_only {
+            let _ = writeln!(h, "static const {real} {array} = {init}");
+            // Read once, so an including file that does not use it gets no warning.
+            let _ = writeln!(
+                h,
+                "static inline const {real} *{name}_{}_array(void)\n{{\n    return {name}_{};\n}}\n",
+                c.name, c.name
+            );
+        } else {
+            let _ = writeln!(h, "extern const {real} {array};\n");
+            let _ = writeln!(defs, "const {real} {array} = {init}");
+        }
+    }
     if !fields.is_empty() {
         let _ = writeln!(
             h,

@@ -94,6 +94,8 @@ impl Input {
 pub(crate) enum Dim {
     N,
     Fixed(usize),
+    /// `k · N`.
+    PerJoint(usize),
 }
 
 impl Dim {
@@ -101,6 +103,7 @@ impl Dim {
         match self {
             Dim::N => n,
             Dim::Fixed(k) => k,
+            Dim::PerJoint(k) => k * n,
         }
     }
 }
@@ -286,6 +289,19 @@ pub(crate) fn contract(kind: FunctionKind) -> Contract {
             ],
             doc: "Derivatives of the forward dynamics with respect to `q`, `qd` and `tau` \
                   (`M^-1`).",
+        },
+        FunctionKind::Regressor => Contract {
+            name: "regressor",
+            inputs: &[Q, Qd, Qdd],
+            outputs: &[OutSpec {
+                name: "Y",
+                rows: Dim::N,
+                cols: Some(Dim::PerJoint(10)),
+                doc: "inertial-parameter regressor, tau = Y pi: column 10 b + p is d tau / d \
+                      pi_p of body b (p in m, mx, my, mz, ixx, ixy, ixz, iyy, iyz, izz)",
+            }],
+            doc: "Inertial-parameter regressor: `tau = Y(q, qd, qdd) pi` with `pi` the standard \
+                  parameters (`standard_parameters`).",
         },
     }
 }

@@ -127,6 +127,25 @@ pub fn emit_rust(module: &Module) -> Result<String, EmitError> {
         /// Number of joints.
         pub const DOF: usize = #n_lit;
     });
+    for c in &lowered.constants {
+        let ident = format_ident!("{}", c.name.to_ascii_uppercase());
+        let len = Literal::usize_unsuffixed(c.values.len());
+        let lang = RustLang {
+            fields: &fields,
+            inputs: input_idents(&[]),
+        };
+        let values: Vec<TokenStream> = c
+            .values
+            .iter()
+            .map(|&v| render(&lang, &Ex::Lit(v)))
+            .collect();
+        let doc = format!(" {}{}.", c.doc[..1].to_ascii_uppercase(), &c.doc[1..]);
+        items.push(quote! {
+            #[doc = #doc]
+            #allow
+            pub const #ident: [f64; #len] = [#(#values),*];
+        });
+    }
 
     if has_params {
         let docs: Vec<String> = lowered

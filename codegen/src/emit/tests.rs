@@ -149,6 +149,7 @@ fn toy(symbolic: bool, gravity: bool) -> Module {
         functions,
         spec_hash: "0123456789abcdef".to_owned(),
         description: "Two-link toy for emitter tests".to_owned(),
+        constants: Vec::new(),
     }
 }
 

@@ -36,6 +36,8 @@ pub enum FunctionKind {
     GravityDerivatives,
     /// `∂q̈/∂q`, `∂q̈/∂q̇` of the forward dynamics and `M⁻¹ = ∂q̈/∂τ` (N×N each).
     ForwardDynamicsDerivatives,
+    /// The inertial-parameter regressor `Y` (N×10N), `τ = Y π`.
+    Regressor,
 }
 
 impl FunctionKind {
@@ -62,10 +64,27 @@ impl FunctionKind {
         FunctionKind::ForwardDynamicsDerivatives,
     ];
 
+    /// The identification functions, in file order (after [`Self::DERIVATIVES`]).
+    pub const IDENTIFICATION: [FunctionKind; 1] = [FunctionKind::Regressor];
+
     /// Every kind a module can hold, in file order.
     pub fn every() -> impl Iterator<Item = FunctionKind> {
-        Self::ALL.into_iter().chain(Self::DERIVATIVES)
+        Self::ALL
+            .into_iter()
+            .chain(Self::DERIVATIVES)
+            .chain(Self::IDENTIFICATION)
     }
+}
+
+/// A named constant array of a module (emitted as `NAME_<name>` in C, `<NAME>` in Rust).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Constant {
+    /// Name, snake_case (`standard_parameters`).
+    pub name: &'static str,
+    /// One-line description for the generated docs.
+    pub doc: &'static str,
+    /// The values.
+    pub values: Vec<f64>,
 }
 
 /// One output array of a function, row-major.
@@ -115,6 +134,8 @@ pub struct Module {
     pub spec_hash: String,
     /// Free-text description (from the spec).
     pub description: String,
+    /// Constant arrays emitted with the functions (the standard parameters, ...).
+    pub constants: Vec<Constant>,
 }
 
 impl Module {
@@ -189,6 +210,7 @@ impl Module {
             functions: functions.into_iter().map(|f| f.expect("lowered")).collect(),
             spec_hash: self.spec_hash.clone(),
             description: self.description.clone(),
+            constants: self.constants.clone(),
         }
     }
 
