@@ -74,7 +74,7 @@ fn main() {
         gen.push_str(&ffi_block(&name, "f64"));
         gen.push_str(&c_robot_const(&name, dof, "f64"));
         gen.push_str(&extra_block(&name, dof));
-        gen.push_str(&constants_block(&name, dof));
+        gen.push_str(&constants_block(&name));
         let _ = writeln!(
             registry,
             "    GeneratedRobot {{\n        stem: {stem:?},\n        name: {name:?},\n        \
@@ -250,18 +250,21 @@ fn c_signature(kind: FunctionKind) -> (&'static str, &'static [&'static str], us
             ("forward_dynamics_derivatives", &["q", "qd", "tau"], 3)
         }
         FunctionKind::Regressor => ("regressor", &["q", "qd", "qdd"], 1),
+        FunctionKind::BaseRegressor => ("base_regressor", &["q", "qd", "qdd"], 1),
     }
 }
 
 /// Constant arrays of every generated module: C name suffix and Rust name.
-const CONSTANTS: [(&str, &str); 1] = [("standard_parameters", "STANDARD_PARAMETERS")];
+const CONSTANTS: [(&str, &str); 2] = [
+    ("standard_parameters", "STANDARD_PARAMETERS"),
+    ("base_parameters", "BASE_PARAMETERS"),
+];
 
 /// `constants_NAME(c, which)`: a constant array of `name`, from the Rust module or the C.
-fn constants_block(name: &str, dof: usize) -> String {
-    let _ = dof;
+fn constants_block(name: &str) -> String {
     let mut s = String::from("extern \"C\" {\n");
-    for (c, _) in CONSTANTS {
-        let _ = writeln!(s, "    static {name}_{c}: [f64; {}];", 10 * dof);
+    for (c, r) in CONSTANTS {
+        let _ = writeln!(s, "    static {name}_{c}: [f64; {name}::{r}.len()];");
     }
     s.push_str("}\n\n");
     let _ = writeln!(
@@ -306,8 +309,9 @@ fn extra_block(name: &str, dof: usize) -> String {
          -> Vec<Vec<f64>> {{\n    const N: usize = {dof};\n    let a = |v: &[f64]| -> [f64; N] \
          {{ v.try_into().expect(\"one value per joint\") }};\n    let (q, qd, qdd, tau) = \
          (a(&x.q), a(&x.qd), a(&x.qdd), a(&x.tau));\n    let _ = (&qd, &qdd, &tau);\n    \
-         let mut o: Vec<Vec<f64>> = output_lengths(kind, N).into_iter().map(|l| vec![0.0; \
-         l]).collect();\n    let p: Vec<*mut f64> = o.iter_mut().map(|v| v.as_mut_ptr()).\
+         let lengths = if kind == FunctionKind::BaseRegressor {{ vec![N * {name}::NB] }} else \
+         {{ output_lengths(kind, N) }};\n    let mut o: Vec<Vec<f64>> = \
+         lengths.into_iter().map(|l| vec![0.0; l]).collect();\n    let p: Vec<*mut f64> = o.iter_mut().map(|v| v.as_mut_ptr()).\
          collect();\n    match (c, kind) {{"
     );
     for kind in extra_kinds() {

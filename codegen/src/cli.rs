@@ -93,6 +93,9 @@ pub enum Command {
         /// URDF only: the tip link.
         #[arg(long)]
         tip: Option<String>,
+        /// Print the base parameters instead, each as its combination of the standard ones.
+        #[arg(long)]
+        base: bool,
     },
     /// Print the operation counts of every generated function.
     Stats {
@@ -145,7 +148,13 @@ pub fn run(cli: Cli) -> miette::Result<()> {
             options: COptions { float, header_only },
         }),
         Command::Check { spec, tip } => check(&spec, tip.as_deref()),
-        Command::Params { spec, tip } => params(&spec, tip.as_deref()),
+        Command::Params { spec, tip, base } => {
+            if base {
+                base_params(&spec, tip.as_deref())
+            } else {
+                params(&spec, tip.as_deref())
+            }
+        }
         Command::Stats { input, tip } => stats(&input, tip.as_deref()),
         Command::Import { input, tip } => import(&input, tip.as_deref()),
         Command::Equations {
@@ -296,6 +305,12 @@ fn check(path: &Path, tip: Option<&str>) -> miette::Result<()> {
         robot.name,
         if n == 1 { "body" } else { "bodies" }
     );
+    Ok(())
+}
+
+fn base_params(path: &Path, tip: Option<&str>) -> miette::Result<()> {
+    let robot = load_input(path, tip)?;
+    print!("{}", crate::derive::base_parameters_text(&robot));
     Ok(())
 }
 

@@ -1,7 +1,7 @@
 //! From a validated robot to the IR module every emitter reads.
 
 use crate::algebra::Algebra;
-use crate::derive::{derivatives, derive_with, regressor, velocity_split};
+use crate::derive::{base_regressor, derivatives, derive_with, regressor, velocity_split};
 use crate::ir::{Constant, Function, FunctionKind, Graph, Module, NodeId, Output, Var};
 use crate::{to_toml, Robot};
 
@@ -54,6 +54,8 @@ fn build(robot: &Robot, regroup: bool) -> Module {
         &derived.mass_matrix,
     );
     let reg = regressor(&mut graph, robot);
+    let (base, yb) = base_regressor(&mut graph, robot);
+    let nb = base.names.len();
 
     let vector = |name, values: Vec<NodeId>| Output {
         name,
@@ -127,6 +129,7 @@ fn build(robot: &Robot, regroup: bool) -> Module {
             ],
         ),
         function(FunctionKind::Regressor, vec![matrix("Y", n, 10 * n, reg.y)]),
+        function(FunctionKind::BaseRegressor, vec![matrix("Yb", n, nb, yb)]),
     ];
     // With base parameters the static reactions are not derived (empty outputs).
     functions.retain(|f| f.outputs.iter().all(|o| !o.values.is_empty()));
@@ -137,13 +140,23 @@ fn build(robot: &Robot, regroup: bool) -> Module {
         functions,
         spec_hash: spec_hash(robot),
         description: robot.description.clone().unwrap_or_default(),
-        constants: vec![Constant {
-            name: "standard_parameters",
-            doc: "the robot's standard inertial parameters, 10 per body in order m, mx, my, mz, \
+        constants: vec![
+            Constant {
+                name: "standard_parameters",
+                doc:
+                    "the robot's standard inertial parameters, 10 per body in order m, mx, my, mz, \
                   ixx, ixy, ixz, iyy, iyz, izz (about the body's pole, in its axes; tensor \
                   entries, ixy = -integral of x y dm), the `pi` of `tau = Y pi`",
-            values: reg.standard,
-        }],
+                values: reg.standard,
+            },
+            Constant {
+                name: crate::ir::BASE_PARAMETERS,
+                doc: "the robot's base inertial parameters (NB of them), the `pi_b` of `tau = Yb \
+                  pi_b`; `quasidyn params --base` prints each as its combination of the \
+                  standard parameters",
+                values: base.values,
+            },
+        ],
     }
 }
 

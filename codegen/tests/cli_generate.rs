@@ -196,6 +196,7 @@ fn stats_lists_every_function() {
         "gravity_derivatives",
         "forward_dynamics_derivatives",
         "regressor",
+        "base_regressor",
     ] {
         assert!(stdout.contains(name), "{name} missing:\n{stdout}");
     }

@@ -316,6 +316,7 @@ pub fn output_lengths(kind: FunctionKind, n: usize) -> Vec<usize> {
         FunctionKind::GravityDerivatives => vec![n * n],
         FunctionKind::ForwardDynamicsDerivatives => vec![n * n; 3],
         FunctionKind::Regressor => vec![10 * n * n],
+        FunctionKind::BaseRegressor => panic!("the base regressor's size depends on NB"),
         _ => vec![n],
     }
 }
@@ -516,6 +517,51 @@ pub fn reference_split(
                 .sum::<f64>();
     }
     (hc, ho, hg)
+}
+
+/// Numeric rank of the `rows × cols` matrix `a` (row-major): Householder QR with column
+/// pivoting on the columns scaled to unit norm; a pivot counts while it exceeds `1e-9` of the
+/// first.
+pub fn numeric_rank(a: &[f64], rows: usize, cols: usize) -> usize {
+    let mut m: Vec<Vec<f64>> = (0..cols)
+        .map(|j| (0..rows).map(|i| a[i * cols + j]).collect())
+        .collect();
+    for col in &mut m {
+        let norm = col.iter().map(|x| x * x).sum::<f64>().sqrt();
+        if norm > 0.0 {
+            col.iter_mut().for_each(|x| *x /= norm);
+        }
+    }
+    let mut first = 0.0;
+    for k in 0..cols.min(rows) {
+        // Pivot: the remaining column with the largest norm below row k.
+        let norm = |c: &Vec<f64>| c[k..].iter().map(|x| x * x).sum::<f64>().sqrt();
+        let (p, best) = (k..cols)
+            .map(|j| (j, norm(&m[j])))
+            .fold((k, -1.0), |acc, x| if x.1 > acc.1 { x } else { acc });
+        if k == 0 {
+            first = best;
+        }
+        if best <= 1e-9 * first || best == 0.0 {
+            return k;
+        }
+        m.swap(k, p);
+        // Householder reflection zeroing column k below row k.
+        let alpha = if m[k][k] > 0.0 { -best } else { best };
+        let mut v: Vec<f64> = m[k][k..].to_vec();
+        v[0] -= alpha;
+        let vn: f64 = v.iter().map(|x| x * x).sum();
+        if vn == 0.0 {
+            continue;
+        }
+        for col in m.iter_mut().skip(k) {
+            let t: f64 = v.iter().zip(&col[k..]).map(|(a, b)| a * b).sum::<f64>() * 2.0 / vn;
+            for (x, vi) in col[k..].iter_mut().zip(&v) {
+                *x -= t * vi;
+            }
+        }
+    }
+    cols.min(rows)
 }
 
 /// A small deterministic generator (xorshift64*), so random states are reproducible without a

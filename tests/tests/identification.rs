@@ -142,3 +142,80 @@ fn regressor_matches_pinocchio() {
         }
     }
 }
+
+/// Rows of `kind`'s single matrix output (width `cols`) stacked over `states`.
+fn stacked(
+    r: &quasidyn_tests::GeneratedRobot,
+    c: bool,
+    kind: FunctionKind,
+    states: &[State],
+) -> Vec<f64> {
+    states
+        .iter()
+        .flat_map(|x| (r.extra)(c, kind, x).remove(0))
+        .collect()
+}
+
+#[test]
+fn base_parameter_count_is_the_rank_of_the_full_regressor() {
+    for r in ROBOTS {
+        let robot = r.spec();
+        let n = r.dof;
+        let nb = (r.constants)(false, "base_parameters").len();
+        assert_eq!((r.constants)(true, "base_parameters").len(), nb);
+        let states = random_states(&robot, 43, 40);
+        let y = stacked(r, false, FunctionKind::Regressor, &states);
+        let rank = quasidyn_tests::numeric_rank(&y, 40 * n, 10 * n);
+        assert_eq!(rank, nb, "{}: rank of Y over 40 states vs NB", r.stem);
+        for (lang, c) in LANGS {
+            let yb = stacked(r, c, FunctionKind::BaseRegressor, &states);
+            assert_eq!(yb.len(), 40 * n * nb);
+            let rank = quasidyn_tests::numeric_rank(&yb, 40 * n, nb);
+            assert_eq!(rank, nb, "{} {lang}: Yb has full column rank", r.stem);
+        }
+    }
+}
+
+#[test]
+fn base_regressor_times_base_parameters_is_the_reference_inverse_dynamics() {
+    for r in ROBOTS {
+        let robot = r.spec();
+        let n = r.dof;
+        let set = quasidyn_codegen::derive::base_set(&robot);
+        let combination = |pi: &[f64]| -> Vec<f64> {
+            set.combination
+                .chunks(10 * n)
+                .map(|row| row.iter().zip(pi).map(|(a, b)| a * b).sum())
+                .collect()
+        };
+        for (lang, c) in LANGS {
+            let generated = (r.constants)(c, "base_parameters");
+            assert_close(
+                &format!("{} {lang} base parameters", r.stem),
+                &generated,
+                &combination(&standard_of(&robot)),
+                1e-12,
+            );
+        }
+        let mut rng = Rng::new(47);
+        let mut robots = vec![robot.clone()];
+        robots.push(perturbed(&robot, &mut rng));
+        for (k, x) in random_states(&robot, 53, 30).iter().enumerate() {
+            for (lang, c) in LANGS {
+                let yb = &(r.extra)(c, FunctionKind::BaseRegressor, x)[0];
+                for (v, variant) in robots.iter().enumerate() {
+                    let chain = chain_of(variant);
+                    let pib = combination(&standard_of(variant));
+                    let mut tau = vec![0.0; n];
+                    NewtonEulerModel::new(&chain).inverse_dynamics(&x.q, &x.qd, &x.qdd, &mut tau);
+                    assert_close(
+                        &format!("{} {lang} state {k} variant {v}", r.stem),
+                        &times(yb, &pib),
+                        &tau,
+                        REL,
+                    );
+                }
+            }
+        }
+    }
+}

@@ -7,7 +7,7 @@ use super::{
     float_literal, generated_by, layout, param_fields, plan_module, render, snake_ident, EmitError,
     Func, Input, Lang, Plan,
 };
-use crate::ir::Module;
+use crate::ir::{Module, BASE_PARAMETERS};
 
 /// Options of the C emitter.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -125,6 +125,13 @@ pub fn emit_c(module: &Module, opts: &COptions) -> Result<CFiles, EmitError> {
     let mut defs = String::new();
     for c in &lowered.constants {
         let len = c.values.len();
+        if c.name == BASE_PARAMETERS {
+            let _ = writeln!(
+                h,
+                "/** Number of base parameters ({name}_base_parameters, columns of \
+                 {name}_base_regressor). */\n#define {upper}_NB {len}\n"
+            );
+        }
         let values: Vec<String> = c.values.iter().map(|&v| lang.lit_signed(v)).collect();
         let _ = writeln!(
             h,
@@ -253,7 +260,13 @@ fn doc_comment(plan: &Plan, n: usize, params: bool) -> String {
         let _ = writeln!(d, " * @param {} {}, {n} values", i.name(), i.doc());
     }
     for o in plan.contract.outputs {
-        let _ = writeln!(d, " * @param[out] {} {}; {}", o.name, o.doc, layout(o, n));
+        let _ = writeln!(
+            d,
+            " * @param[out] {} {}; {}",
+            o.name,
+            o.doc,
+            layout(o, n, plan.nb)
+        );
     }
     d.push_str(" */\n");
     d
@@ -274,7 +287,10 @@ fn body(plan: &Plan, n: usize, lang: &CLang<'_>, real: &str) -> String {
         let _ = writeln!(b, "    const {real} {name} = {};", render(lang, e));
     }
     for (o, vals) in plan.contract.outputs.iter().zip(&plan.outputs) {
-        debug_assert_eq!(vals.len(), o.rows.get(n) * o.cols.map_or(1, |c| c.get(n)));
+        debug_assert_eq!(
+            vals.len(),
+            o.rows.of(n, plan.nb) * o.cols.map_or(1, |c| c.of(n, plan.nb))
+        );
         for (k, e) in vals.iter().enumerate() {
             let _ = writeln!(b, "    {}[{k}] = {};", o.name, render(lang, e));
         }

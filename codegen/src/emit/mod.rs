@@ -96,14 +96,26 @@ pub(crate) enum Dim {
     Fixed(usize),
     /// `k · N`.
     PerJoint(usize),
+    /// `NB`, the number of base parameters (`Module::nb`).
+    Base,
 }
 
 impl Dim {
+    /// The size for `n` joints and `nb` base parameters.
+    pub(crate) fn of(self, n: usize, nb: usize) -> usize {
+        match self {
+            Dim::Base => nb,
+            d => d.get(n),
+        }
+    }
+
+    /// The size for `n` joints (of a dimension that does not depend on `NB`).
     pub(crate) fn get(self, n: usize) -> usize {
         match self {
             Dim::N => n,
             Dim::Fixed(k) => k,
             Dim::PerJoint(k) => k * n,
+            Dim::Base => unreachable!("NB is given with Dim::of"),
         }
     }
 }
@@ -303,6 +315,19 @@ pub(crate) fn contract(kind: FunctionKind) -> Contract {
             doc: "Inertial-parameter regressor: `tau = Y(q, qd, qdd) pi` with `pi` the standard \
                   parameters (`standard_parameters`).",
         },
+        FunctionKind::BaseRegressor => Contract {
+            name: "base_regressor",
+            inputs: &[Q, Qd, Qdd],
+            outputs: &[OutSpec {
+                name: "Yb",
+                rows: Dim::N,
+                cols: Some(Dim::Base),
+                doc: "base-parameter regressor, tau = Yb pi_b (NB columns, one per base \
+                      parameter)",
+            }],
+            doc: "Base-parameter regressor: `tau = Yb(q, qd, qdd) pi_b` with `pi_b` the base \
+                  parameters (`base_parameters`), a minimal set.",
+        },
     }
 }
 
@@ -420,6 +445,8 @@ pub(crate) struct Plan {
     pub outputs: Vec<Vec<Ex>>,
     /// Which math functions are called.
     pub calls: [bool; 3],
+    /// Number of base parameters of the module (sizes `Dim::Base`).
+    pub nb: usize,
 }
 
 /// Deepest inlined expression before a local is introduced (keeps lines readable and the
@@ -436,7 +463,7 @@ pub(crate) fn plan_module(module: &Module) -> Result<(Module, Vec<Plan>), EmitEr
             return Err(EmitError::Duplicate(f.kind));
         }
         seen.push(f.kind);
-        plans.push(plan_function(&lowered.graph, lowered.dof, f)?);
+        plans.push(plan_function(&lowered.graph, lowered.dof, lowered.nb(), f)?);
     }
     // Files list functions in contract order whatever order the derivation produced.
     plans.sort_by_key(|p| p.kind);
@@ -448,12 +475,12 @@ fn shape_list(shapes: impl Iterator<Item = (usize, usize)>) -> String {
     format!("[{}]", v.join(", "))
 }
 
-fn plan_function(g: &Graph, dof: usize, f: &Function) -> Result<Plan, EmitError> {
+fn plan_function(g: &Graph, dof: usize, nb: usize, f: &Function) -> Result<Plan, EmitError> {
     let contract = contract(f.kind);
     let expected: Vec<(usize, usize)> = contract
         .outputs
         .iter()
-        .map(|o| (o.rows.get(dof), o.cols.map_or(1, |c| c.get(dof))))
+        .map(|o| (o.rows.of(dof, nb), o.cols.map_or(1, |c| c.of(dof, nb))))
         .collect();
     let found: Vec<(usize, usize)> = f.outputs.iter().map(|o| (o.rows, o.cols)).collect();
     let sizes_ok = f.outputs.iter().all(|o| o.values.len() == o.rows * o.cols);
@@ -579,6 +606,7 @@ fn plan_function(g: &Graph, dof: usize, f: &Function) -> Result<Plan, EmitError>
         locals,
         outputs,
         calls,
+        nb,
     })
 }
 
@@ -755,12 +783,12 @@ pub(crate) fn float_literal(v: f64, single: bool) -> String {
 }
 
 /// Human-readable layout of an output, e.g. `M[i*2 + j]`.
-pub(crate) fn layout(o: &OutSpec, dof: usize) -> String {
-    let rows = o.rows.get(dof);
+pub(crate) fn layout(o: &OutSpec, dof: usize, nb: usize) -> String {
+    let rows = o.rows.of(dof, nb);
     match o.cols {
         None => format!("{rows} values"),
         Some(c) => {
-            let c = c.get(dof);
+            let c = c.of(dof, nb);
             format!(
                 "{rows}x{c}, row-major: {}[i*{c} + j] is row i, column j",
                 o.name

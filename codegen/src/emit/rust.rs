@@ -8,7 +8,7 @@ use super::{
     camel_ident, generated_by, param_fields, plan_module, render, EmitError, Ex, Func, Input, Lang,
     Plan,
 };
-use crate::ir::{FunctionKind, Module};
+use crate::ir::{FunctionKind, Module, BASE_PARAMETERS};
 
 /// Lints allowed on generated items, each unavoidable in generated straight-line code.
 const ALLOWED_LINTS: &str = "\
@@ -128,6 +128,13 @@ pub fn emit_rust(module: &Module) -> Result<String, EmitError> {
         pub const DOF: usize = #n_lit;
     });
     for c in &lowered.constants {
+        if c.name == BASE_PARAMETERS {
+            let nb = Literal::usize_unsuffixed(c.values.len());
+            items.push(quote! {
+                /// Number of base parameters (`BASE_PARAMETERS`, columns of `base_regressor`).
+                pub const NB: usize = #nb;
+            });
+        }
         let ident = format_ident!("{}", c.name.to_ascii_uppercase());
         let len = Literal::usize_unsuffixed(c.values.len());
         let lang = RustLang {
@@ -243,7 +250,7 @@ fn signature_parts(plan: &Plan, n: usize) -> (Vec<Ident>, TokenStream) {
         .contract
         .outputs
         .iter()
-        .map(|o| shape_type(o.rows.get(n), o.cols.map(|c| c.get(n))))
+        .map(|o| shape_type(o.rows.of(n, plan.nb), o.cols.map(|c| c.of(n, plan.nb))))
         .collect();
     let ret = if outs.len() == 1 {
         outs[0].clone()
@@ -297,11 +304,11 @@ fn function(
     }
     for o in plan.contract.outputs {
         let shape = match o.cols {
-            None => format!("`[f64; {}]`", o.rows.get(n)),
+            None => format!("`[f64; {}]`", o.rows.of(n, plan.nb)),
             Some(c) => format!(
                 "`[[f64; {}]; {}]`, `[row][column]`",
-                c.get(n),
-                o.rows.get(n)
+                c.of(n, plan.nb),
+                o.rows.of(n, plan.nb)
             ),
         };
         doc.push(format!(" - returns `{}`: {}, {}", o.name, o.doc, shape));
@@ -322,7 +329,7 @@ fn function(
             match o.cols {
                 None => quote!([#(#vals),*]),
                 Some(c) => {
-                    let rows = vals.chunks(c.get(n)).map(|r| quote!([#(#r),*]));
+                    let rows = vals.chunks(c.of(n, plan.nb)).map(|r| quote!([#(#r),*]));
                     quote!([#(#rows),*])
                 }
             }

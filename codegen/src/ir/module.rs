@@ -38,6 +38,8 @@ pub enum FunctionKind {
     ForwardDynamicsDerivatives,
     /// The inertial-parameter regressor `Y` (N×10N), `τ = Y π`.
     Regressor,
+    /// The base-parameter regressor `Yb` (N×NB), `τ = Yb π_b`.
+    BaseRegressor,
 }
 
 impl FunctionKind {
@@ -65,7 +67,8 @@ impl FunctionKind {
     ];
 
     /// The identification functions, in file order (after [`Self::DERIVATIVES`]).
-    pub const IDENTIFICATION: [FunctionKind; 1] = [FunctionKind::Regressor];
+    pub const IDENTIFICATION: [FunctionKind; 2] =
+        [FunctionKind::Regressor, FunctionKind::BaseRegressor];
 
     /// Every kind a module can hold, in file order.
     pub fn every() -> impl Iterator<Item = FunctionKind> {
@@ -138,6 +141,9 @@ pub struct Module {
     pub constants: Vec<Constant>,
 }
 
+/// Name of the constant holding the base parameters (its length is `NB`).
+pub const BASE_PARAMETERS: &str = "base_parameters";
+
 impl Module {
     /// Every output value, function by function.
     pub fn roots(&self) -> Vec<NodeId> {
@@ -153,6 +159,14 @@ impl Module {
             .iter()
             .map(|f| (f.kind, lowered.graph.op_count(&f.roots())))
             .collect()
+    }
+
+    /// Number of base parameters (the length of the constant [`BASE_PARAMETERS`]; 0 without).
+    pub fn nb(&self) -> usize {
+        self.constants
+            .iter()
+            .find(|c| c.name == BASE_PARAMETERS)
+            .map_or(0, |c| c.values.len())
     }
 
     /// The function of `kind`, if generated.
