@@ -299,7 +299,11 @@ fn extra_block(name: &str, dof: usize) -> String {
         let (f, inputs, outputs) = c_signature(kind);
         let mut args: Vec<String> = inputs.iter().map(|i| format!("{i}: *const f64")).collect();
         args.extend((0..outputs).map(|k| format!("out{k}: *mut f64")));
-        let _ = writeln!(s, "    fn {name}_{f}({});", args.join(", "));
+        let _ = writeln!(
+            s,
+            "    /// The generated C `{name}_{f}`.\n    pub fn {name}_{f}({});",
+            args.join(", ")
+        );
     }
     s.push_str("}\n\n");
     let _ = writeln!(

@@ -4,7 +4,8 @@
 Install:  pip install pin          (the Pinocchio Python wheels; `import pinocchio as pin`)
 Run:      python3 tools/derivatives_reference.py                 # every robots/*.toml
           python3 tools/derivatives_reference.py robots/ur5.toml # selected specs
-          python3 tools/derivatives_reference.py --time robots/ur5.toml   # also time Pinocchio
+          python3 tools/derivatives_reference.py --time robots/ur5.toml tests/fixtures/urdf/panda.urdf
+                                                   # only time Pinocchio (URDF: fingers locked)
 Writes:   tests/fixtures/derivatives/NAME.json, one per spec (NAME = the spec's `name`).
 
 The robot is built in Pinocchio exactly as tools/reference.py does (its `build_model`, reading
@@ -26,7 +27,7 @@ and once per robot
 
 Checks made here, every state: the derivatives against central finite differences of rnea /
 aba / computeGeneralizedGravity (step 1e-6, 1e-6 relative plus the differences' rounding error), Minv M = I, Y pi = rnea (1e-10
-relative). With --time it prints Pinocchio's time per call of computeRNEADerivatives,
+relative). With --time it writes no fixture and prints Pinocchio's time per call of computeRNEADerivatives,
 computeABADerivatives, computeGeneralizedGravityDerivatives and computeJointTorqueRegressor
 (best of 15 runs over 256 random states, from Python, so including the binding's overhead).
 """
@@ -174,13 +175,26 @@ def best_ns(call, states, runs=15):
     return best * 1e9
 
 
+def urdf_arm(path):
+    """A URDF arm for timing: the whole URDF with its gripper's finger joints locked (the
+    Panda of tests/fixtures/urdf), so the joints are the arm's."""
+    full = pin.buildModelFromUrdf(str(path))
+    locked = [full.getJointId(name) for name in full.names if "finger" in name]
+    model = pin.buildReducedModel(full, locked, pin.neutral(full)) if locked else full
+    return {"name": pathlib.Path(path).stem}, model
+
+
 def timings(spec_path):
-    robot = load_spec(spec_path)
-    model, _ = build_model(robot)
+    if str(spec_path).endswith(".urdf"):
+        robot, model = urdf_arm(spec_path)
+        prismatic = np.zeros(model.nv, dtype=bool)
+    else:
+        robot = load_spec(spec_path)
+        model, _ = build_model(robot)
+        prismatic = np.array([b["joint"] == "prismatic" for b in robot["bodies"]])
     data = model.createData()
     n = model.nv
     rng = np.random.default_rng(SEED)
-    prismatic = np.array([b["joint"] == "prismatic" for b in robot["bodies"]])
     states = [random_state(rng, prismatic, n) for _ in range(256)]
     rows_ = [
         ("rnea (inverse dynamics)", lambda q, v, a, t: pin.rnea(model, data, q, v, a)),
