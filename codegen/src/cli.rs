@@ -119,6 +119,9 @@ pub enum Command {
         /// inertia to exact values.
         #[arg(long)]
         no_snap: bool,
+        /// Print the base parameters instead, each as its combination of the standard ones.
+        #[arg(long)]
+        base: bool,
     },
     /// Print the operation counts of every generated function.
     Stats {
@@ -187,7 +190,18 @@ pub fn run(cli: Cli) -> miette::Result<()> {
             tip,
             no_snap,
         } => check(&spec, &options(tip, no_snap), verbose),
-        Command::Params { spec, tip, no_snap } => params(&spec, &options(tip, no_snap)),
+        Command::Params {
+            spec,
+            tip,
+            no_snap,
+            base,
+        } => {
+            if base {
+                base_params(&spec, &options(tip, no_snap))
+            } else {
+                params(&spec, &options(tip, no_snap))
+            }
+        }
         Command::Stats {
             input,
             tip,
@@ -225,7 +239,7 @@ fn load(path: &Path, options: &ImportOptions) -> Result<Robot, Error> {
 
 fn parse_function(name: &str) -> Result<FunctionKind, String> {
     function_by_name(name).ok_or_else(|| {
-        let all: Vec<&str> = FunctionKind::ALL.into_iter().map(function_name).collect();
+        let all: Vec<&str> = FunctionKind::every().map(function_name).collect();
         format!("unknown function `{name}`; one of {}", all.join(", "))
     })
 }
@@ -398,6 +412,12 @@ fn check(path: &Path, options: &ImportOptions, verbose: bool) -> miette::Result<
             }
         }
     }
+    Ok(())
+}
+
+fn base_params(path: &Path, options: &ImportOptions) -> miette::Result<()> {
+    let robot = load(path, options)?;
+    print!("{}", crate::derive::base_parameters_text(&robot));
     Ok(())
 }
 
