@@ -7,13 +7,14 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::build::{c_code, load_input, module_name, rust_code, Error};
+use crate::build::{c_code, load_input_with, module_name, rust_code, Error};
 use crate::emit::COptions;
 use crate::equations::{equations, function_by_name, function_name, Format};
 use crate::generate::build_module;
+use crate::import::{ImportOptions, Imported};
 use crate::params::MethodParams;
 use crate::spec::to_toml;
-use crate::FunctionKind;
+use crate::{FunctionKind, Robot};
 
 /// Command-line arguments.
 #[derive(Debug, Parser)]
@@ -48,7 +49,8 @@ pub enum Command {
         /// Target language.
         #[arg(long, value_enum, default_value = "c")]
         lang: Lang,
-        /// Output directory (created if missing).
+        /// Output directory (created if missing), or `-` for stdout when there is a single
+        /// output file (Rust, or C with --header-only).
         #[arg(long)]
         out: PathBuf,
         /// Name of the generated files and identifier prefix (default: the robot's name).
@@ -57,6 +59,11 @@ pub enum Command {
         /// URDF only: the link the chain ends at (default: the single leaf).
         #[arg(long)]
         tip: Option<String>,
+        /// Keep every URDF value as written: do not snap angles within 1e-9 of multiples of
+        /// pi/2, axis components within 1e-9 of 0 or +-1, negligible offsets and products of
+        /// inertia to exact values.
+        #[arg(long)]
+        no_snap: bool,
         /// C only: single precision (`float`, `sinf`, ...) for controllers without a double FPU.
         #[arg(long)]
         float: bool,
@@ -68,9 +75,18 @@ pub enum Command {
     Check {
         /// The robot: spec, URDF or DH table.
         spec: PathBuf,
+        /// Also list every value the URDF importer snapped to an exact one: where, what, from
+        /// and to, and by how much.
+        #[arg(long, short)]
+        verbose: bool,
         /// URDF only: the tip link.
         #[arg(long)]
         tip: Option<String>,
+        /// Keep every URDF value as written: do not snap angles within 1e-9 of multiples of
+        /// pi/2, axis components within 1e-9 of 0 or +-1, negligible offsets and products of
+        /// inertia to exact values.
+        #[arg(long)]
+        no_snap: bool,
     },
     /// Write out the equations of a generated function, named intermediates first.
     Equations {
@@ -79,6 +95,11 @@ pub enum Command {
         /// URDF only: the tip link.
         #[arg(long)]
         tip: Option<String>,
+        /// Keep every URDF value as written: do not snap angles within 1e-9 of multiples of
+        /// pi/2, axis components within 1e-9 of 0 or +-1, negligible offsets and products of
+        /// inertia to exact values.
+        #[arg(long)]
+        no_snap: bool,
         /// Plain text or a LaTeX `align*` block.
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
@@ -93,6 +114,14 @@ pub enum Command {
         /// URDF only: the tip link.
         #[arg(long)]
         tip: Option<String>,
+        /// Keep every URDF value as written: do not snap angles within 1e-9 of multiples of
+        /// pi/2, axis components within 1e-9 of 0 or +-1, negligible offsets and products of
+        /// inertia to exact values.
+        #[arg(long)]
+        no_snap: bool,
+        /// Print the base parameters instead, each as its combination of the standard ones.
+        #[arg(long)]
+        base: bool,
     },
     /// Print the operation counts of every generated function.
     Stats {
@@ -101,6 +130,11 @@ pub enum Command {
         /// URDF only: the tip link.
         #[arg(long)]
         tip: Option<String>,
+        /// Keep every URDF value as written: do not snap angles within 1e-9 of multiples of
+        /// pi/2, axis components within 1e-9 of 0 or +-1, negligible offsets and products of
+        /// inertia to exact values.
+        #[arg(long)]
+        no_snap: bool,
     },
     /// Convert a URDF file or DH table into an equivalent quasidyn spec (printed on stdout).
     Import {
@@ -109,6 +143,11 @@ pub enum Command {
         /// URDF only: the tip link.
         #[arg(long)]
         tip: Option<String>,
+        /// Keep every URDF value as written: do not snap angles within 1e-9 of multiples of
+        /// pi/2, axis components within 1e-9 of 0 or +-1, negligible offsets and products of
+        /// inertia to exact values.
+        #[arg(long)]
+        no_snap: bool,
     },
 }
 
@@ -134,6 +173,7 @@ pub fn run(cli: Cli) -> miette::Result<()> {
             out,
             name,
             tip,
+            no_snap,
             float,
             header_only,
         } => generate(&Generate {
@@ -141,29 +181,65 @@ pub fn run(cli: Cli) -> miette::Result<()> {
             lang,
             out: &out,
             name: name.as_deref(),
-            tip: tip.as_deref(),
+            import: options(tip, no_snap),
             options: COptions { float, header_only },
         }),
-        Command::Check { spec, tip } => check(&spec, tip.as_deref()),
-        Command::Params { spec, tip } => params(&spec, tip.as_deref()),
-        Command::Stats { input, tip } => stats(&input, tip.as_deref()),
-        Command::Import { input, tip } => import(&input, tip.as_deref()),
+        Command::Check {
+            spec,
+            verbose,
+            tip,
+            no_snap,
+        } => check(&spec, &options(tip, no_snap), verbose),
+        Command::Params {
+            spec,
+            tip,
+            no_snap,
+            base,
+        } => {
+            if base {
+                base_params(&spec, &options(tip, no_snap))
+            } else {
+                params(&spec, &options(tip, no_snap))
+            }
+        }
+        Command::Stats {
+            input,
+            tip,
+            no_snap,
+        } => stats(&input, &options(tip, no_snap)),
+        Command::Import {
+            input,
+            tip,
+            no_snap,
+        } => import(&input, &options(tip, no_snap)),
         Command::Equations {
             spec,
             tip,
+            no_snap,
             format,
             function,
         } => {
-            let robot = load_input(&spec, tip.as_deref())?;
+            let robot = load(&spec, &options(tip, no_snap))?;
             print!("{}", equations(&robot, function, format));
             Ok(())
         }
     }
 }
 
+fn options(tip: Option<String>, no_snap: bool) -> ImportOptions {
+    ImportOptions {
+        tip,
+        snap: !no_snap,
+    }
+}
+
+fn load(path: &Path, options: &ImportOptions) -> Result<Robot, Error> {
+    load_input_with(path, options).map(|imported| imported.robot)
+}
+
 fn parse_function(name: &str) -> Result<FunctionKind, String> {
     function_by_name(name).ok_or_else(|| {
-        let all: Vec<&str> = FunctionKind::ALL.into_iter().map(function_name).collect();
+        let all: Vec<&str> = FunctionKind::every().map(function_name).collect();
         format!("unknown function `{name}`; one of {}", all.join(", "))
     })
 }
@@ -174,15 +250,27 @@ struct Generate<'a> {
     lang: Lang,
     out: &'a Path,
     name: Option<&'a str>,
-    tip: Option<&'a str>,
+    import: ImportOptions,
     options: COptions,
 }
 
 /// Robots with more joints than this report progress on stderr while generating.
 const PROGRESS_DOF: usize = 8;
 
+/// `--out -`: the one output file goes to stdout.
+fn to_stdout(out: &Path) -> bool {
+    out.as_os_str() == "-"
+}
+
 fn generate(args: &Generate) -> miette::Result<()> {
-    let robot = load_input(args.input, args.tip)?;
+    if to_stdout(args.out) && args.lang == Lang::C && !args.options.header_only {
+        return Err(Error::Unsupported(
+            "--out -: C output is a header and a source file, and only one file can go to \
+             stdout; add --header-only for a single header, or give a directory",
+        )
+        .into());
+    }
+    let robot = load(args.input, &args.import)?;
     let name = module_name(&robot, args.name)?;
     let progress = robot.dof() > PROGRESS_DOF;
     let started = std::time::Instant::now();
@@ -214,6 +302,12 @@ fn generate(args: &Generate) -> miette::Result<()> {
             "quasidyn: generated in {:.1} s, writing",
             started.elapsed().as_secs_f64()
         );
+    }
+    if to_stdout(args.out) {
+        if let [(_, contents)] = files.as_slice() {
+            print!("{contents}");
+            return Ok(());
+        }
     }
     write_all(args.out, &files)?;
     for (file, _) in &files {
@@ -248,8 +342,8 @@ fn write_all(dir: &Path, files: &[(String, String)]) -> Result<(), Error> {
     Ok(())
 }
 
-fn stats(path: &Path, tip: Option<&str>) -> miette::Result<()> {
-    let robot = load_input(path, tip)?;
+fn stats(path: &Path, options: &ImportOptions) -> miette::Result<()> {
+    let robot = load(path, options)?;
     let module = build_module(&robot).lowered();
     println!(
         "{}: operations of the generated functions ({} joints; common subexpressions counted once)",
@@ -290,25 +384,45 @@ fn stats(path: &Path, tip: Option<&str>) -> miette::Result<()> {
     Ok(())
 }
 
-fn import(path: &Path, tip: Option<&str>) -> miette::Result<()> {
-    let robot = load_input(path, tip)?;
+fn import(path: &Path, options: &ImportOptions) -> miette::Result<()> {
+    let robot = load(path, options)?;
     print!("{}", to_toml(&robot));
     Ok(())
 }
 
-fn check(path: &Path, tip: Option<&str>) -> miette::Result<()> {
-    let robot = load_input(path, tip)?;
+fn check(path: &Path, options: &ImportOptions, verbose: bool) -> miette::Result<()> {
+    let Imported { robot, snaps } = load_input_with(path, options)?;
     let n = robot.dof();
     println!(
         "ok: {}, {n} {}",
         robot.name,
         if n == 1 { "body" } else { "bodies" }
     );
+    if verbose {
+        match snaps.len() {
+            0 => println!("no value snapped"),
+            k => {
+                println!(
+                    "{k} value{} snapped to exact ones (--no-snap keeps them as written):",
+                    if k == 1 { "" } else { "s" }
+                );
+                for snap in &snaps {
+                    println!("  {snap}");
+                }
+            }
+        }
+    }
     Ok(())
 }
 
-fn params(path: &Path, tip: Option<&str>) -> miette::Result<()> {
-    let robot = load_input(path, tip)?;
+fn base_params(path: &Path, options: &ImportOptions) -> miette::Result<()> {
+    let robot = load(path, options)?;
+    print!("{}", crate::derive::base_parameters_text(&robot));
+    Ok(())
+}
+
+fn params(path: &Path, options: &ImportOptions) -> miette::Result<()> {
+    let robot = load(path, options)?;
     print!("{}", MethodParams::from_robot(&robot));
     Ok(())
 }

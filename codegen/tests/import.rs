@@ -7,7 +7,9 @@
 
 use std::path::{Path, PathBuf};
 
-use quasidyn_codegen::import::{detect, import_dh, import_urdf, ImportError, InputKind};
+use quasidyn_codegen::import::{
+    detect, import_dh, import_urdf, import_urdf_with, ImportError, ImportOptions, InputKind,
+};
 use quasidyn_codegen::{JointKind, Robot};
 
 type V3 = [f64; 3];
@@ -332,7 +334,15 @@ fn urdf_case(name: &str) {
     let tip = doc["tip"].as_str().expect("tip");
     let file = format!("{name}.urdf");
     let xml = std::fs::read_to_string(dir.join(&file)).expect("urdf");
-    let robot = import_urdf(&xml, &file, Some(tip)).unwrap_or_else(|e| panic!("{e}"));
+    // Pinocchio reads the values as written: compare the literal import (the snapped one is
+    // compared with the literal one in tests/snap.rs).
+    let options = ImportOptions {
+        tip: Some(tip.to_owned()),
+        snap: false,
+    };
+    let robot = import_urdf_with(&xml, &file, &options)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .robot;
     assert_eq!(robot.gravity, [0.0, 0.0, -9.81]);
     assert!(robot.bodies.iter().all(|b| b.mass > 0.0));
     check_against_fixture(&robot, &json);
@@ -365,6 +375,21 @@ fn urdf_so101_matches_pinocchio() {
 #[test]
 fn urdf_synthetic_matches_pinocchio() {
     urdf_case("synthetic");
+}
+
+#[test]
+fn urdf_ur10_matches_pinocchio() {
+    urdf_case("ur10");
+}
+
+#[test]
+fn urdf_kinova_matches_pinocchio() {
+    urdf_case("kinova");
+}
+
+#[test]
+fn urdf_xarm7_matches_pinocchio() {
+    urdf_case("xarm7");
 }
 
 #[test]

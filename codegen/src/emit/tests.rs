@@ -152,6 +152,7 @@ fn toy(symbolic: bool, gravity: bool) -> Module {
         joint_names: vec!["shoulder".to_owned(), "elbow \"2\"?".to_owned()],
         floating: false,
         frame_names: Vec::new(),
+        constants: Vec::new(),
     }
 }
 

@@ -4,12 +4,15 @@
 //! the root-to-tip path and everything beyond the tip are locked at zero and merged into the body
 //! they hang from. Mass before the first movable joint belongs to the base and is dropped.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, VecDeque};
 
 use roxmltree::{Document, Node};
 
 use super::chain::{normalize, rpy, Chain, ChainJoint, MassProps, Pose, V3};
 use super::error::{ImportError, Location};
+use super::snap::{self, Snap};
+use super::{ImportOptions, Imported};
 use crate::model::{JointKind, Robot};
 
 /// Most bodies a spec may have (docs/spec.md).
@@ -20,11 +23,29 @@ const MAX_BODIES: usize = 64;
 /// With `tip = None` the tree must have exactly one leaf link. `file_name` is only used in error
 /// messages. The result uses gravity `(0, 0, -9.81)` (URDF's z is up), the URDF root link's frame
 /// as the base frame, link names as body names and URDF joint names as joint names; the tool
-/// frame is the tip link's frame.
+/// frame is the tip link's frame. Values within a tolerance of exact ones are snapped
+/// (see [`import_urdf_with`] and the `snap` module's documentation).
 pub fn import_urdf(xml: &str, file_name: &str, tip: Option<&str>) -> Result<Robot, ImportError> {
-    let cx = Cx {
+    let options = ImportOptions {
+        tip: tip.map(str::to_owned),
+        snap: true,
+    };
+    import_urdf_with(xml, file_name, &options).map(|imported| imported.robot)
+}
+
+/// [`import_urdf`] with options: the tip link, and whether to snap values within a tolerance
+/// of exact ones (angles to multiples of `pi/2`, axis components to `0` or `±1`, negligible
+/// offsets and products of inertia to `0`). The result lists every snap made.
+pub fn import_urdf_with(
+    xml: &str,
+    file_name: &str,
+    options: &ImportOptions,
+) -> Result<Imported, ImportError> {
+    let tip = options.tip.as_deref();
+    let mut cx = Cx {
         file: file_name,
         text: xml,
+        snap: None,
     };
     let doc = Document::parse(xml).map_err(|e| {
         let pos = e.pos();
@@ -48,6 +69,12 @@ pub fn import_urdf(xml: &str, file_name: &str, tip: Option<&str>) -> Result<Robo
         });
     }
     let name = cx.required_attr(robot, "robot", "name")?.to_owned();
+    if options.snap {
+        cx.snap = Some(Snapper {
+            size: robot_size(robot),
+            log: RefCell::new(Vec::new()),
+        });
+    }
 
     let links = parse_links(&cx, robot)?;
     let joints = parse_joints(&cx, robot, &links)?;
@@ -156,24 +183,119 @@ pub fn import_urdf(xml: &str, file_name: &str, tip: Option<&str>) -> Result<Robo
         });
     }
 
-    Ok(Chain {
+    let mut robot = Chain {
         name,
         description: Some(format!(
             "imported from URDF `{}`, chain `{}` to `{}`",
-            file_name, links[root].name, links[tip_index].name
+            super::base_name(file_name),
+            links[root].name,
+            links[tip_index].name
         )),
         source: None,
         gravity: [0.0, 0.0, -9.81],
         joints: chain_joints,
         tool: tree.pose[tip_index],
     }
-    .into_robot())
+    .into_robot();
+    let snaps = match cx.snap.take() {
+        Some(snapper) => {
+            let mut snaps = snapper.log.into_inner();
+            let joint_loc: Vec<Location> = moving
+                .iter()
+                .map(|&j| cx.node_loc(joints[j].node))
+                .collect();
+            let tip_loc = cx.node_loc(links[tip_index].node);
+            snap_robot(&mut robot, snapper.size, &joint_loc, &tip_loc, &mut snaps);
+            snaps
+        }
+        None => Vec::new(),
+    };
+    Ok(Imported { robot, snaps })
 }
 
-/// File name and text, for locating errors.
+/// The robot's size for snapping offsets: the sum of the lengths of all joint offsets (read
+/// leniently; malformed values are reported by the real parse).
+fn robot_size(robot: Node) -> f64 {
+    robot
+        .children()
+        .filter(|c| c.is_element() && c.tag_name().name() == "joint")
+        .filter_map(|j| child(j, "origin")?.attribute("xyz"))
+        .map(|xyz| {
+            xyz.split_whitespace()
+                .filter_map(|w| w.parse::<f64>().ok())
+                .filter(|x| x.is_finite())
+                .map(|x| x * x)
+                .sum::<f64>()
+                .sqrt()
+        })
+        .sum()
+}
+
+const XYZ: [&str; 3] = ["x", "y", "z"];
+
+/// Snaps what the chain's composition left within a tolerance of exact values, in the method's
+/// frames: axes, `next`, centres of mass and inertia of every body, the base point and the tool
+/// rotation. Values of body `k` are located at the joint that moves it.
+fn snap_robot(
+    robot: &mut Robot,
+    size: f64,
+    joint_loc: &[Location],
+    tip_loc: &Location,
+    snaps: &mut Vec<Snap>,
+) {
+    let offset_tol = snap::OFFSET_TOL * size;
+    let mut log = |at: &Location, what: String, from: f64, to: f64| {
+        snaps.push(Snap {
+            at: at.clone(),
+            what,
+            from,
+            to,
+            angle: false,
+        });
+    };
+    if let Some(at) = joint_loc.first() {
+        for (i, from) in snap::snap_small(&mut robot.base, offset_tol) {
+            log(at, format!("base.{}", XYZ[i]), from, 0.0);
+        }
+    }
+    for (k, (body, at)) in robot.bodies.iter_mut().zip(joint_loc).enumerate() {
+        let what = |field: &str| format!("body[{}].{field}", k + 1);
+        let (axis, changes) = snap::snap_unit(body.axis);
+        body.axis = axis;
+        for (i, from, to) in changes {
+            log(at, what(&format!("axis.{}", XYZ[i])), from, to);
+        }
+        for (i, from) in snap::snap_small(&mut body.next, offset_tol) {
+            log(at, what(&format!("next.{}", XYZ[i])), from, 0.0);
+        }
+        for (i, from) in snap::snap_small(&mut body.com, offset_tol) {
+            log(at, what(&format!("com.{}", XYZ[i])), from, 0.0);
+        }
+        for (name, from) in snap::snap_products(&mut body.inertia_com) {
+            log(at, what(&format!("inertia.{name}")), from, 0.0);
+        }
+    }
+    for (i, j, from, to) in snap::snap_rotation(&mut robot.tool_rotation) {
+        log(
+            tip_loc,
+            format!("tool.rotation[{}][{}]", i + 1, j + 1),
+            from,
+            to,
+        );
+    }
+}
+
+/// Snapping state while parsing: the robot's size and the snaps made so far.
+struct Snapper {
+    size: f64,
+    log: RefCell<Vec<Snap>>,
+}
+
+/// File name and text, for locating errors; the snapping state if snapping.
 struct Cx<'a> {
     file: &'a str,
     text: &'a str,
+    snap: Option<Snapper>,
 }
 
 impl Cx<'_> {
@@ -189,6 +311,41 @@ impl Cx<'_> {
         match node.attribute_node(attr) {
             Some(a) => self.loc(a.range_value().start),
             None => self.node_loc(node),
+        }
+    }
+
+    /// Records a snap of a value written in attribute `attr` of `node`.
+    fn record(&self, node: Node, attr: &str, what: String, from: f64, to: f64, angle: bool) {
+        if let Some(snapper) = &self.snap {
+            snapper.log.borrow_mut().push(Snap {
+                at: self.attr_loc(node, attr),
+                what,
+                from,
+                to,
+                angle,
+            });
+        }
+    }
+
+    /// A unit joint axis as written, snapped to `0`/`±1` components when snapping.
+    fn snap_axis(&self, node: Node, what: &str, axis: V3) -> V3 {
+        if self.snap.is_none() {
+            return axis;
+        }
+        let (out, changes) = snap::snap_unit(axis);
+        for (i, from, to) in changes {
+            self.record(node, "xyz", format!("{what}.{}", XYZ[i]), from, to, false);
+        }
+        out
+    }
+
+    /// Products of inertia negligible against the moments set to `0` when snapping.
+    fn snap_inertia(&self, node: Node, what: &str, inertia: &mut [[f64; 3]; 3]) {
+        if self.snap.is_none() {
+            return;
+        }
+        for (name, from) in snap::snap_products(inertia) {
+            self.record(node, name, format!("{what}.{name}"), from, 0.0, false);
         }
     }
 
@@ -257,10 +414,36 @@ impl Cx<'_> {
         let Some(origin) = child(parent, "origin") else {
             return Ok(Pose::IDENTITY);
         };
-        let xyz = self.numbers(origin, &format!("{what}.origin.xyz"), "xyz", Some([0.0; 3]))?;
-        let angles = self.numbers(origin, &format!("{what}.origin.rpy"), "rpy", Some([0.0; 3]))?;
+        let mut xyz = self.numbers(origin, &format!("{what}.origin.xyz"), "xyz", Some([0.0; 3]))?;
+        let mut angles =
+            self.numbers(origin, &format!("{what}.origin.rpy"), "rpy", Some([0.0; 3]))?;
+        let Some(snapper) = &self.snap else {
+            return Ok(Pose {
+                r: rpy(angles),
+                p: xyz,
+            });
+        };
+        for (i, from) in snap::snap_small(&mut xyz, snap::OFFSET_TOL * snapper.size) {
+            let field = format!("{what}.origin.xyz.{}", XYZ[i]);
+            self.record(origin, "xyz", field, from, 0.0, false);
+        }
+        let mut quarters = [None; 3];
+        for (i, name) in ["roll", "pitch", "yaw"].into_iter().enumerate() {
+            let Some(k) = snap::quarter_turns(angles[i]) else {
+                continue;
+            };
+            quarters[i] = Some(k);
+            let exact = k as f64 * std::f64::consts::FRAC_PI_2;
+            // Also a value already equal to the `f64` nearest `k pi/2` is a snap: its rotation
+            // is built from exact sines and cosines.
+            if k != 0 || angles[i] != 0.0 {
+                let field = format!("{what}.origin.rpy.{name}");
+                self.record(origin, "rpy", field, angles[i], exact, true);
+                angles[i] = exact;
+            }
+        }
         Ok(Pose {
-            r: rpy(angles),
+            r: snap::rpy_with(angles, quarters),
             p: xyz,
         })
     }
@@ -348,10 +531,12 @@ fn parse_links<'a, 'i>(cx: &Cx, robot: Node<'a, 'i>) -> Result<Vec<Link<'a, 'i>>
                 let ixy = entry("ixy", Some(0.0))?;
                 let ixz = entry("ixz", Some(0.0))?;
                 let iyz = entry("iyz", Some(0.0))?;
+                let mut inertia = [[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]];
+                cx.snap_inertia(inertia_el, &format!("{what}.inertia"), &mut inertia);
                 Some(Inertial {
                     mass,
                     origin,
-                    inertia: [[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]],
+                    inertia,
                 })
             }
         };
@@ -449,11 +634,12 @@ fn parse_joints<'a, 'i>(
                     "xyz",
                     Some([1.0, 0.0, 0.0]),
                 )?;
-                normalize(raw).ok_or_else(|| ImportError::Invalid {
+                let unit = normalize(raw).ok_or_else(|| ImportError::Invalid {
                     at: cx.attr_loc(el, "xyz"),
                     what: format!("{what}.axis.xyz"),
                     message: "the joint axis must not be zero".to_owned(),
-                })?
+                })?;
+                cx.snap_axis(el, &format!("{what}.axis.xyz"), unit)
             }
             _ => [1.0, 0.0, 0.0],
         };
