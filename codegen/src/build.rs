@@ -180,7 +180,7 @@ fn checked_module(robot: &Robot, name: &str) -> Result<Module, Error> {
     let module = build_module(&robot);
     if let Some(mass_matrix) = module.function(FunctionKind::MassMatrix) {
         // Joints come after the base's six coordinates with a floating base.
-        let off = if module.floating { 6 } else { 0 };
+        let off = if module.floating() { 6 } else { 0 };
         let n = module.dof + off;
         for (j, body) in robot.bodies.iter().enumerate() {
             let diagonal = mass_matrix.outputs[0].values[(off + j) * n + off + j];

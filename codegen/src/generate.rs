@@ -5,7 +5,7 @@ use crate::derive::{
     base_regressor, derivatives, derive_with, regressor, velocity_split, Derivatives, Split,
 };
 use crate::ir::{Constant, Function, FunctionKind, Graph, Module, NodeId, Output, Var};
-use crate::{to_toml, Robot};
+use crate::{to_toml, BaseMotion, Robot};
 
 /// Version of the generator, written into generated files.
 pub const GENERATOR_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -32,11 +32,13 @@ fn build(robot: &Robot, regroup: bool) -> Module {
     let derived = derive_with(&mut graph, robot, regroup);
     // Joint-space outputs span the base's coordinates too with a floating base.
     let nv = if robot.is_floating() { n + 6 } else { n };
+    // The split, the derivatives and the regressors are for fixed bases only so far.
+    let moving = robot.motion != BaseMotion::Fixed;
 
     // The seed-001 split reads dH_kj/dq_i only for k >= j and i > j (H_kj depends on the
     // joints after j alone), so only those derivatives are built. (Not for a floating base
     // yet: its functions leave the split out.)
-    let (centrifugal, coriolis, gyroscopic) = if robot.is_floating() {
+    let (centrifugal, coriolis, gyroscopic) = if moving {
         (Vec::new(), Vec::new(), Vec::new())
     } else {
         split(&mut graph, n, &derived.mass_matrix)
@@ -44,7 +46,7 @@ fn build(robot: &Robot, regroup: bool) -> Module {
 
     // The derivatives and the regressors are for fixed bases only so far (a floating base
     // needs them on the configuration manifold): empty outputs, left out below.
-    let (der, reg, base, yb) = if robot.is_floating() {
+    let (der, reg, base, yb) = if moving {
         (
             Derivatives::default(),
             Default::default(),
@@ -162,7 +164,7 @@ fn build(robot: &Robot, regroup: bool) -> Module {
         description: robot.description.clone().unwrap_or_default(),
         joint_names: robot.bodies.iter().map(|b| b.joint_name.clone()).collect(),
         frame_names: robot.frames.iter().map(|f| f.name.clone()).collect(),
-        floating: robot.is_floating(),
+        motion: robot.motion,
         constants: vec![
             Constant {
                 name: "standard_parameters",

@@ -92,6 +92,13 @@ pub enum BaseMotion {
     /// The base is fixed in the world.
     #[default]
     Fixed,
+    /// The base moves along a known trajectory (a ship deck, a vehicle, a shaking table): its
+    /// pose, velocity and acceleration are inputs (`base_pose[7]`, `base_vel[6]`,
+    /// `base_acc[6]`) of the inverse and forward dynamics, nonlinear effects and gravity.
+    Prescribed,
+    /// A prescribed base that only translates (seed 004's `V_1(t)`): the same inputs, of which
+    /// the angular velocity and acceleration are not read; cheaper than [`Self::Prescribed`].
+    Translating,
     /// The base is a free body (Pinocchio's free-flyer): six unactuated coordinates before the
     /// joints, `NQ = 7 + n` (position, unit quaternion x y z w) and `NV = 6 + n` (linear and
     /// angular velocity in the base frame).
@@ -142,7 +149,15 @@ impl Robot {
         self.bodies.len()
     }
 
-    /// Whether the base is a free body.
+    /// Whether the base moves along a prescribed trajectory (translating or not).
+    pub fn is_prescribed(&self) -> bool {
+        matches!(
+            self.motion,
+            BaseMotion::Prescribed | BaseMotion::Translating
+        )
+    }
+
+    /// Whether the base floats (Pinocchio's free-flyer).
     pub fn is_floating(&self) -> bool {
         self.motion == BaseMotion::Floating
     }

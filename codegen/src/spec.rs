@@ -23,8 +23,8 @@ pub const MAX_BODIES: usize = 64;
 
 /// Why a fixed base takes no inertia.
 const FIXED_BASE_INERTIA: &str =
-    "only a floating base (motion = \"floating\") has inertial parameters: a fixed base's \
-     inertia enters no function";
+    "only a floating base (motion = \"floating\") has inertial parameters: a fixed or \
+     prescribed base's inertia enters no function";
 
 /// The reserved name of the fixed base in `parent`.
 const BASE_NAME: &str = "base";
@@ -91,6 +91,7 @@ enum RawBase {
 struct RawBaseTable {
     position: Option<RawVec>,
     motion: Option<Spanned<String>>,
+    translation_only: Option<Spanned<bool>>,
     mass: Option<Num>,
     com: Option<RawVec>,
     inertia: Option<Spanned<RawInertia>>,
@@ -642,14 +643,14 @@ impl Validator<'_> {
             frames.push(self.frame(rf, i + 1, &bodies, &frames)?);
         }
 
-        if let (BaseMotion::Floating, ParameterSet::Base, Some(p)) =
-            (motion, parameters, &raw.parameters)
+        if let (true, ParameterSet::Base, Some(p)) =
+            (motion != BaseMotion::Fixed, parameters, &raw.parameters)
         {
             return Err(self.err(
                 p.span(),
                 "parameters",
-                "parameters = \"base\" is not available with a floating base yet: use \
-                 \"physical\" (the default)",
+                "parameters = \"base\" is not available with a moving or floating base yet: \
+                 use \"physical\" (the default)",
             ));
         }
         Ok(Robot {
@@ -680,35 +681,42 @@ impl Validator<'_> {
             }
             RawBase::Table(t) => t,
         };
-        let motion =
-            match &t.motion {
-                None => BaseMotion::Fixed,
-                Some(m) => match m.get_ref().as_str() {
-                    "fixed" => BaseMotion::Fixed,
-                    "floating" => BaseMotion::Floating,
-                    "prescribed" => return Err(self.err(
+        let motion = match &t.motion {
+            None => BaseMotion::Fixed,
+            Some(m) => match m.get_ref().as_str() {
+                "fixed" => BaseMotion::Fixed,
+                "floating" => BaseMotion::Floating,
+                "prescribed" => BaseMotion::Prescribed,
+                other => {
+                    return Err(self.err(
                         m.span(),
                         "base.motion",
-                        "motion = \"prescribed\" is not supported yet: \"fixed\" or \"floating\"",
-                    )),
-                    other => {
-                        return Err(self.err(
-                            m.span(),
-                            "base.motion",
-                            format!(
-                                "unknown base motion \"{other}\": expected \"fixed\", \
+                        format!(
+                            "unknown base motion \"{other}\": expected \"fixed\", \
                              \"prescribed\" or \"floating\""
-                            ),
-                        ))
-                    }
-                },
-            };
+                        ),
+                    ))
+                }
+            },
+        };
+        let motion = match (motion, &t.translation_only) {
+            (_, None) => motion,
+            (BaseMotion::Prescribed, Some(f)) if *f.get_ref() => BaseMotion::Translating,
+            (BaseMotion::Prescribed, Some(_)) => motion,
+            (_, Some(f)) => {
+                return Err(self.err(
+                    f.span(),
+                    "base.translation_only",
+                    "`translation_only` describes a prescribed base: it needs                      motion = \"prescribed\"",
+                ))
+            }
+        };
         let position = match &t.position {
             Some(p) => self.vec3(p, "base.position")?,
             None => [0.0; 3],
         };
         let body = match (motion, &t.mass) {
-            (BaseMotion::Fixed, None) => {
+            (BaseMotion::Fixed | BaseMotion::Prescribed | BaseMotion::Translating, None) => {
                 if let Some(c) = &t.com {
                     return Err(self.err(c.span(), "base.com", FIXED_BASE_INERTIA));
                 }
@@ -717,7 +725,7 @@ impl Validator<'_> {
                 }
                 None
             }
-            (BaseMotion::Fixed, Some(m)) => {
+            (BaseMotion::Fixed | BaseMotion::Prescribed | BaseMotion::Translating, Some(m)) => {
                 return Err(self.err(m.span(), "base.mass", FIXED_BASE_INERTIA))
             }
             (BaseMotion::Floating, None) => {
@@ -1270,6 +1278,14 @@ pub fn to_toml(robot: &Robot) -> String {
     }
     if robot.parameters == ParameterSet::Base {
         let _ = writeln!(s, "parameters = \"base\"");
+    }
+    if robot.is_prescribed() {
+        let _ = writeln!(s, "\n[base]");
+        let _ = writeln!(s, "position = {}", vec_toml(robot.base));
+        let _ = writeln!(s, "motion = \"prescribed\"");
+        if robot.motion == BaseMotion::Translating {
+            let _ = writeln!(s, "translation_only = true");
+        }
     }
     if let (BaseMotion::Floating, Some(b)) = (robot.motion, &robot.base_body) {
         let t = &b.inertia_com;

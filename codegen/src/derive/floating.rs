@@ -250,3 +250,47 @@ pub(crate) fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
         static_moment: Vec::new(),
     }
 }
+
+/// The motion of a prescribed base for the recursion: with inputs `base_pose`, `base_vel`,
+/// `base_acc` (Pinocchio's free-flyer `q`, `v`, `a` of the base), the pass that carries the
+/// base's velocity and acceleration and the one at rest (gravity only). A base that only
+/// translates contributes no angular terms: only `Rᵀ g` and the linear acceleration.
+pub(crate) fn prescribed_motion<'p, A: Algebra>(
+    cx: &mut Cx<'_, A>,
+    robot: &Robot,
+) -> [MovingBase<'p, A::E>; 2] {
+    let rot = base_rotation(cx);
+    let g_world = super::scalar::k3(robot.gravity);
+    let g = cx.mat_t_vec(&rot, &g_world);
+    let a_lin = base3(cx, BaseVar::Acc);
+    let zero3 = [S::K(0.0); 3];
+    let moving = if robot.motion == crate::model::BaseMotion::Translating {
+        MovingBase {
+            w: zero3,
+            wd: zero3,
+            a: a_lin,
+            g,
+            body: None,
+        }
+    } else {
+        let v = base3(cx, BaseVar::Vel);
+        let w = base3(cx, |k| BaseVar::Vel(k + 3));
+        let wd = base3(cx, |k| BaseVar::Acc(k + 3));
+        let wxv = cx.cross(&w, &v);
+        MovingBase {
+            w,
+            wd,
+            a: cx.vadd(&a_lin, &wxv),
+            g,
+            body: None,
+        }
+    };
+    let rest = MovingBase {
+        w: zero3,
+        wd: zero3,
+        a: zero3,
+        g,
+        body: None,
+    };
+    [moving, rest]
+}

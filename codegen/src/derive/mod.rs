@@ -222,6 +222,16 @@ fn derive_inner<A: Algebra>(
     let qdd: Vec<S<A::E>> = (0..n).map(|j| S::X(cx.alg.qdd(j))).collect();
     let zero = vec![S::K(0.0); n];
 
+    // A prescribed base: the recursions start from its motion. Its dynamics use the physical
+    // parameters (regrouping assumes a fixed base); only the mass matrix, which the base's
+    // motion does not enter, keeps the regrouped ones.
+    let moving = robot
+        .is_prescribed()
+        .then(|| floating::prescribed_motion(cx, robot));
+    let (moving_base, rest_base) = match &moving {
+        Some([m, r]) => (Some(m), Some(r)),
+        None => (None, None),
+    };
     // The full pass carries the papers' names; the others are the same recursion with known
     // zeros, so their intermediates are different quantities and stay unnamed.
     let id = dynamics::newton_euler(
@@ -232,7 +242,7 @@ fn derive_inner<A: Algebra>(
         &qdd,
         Weight::BaseAcceleration,
         false,
-        None,
+        moving_base,
     );
     let m = mass_matrix::mass_matrix(cx, robot, &st, None);
     cx.labels = false;
@@ -254,22 +264,29 @@ fn derive_inner<A: Algebra>(
             ba: &reg_ba,
             ..st
         };
-        let id = dynamics::newton_euler(
-            cx,
-            robot,
-            &reg_st,
-            &qd,
-            &qdd,
-            Weight::BaseAcceleration,
-            false,
-            None,
-        );
         let m = mass_matrix::mass_matrix(cx, robot, &reg_st, None);
-        (&reg_st, id, m)
+        if moving.is_some() {
+            (&st, id, m)
+        } else {
+            let id = dynamics::newton_euler(
+                cx,
+                robot,
+                &reg_st,
+                &qd,
+                &qdd,
+                Weight::BaseAcceleration,
+                false,
+                None,
+            );
+            (&reg_st, id, m)
+        }
     } else {
         (&st, id, m)
     };
-    let gravity = if regroup {
+    let gravity = if moving.is_some() {
+        let weight = Weight::BaseAcceleration;
+        dynamics::newton_euler(cx, robot, js, &zero, &zero, weight, false, rest_base).tau
+    } else if regroup {
         dynamics::newton_euler(cx, robot, js, &zero, &zero, Weight::BodyRows, false, None).tau
     } else {
         statics.tau.clone()
@@ -282,7 +299,7 @@ fn derive_inner<A: Algebra>(
         &zero,
         Weight::BaseAcceleration,
         false,
-        None,
+        moving_base,
     );
 
     let rhs: Vec<S<A::E>> = (0..n)
@@ -321,12 +338,12 @@ fn derive_inner<A: Algebra>(
                 jacobian: out(jac),
             })
             .collect(),
-        static_force: if base {
+        static_force: if base || moving.is_some() {
             Vec::new()
         } else {
             out(&flat(&statics.force))
         },
-        static_moment: if base {
+        static_moment: if base || moving.is_some() {
             Vec::new()
         } else {
             out(&flat(&statics.moment))

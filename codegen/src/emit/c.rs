@@ -140,7 +140,7 @@ pub fn emit_c(module: &Module, opts: &COptions) -> Result<CFiles, EmitError> {
     }
     let _ = writeln!(h, "#ifdef __cplusplus\nextern \"C\" {{\n#endif\n");
     let _ = writeln!(h, "/** Number of joints. */\n#define {upper}_DOF {n}\n");
-    if module.floating {
+    if module.floating() {
         let _ = writeln!(
             h,
             "/** Floating base: entries of q (base position, unit quaternion x y z w, then the \

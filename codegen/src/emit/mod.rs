@@ -12,6 +12,7 @@ pub mod rust;
 mod tests;
 
 use crate::ir::{BaseVar, Function, FunctionKind, Graph, Module, Node, NodeId, Var};
+use crate::model::BaseMotion;
 
 pub use c::{emit_c, CFiles, COptions};
 pub use rust::emit_rust;
@@ -74,6 +75,12 @@ pub(crate) enum Input {
     V,
     /// Floating base: base then joint accelerations (`NV`).
     A,
+    /// Prescribed base: position x y z and unit quaternion x y z w in the world (7).
+    BasePose,
+    /// Prescribed base: linear then angular velocity, base frame (6).
+    BaseVel,
+    /// Prescribed base: the time derivatives of `BaseVel` (6).
+    BaseAcc,
 }
 
 impl Input {
@@ -85,6 +92,9 @@ impl Input {
             Input::Tau => "tau",
             Input::V => "v",
             Input::A => "a",
+            Input::BasePose => "base_pose",
+            Input::BaseVel => "base_vel",
+            Input::BaseAcc => "base_acc",
         }
     }
 
@@ -96,6 +106,18 @@ impl Input {
             Input::Tau => "joint forces/torques (N or N m)",
             Input::V => "base linear and angular velocity (base frame), then joint velocities",
             Input::A => "base acceleration (Pinocchio's free-flyer `a`), then joint accelerations",
+            Input::BasePose => {
+                "base position x y z in the world, then unit quaternion x y z w (normalised \
+                 inside)"
+            }
+            Input::BaseVel => {
+                "base linear velocity of its origin, then angular velocity, both in base-frame \
+                 components"
+            }
+            Input::BaseAcc => {
+                "time derivatives of base_vel (the linear part is R^T p'' - omega x v, as \
+                 Pinocchio's free-flyer `a`)"
+            }
         }
     }
 
@@ -107,6 +129,19 @@ impl Input {
             Input::Qdd => Input::A,
             other => other,
         }
+    }
+
+    /// The inputs of `kind` for a prescribed base: the base's pose, velocity and
+    /// acceleration come first in the dynamics functions (the pose alone in gravity).
+    fn prescribed(kind: FunctionKind, inputs: &[Input]) -> Vec<Input> {
+        let base: &[Input] = match kind {
+            FunctionKind::InverseDynamics
+            | FunctionKind::NonlinearEffects
+            | FunctionKind::ForwardDynamics => &[Input::BasePose, Input::BaseVel, Input::BaseAcc],
+            FunctionKind::Gravity => &[Input::BasePose],
+            _ => &[],
+        };
+        base.iter().chain(inputs).copied().collect()
     }
 
     /// Where joint `j`'s entry sits in this input (after the base's in a floating layout).
@@ -551,6 +586,8 @@ impl Plan {
     /// floating inputs `6 + N`.
     pub(crate) fn input_len(&self, i: Input) -> usize {
         match i {
+            Input::BasePose => 7,
+            Input::BaseVel | Input::BaseAcc => 6,
             Input::Q if self.out_n != self.dof => self.dof + 7,
             _ => self.out_n,
         }
@@ -571,13 +608,7 @@ pub(crate) fn plan_module(module: &Module) -> Result<(Module, Vec<Plan>), EmitEr
             return Err(EmitError::Duplicate(f.kind));
         }
         seen.push(f.kind);
-        let mut plan = plan_function(
-            &lowered.graph,
-            lowered.dof,
-            lowered.nb(),
-            lowered.floating,
-            f,
-        )?;
+        let mut plan = plan_function(&lowered.graph, lowered.dof, lowered.nb(), lowered.motion, f)?;
         plan.name = public_name(&lowered, f.kind).ok_or(EmitError::UnknownFrame(f.kind))?;
         plans.push(plan);
     }
@@ -595,14 +626,17 @@ fn plan_function(
     g: &Graph,
     dof: usize,
     nb: usize,
-    floating: bool,
+    motion: BaseMotion,
     f: &Function,
 ) -> Result<Plan, EmitError> {
     let contract = contract(f.kind);
-    let inputs: Vec<Input> = if floating {
-        contract.inputs.iter().map(|i| i.floating()).collect()
-    } else {
-        contract.inputs.to_vec()
+    let floating = motion == BaseMotion::Floating;
+    let inputs: Vec<Input> = match motion {
+        BaseMotion::Floating => contract.inputs.iter().map(|i| i.floating()).collect(),
+        BaseMotion::Prescribed | BaseMotion::Translating => {
+            Input::prescribed(f.kind, contract.inputs)
+        }
+        BaseMotion::Fixed => contract.inputs.to_vec(),
     };
     // Joint-space outputs span the base's six coordinates too.
     let out_n = if floating { dof + 6 } else { dof };
@@ -653,7 +687,7 @@ fn plan_function(
                 check_var(
                     f.kind,
                     &inputs,
-                    floating,
+                    motion,
                     dof,
                     *var,
                     &mut used_inputs,
@@ -694,7 +728,7 @@ fn plan_function(
     }
 
     let mut b = Builder {
-        floating,
+        motion,
         g,
         local: vec![None; g.len()],
     };
@@ -748,7 +782,7 @@ fn plan_function(
 fn check_var(
     kind: FunctionKind,
     inputs: &[Input],
-    floating: bool,
+    motion: BaseMotion,
     dof: usize,
     var: Var,
     used_inputs: &mut [bool],
@@ -765,15 +799,13 @@ fn check_var(
         Var::Tau(j) => (Input::Tau, usize::from(j)),
         Var::Sin(m) | Var::Cos(m) => (Input::Q, 63 - m.leading_zeros() as usize),
         Var::Base(b) => {
-            // Only a floating base's functions take base inputs (as their leading entries).
-            let input = match b {
-                BaseVar::Pose(_) => Input::Q,
-                BaseVar::Vel(_) => Input::V,
-                BaseVar::Acc(_) => Input::A,
-                BaseVar::Wrench(_) => Input::Tau,
+            // Only a moving base's functions take base inputs: a floating base's as the
+            // leading entries of q, v, a, tau, a prescribed base's as arrays of their own.
+            let Some(input) = base_input(motion, b) else {
+                return Err(EmitError::UnexpectedInput { kind, var });
             };
             return match inputs.iter().position(|i| *i == input) {
-                Some(k) if floating => {
+                Some(k) => {
                     used_inputs[k] = true;
                     Ok(())
                 }
@@ -785,6 +817,7 @@ fn check_var(
         return Err(EmitError::JointOutOfRange { kind, var, dof });
     }
     // In a floating layout joint rates and accelerations are entries of `v` and `a`.
+    let floating = motion == BaseMotion::Floating;
     let input = if floating { input.floating() } else { input };
     match inputs.iter().position(|i| *i == input) {
         Some(k) => {
@@ -810,9 +843,26 @@ fn local_name(node: &Node, id: NodeId) -> String {
     }
 }
 
+/// The input array holding a base variable, for a base that moves as `motion`.
+fn base_input(motion: BaseMotion, b: BaseVar) -> Option<Input> {
+    match (motion, b) {
+        (BaseMotion::Floating, BaseVar::Pose(_)) => Some(Input::Q),
+        (BaseMotion::Floating, BaseVar::Vel(_)) => Some(Input::V),
+        (BaseMotion::Floating, BaseVar::Acc(_)) => Some(Input::A),
+        (BaseMotion::Floating, BaseVar::Wrench(_)) => Some(Input::Tau),
+        (BaseMotion::Prescribed | BaseMotion::Translating, BaseVar::Pose(_)) => {
+            Some(Input::BasePose)
+        }
+        (BaseMotion::Prescribed | BaseMotion::Translating, BaseVar::Vel(_)) => Some(Input::BaseVel),
+        (BaseMotion::Prescribed | BaseMotion::Translating, BaseVar::Acc(_)) => Some(Input::BaseAcc),
+        _ => None,
+    }
+}
+
 struct Builder<'a> {
-    /// Floating-base layout: joints after the base's entries, rates in `v` and `a`.
-    floating: bool,
+    /// How the base moves: a floating layout has the joints after the base's entries and
+    /// rates in `v` and `a`; a prescribed base has arrays of its own.
+    motion: BaseMotion,
     g: &'a Graph,
     local: Vec<Option<String>>,
 }
@@ -820,12 +870,9 @@ struct Builder<'a> {
 impl Builder<'_> {
     /// Joint `j`'s entry of `input` in this layout.
     fn input(&self, input: Input, j: usize) -> Ex {
-        let input = if self.floating {
-            input.floating()
-        } else {
-            input
-        };
-        Ex::Input(input, input.joint_slot(j, self.floating))
+        let floating = self.motion == BaseMotion::Floating;
+        let input = if floating { input.floating() } else { input };
+        Ex::Input(input, input.joint_slot(j, floating))
     }
 
     /// The angle of a trig leaf: `q[j]`, or a sum of joint positions for an unlowered mask.
@@ -862,12 +909,15 @@ impl Builder<'_> {
                 Var::Qd(j) => self.input(Input::Qd, j.into()),
                 Var::Qdd(j) => self.input(Input::Qdd, j.into()),
                 Var::Tau(j) => self.input(Input::Tau, j.into()),
-                Var::Base(b) => match b {
-                    BaseVar::Pose(k) => Ex::Input(Input::Q, k.into()),
-                    BaseVar::Vel(k) => Ex::Input(Input::V, k.into()),
-                    BaseVar::Acc(k) => Ex::Input(Input::A, k.into()),
-                    BaseVar::Wrench(k) => Ex::Input(Input::Tau, k.into()),
-                },
+                Var::Base(b) => {
+                    let slot = match b {
+                        BaseVar::Pose(k) | BaseVar::Vel(k) | BaseVar::Acc(k) => k,
+                        BaseVar::Wrench(k) => k,
+                    };
+                    // Checked by `check_var` before any expression is built.
+                    let input = base_input(self.motion, b).unwrap_or(Input::Q);
+                    Ex::Input(input, slot.into())
+                }
                 Var::Param(k) => Ex::Param(k as usize),
                 Var::Sin(m) => Ex::Call(Func::Sin, Box::new(self.angle(m))),
                 Var::Cos(m) => Ex::Call(Func::Cos, Box::new(self.angle(m))),

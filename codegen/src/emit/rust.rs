@@ -23,7 +23,7 @@ const ALLOWED_LINTS: &str = "\
 struct RustLang<'a> {
     fields: &'a [Ident],
     /// Input names as written in the signature (an unused one is `_q`, never read).
-    inputs: [Ident; 6],
+    inputs: [Ident; 9],
 }
 
 fn input_index(i: Input) -> usize {
@@ -34,6 +34,9 @@ fn input_index(i: Input) -> usize {
         Input::Tau => 3,
         Input::V => 4,
         Input::A => 5,
+        Input::BasePose => 6,
+        Input::BaseVel => 7,
+        Input::BaseAcc => 8,
     }
 }
 
@@ -132,7 +135,7 @@ pub fn emit_rust(module: &Module) -> Result<String, EmitError> {
         .map(|s| Literal::string(s))
         .collect();
     let k_lit = Literal::usize_unsuffixed(frame_names.len());
-    let floating_consts = if module.floating {
+    let floating_consts = if module.floating() {
         let nq = Literal::usize_unsuffixed(n + 7);
         let nv = Literal::usize_unsuffixed(n + 6);
         quote! {
@@ -248,7 +251,7 @@ pub fn emit_rust(module: &Module) -> Result<String, EmitError> {
     Ok(out)
 }
 
-fn input_idents(used: &[(Input, bool)]) -> [Ident; 6] {
+fn input_idents(used: &[(Input, bool)]) -> [Ident; 9] {
     [
         Input::Q,
         Input::Qd,
@@ -256,6 +259,9 @@ fn input_idents(used: &[(Input, bool)]) -> [Ident; 6] {
         Input::Tau,
         Input::V,
         Input::A,
+        Input::BasePose,
+        Input::BaseVel,
+        Input::BaseAcc,
     ]
     .map(|i| {
         let unused = used.iter().any(|(u, flag)| *u == i && !flag);

@@ -150,7 +150,7 @@ fn toy(symbolic: bool, gravity: bool) -> Module {
         spec_hash: "0123456789abcdef".to_owned(),
         description: "Two-link toy for emitter tests".to_owned(),
         joint_names: vec!["shoulder".to_owned(), "elbow \"2\"?".to_owned()],
-        floating: false,
+        motion: crate::model::BaseMotion::Fixed,
         frame_names: Vec::new(),
         constants: Vec::new(),
     }

@@ -4,6 +4,7 @@ use super::count::OpCount;
 use super::graph::Graph;
 use super::node::NodeId;
 use super::share::share_per_function_among;
+use crate::model::BaseMotion;
 
 /// Which generated function this is; fixes its public name, inputs and outputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -150,14 +151,21 @@ pub struct Module {
     pub description: String,
     /// Constant arrays emitted with the functions (the standard parameters, ...).
     pub constants: Vec<Constant>,
-    /// Whether the base floats: inputs `q[7 + N]` (base pose first), `v`, `a`, `tau[6 + N]`.
-    pub floating: bool,
+    /// How the base moves. Floating: inputs `q[7 + N]` (base pose first), `v`, `a`,
+    /// `tau[6 + N]`; prescribed: `base_pose[7]`, `base_vel[6]`, `base_acc[6]` before the
+    /// joint inputs of the dynamics functions.
+    pub motion: BaseMotion,
 }
 
 /// Name of the constant holding the base parameters (its length is `NB`).
 pub const BASE_PARAMETERS: &str = "base_parameters";
 
 impl Module {
+    /// Whether the base floats (the `NQ`/`NV` layout).
+    pub fn floating(&self) -> bool {
+        self.motion == BaseMotion::Floating
+    }
+
     /// Every output value, function by function.
     pub fn roots(&self) -> Vec<NodeId> {
         self.functions.iter().flat_map(Function::roots).collect()
@@ -240,7 +248,7 @@ impl Module {
             joint_names: self.joint_names.clone(),
             frame_names: self.frame_names.clone(),
             constants: self.constants.clone(),
-            floating: self.floating,
+            motion: self.motion,
         }
     }
 
