@@ -45,7 +45,88 @@ pub fn function_by_name(name: &str) -> Option<FunctionKind> {
 
 /// Derives `robot` and writes out the equations of `function`.
 pub fn equations(robot: &Robot, function: FunctionKind, format: Format) -> String {
-    render(&build_module_physical(robot), robot, function, format)
+    let mut module = build_module_physical(robot);
+    if robot.is_prescribed() && function == FunctionKind::InverseDynamics {
+        add_base_terms(&mut module, robot);
+    }
+    render(&module, robot, function, format)
+}
+
+/// A prescribed base's terms of the inverse dynamics as outputs of their own, in seed 004's
+/// terms generalised to a turning base: `Gb` = the gyroscopic forces of the base's rotation,
+/// bilinear in `ω_b` and `q̇` (seed 004's `Σ_c (∂α_c/∂φ_b - ∂α_b/∂φ_c) φ̇_c`; none for a base
+/// that only translates), and `Ab` = the forces of the base's own motion, free of `q̇` and `q̈`
+/// (seed 004's `-∂α_b/∂t`: the base's acceleration, and with rotation `ω̇_b` and the terms
+/// quadratic in its velocity). Both are exact parts of `tau`, taken from it by derivatives
+/// (the inverse dynamics is linear in the accelerations and quadratic in the velocities, so
+/// each part is a sum of derivatives at the current state times the inputs).
+fn add_base_terms(module: &mut Module, robot: &Robot) {
+    use crate::ir::{BaseVar, Output};
+    let Some(index) = module
+        .functions
+        .iter()
+        .position(|f| f.kind == FunctionKind::InverseDynamics)
+    else {
+        return;
+    };
+    let tau = module.functions[index].outputs[0].values.clone();
+    let n = tau.len();
+    let g = &mut module.graph;
+    let translating = robot.motion == crate::model::BaseMotion::Translating;
+    let vel: Vec<Var> = (0..6).map(|k| Var::Base(BaseVar::Vel(k))).collect();
+    let acc: Vec<Var> = (0..6).map(|k| Var::Base(BaseVar::Acc(k))).collect();
+    let mut gb = vec![g.constant(0.0); n];
+    let mut ab = vec![g.constant(0.0); n];
+    let half = g.constant(0.5);
+    for (k, &a) in acc.iter().enumerate() {
+        if translating && k >= 3 {
+            continue;
+        }
+        let d = g.diff_many(&tau, a);
+        let x = g.var(a);
+        for j in 0..n {
+            let t = g.mul(d[j], x);
+            ab[j] = g.add(ab[j], t);
+        }
+    }
+    if !translating {
+        for (k, &w) in vel.iter().enumerate() {
+            let d = g.diff_many(&tau, w);
+            let wk = g.var(w);
+            // Quadratic in the base's velocity: ½ Σ_kl x_k x_l ∂²τ/∂x_k∂x_l.
+            for &v in &vel {
+                let dd = g.diff_many(&d, v);
+                let xv = g.var(v);
+                for j in 0..n {
+                    let t = g.product(&[half, dd[j], wk, xv]);
+                    ab[j] = g.add(ab[j], t);
+                }
+            }
+            // Bilinear in ω_b and q̇ (the angular velocity only: v_b enters with ω_b alone).
+            if k >= 3 {
+                for c in 0..n {
+                    let qd = Var::Qd(u16::try_from(c).expect("at most 64 joints"));
+                    let dd = g.diff_many(&d, qd);
+                    let xq = g.var(qd);
+                    for j in 0..n {
+                        let t = g.product(&[dd[j], wk, xq]);
+                        gb[j] = g.add(gb[j], t);
+                    }
+                }
+            }
+        }
+    }
+    let output = |name, values: Vec<NodeId>| Output {
+        name,
+        rows: values.len(),
+        cols: 1,
+        values,
+    };
+    let f = &mut module.functions[index];
+    if !translating {
+        f.outputs.push(output("Gb", gb));
+    }
+    f.outputs.push(output("Ab", ab));
 }
 
 /// Writes out the equations of `function` of an already built `module` of `robot`.
@@ -386,6 +467,14 @@ impl Printer<'_> {
             let list: Vec<String> = trig.into_iter().map(|t| t.2).collect();
             let _ = writeln!(out, "{c} {}", list.join(", "));
         }
+        if robot.is_prescribed() && function == FunctionKind::InverseDynamics {
+            let _ = writeln!(
+                out,
+                "{c} prescribed base: base_q = base_pose, base_v = base_vel, base_a = base_acc; \
+                 parts of tau: Gb = gyroscopic forces of the base's rotation (linear in qd), \
+                 Ab = forces of the base's own motion (seed 004's -d alpha_b/dt)"
+            );
+        }
         if !params.is_empty() {
             let _ = writeln!(
                 out,
@@ -649,5 +738,98 @@ mod tests {
             assert_eq!(function_by_name(function_name(k)), Some(k));
         }
         assert_eq!(function_by_name("nope"), None);
+    }
+
+    /// The prescribed base's parts: `tau = tau(base still) + Gb + Ab` at random states, `Gb`
+    /// linear in `qd` and zero at `ω_b = 0`, `Ab` free of `qd` and `qdd`; a translating base
+    /// has no `Gb`. The rest state's values are the single pass's own (`base_vel = base_acc =
+    /// 0`), so the identity checks that the two parts hold everything the base adds.
+    #[test]
+    fn prescribed_base_terms_sum_to_the_inverse_dynamics() {
+        use crate::ir::Env;
+        let text = |motion: &str| {
+            format!(
+                "name = \"deck\"\ngravity = [0.0, 0.0, -9.81]\n[base]\nmotion = \"prescribed\"\n\
+                 {motion}\n[[body]]\nname = \"a\"\njoint = \"revolute\"\naxis = \"z\"\n\
+                 next = [0.1, 0.0, 0.4]\nmass = 2.0\ncom = [0.05, 0.02, 0.2]\n[[body]]\nname = \
+                 \"b\"\njoint = \"revolute\"\naxis = \"y\"\nnext = [0.5, 0.0, 0.0]\nmass = 1.0\n\
+                 com = [0.25, 0.01, 0.0]\n[[body]]\nname = \"c\"\njoint = \"prismatic\"\naxis = \
+                 \"x\"\nmass = 0.5\ncom = [0.0, 0.0, 0.05]\n"
+            )
+        };
+        for (motion, turning) in [("", true), ("translation_only = true", false)] {
+            let robot = crate::parse_spec(&text(motion), "deck.toml").expect("valid spec");
+            let mut module = build_module_physical(&robot);
+            add_base_terms(&mut module, &robot);
+            let f = module
+                .function(FunctionKind::InverseDynamics)
+                .expect("inverse dynamics");
+            let names: Vec<&str> = f.outputs.iter().map(|o| o.name).collect();
+            let want: &[&str] = if turning {
+                &["tau", "Gb", "Ab"]
+            } else {
+                &["tau", "Ab"]
+            };
+            assert_eq!(names, want);
+            let mut seed = 11_u64;
+            let mut next = move || {
+                seed = seed
+                    .wrapping_mul(6_364_136_223_846_793_005)
+                    .wrapping_add(1_442_695_040_888_963_407);
+                (seed >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+            };
+            for _ in 0..20 {
+                let mut base: Vec<f64> = (0..19).map(|_| next()).collect();
+                if !turning {
+                    for k in [10, 11, 12, 16, 17, 18] {
+                        base[k] = 0.0;
+                    }
+                }
+                let env = |base: &[f64], qd: &[f64], qdd: &[f64], q: &[f64]| Env {
+                    q: q.to_vec(),
+                    qd: qd.to_vec(),
+                    qdd: qdd.to_vec(),
+                    tau: Vec::new(),
+                    params: Vec::new(),
+                    base: base.to_vec(),
+                };
+                let q: Vec<f64> = (0..3).map(|_| 3.0 * next()).collect();
+                let qd: Vec<f64> = (0..3).map(|_| 2.0 * next()).collect();
+                let qdd: Vec<f64> = (0..3).map(|_| 5.0 * next()).collect();
+                let at = |e: &Env, k: usize| module.graph.eval_many(&f.outputs[k].values, e);
+                let full = env(&base, &qd, &qdd, &q);
+                let mut still = base.clone();
+                still[7..19].iter_mut().for_each(|x| *x = 0.0);
+                let rest = at(&env(&still, &qd, &qdd, &q), 0);
+                let tau = at(&full, 0);
+                let ab = at(&full, names.len() - 1);
+                let gb = if turning { at(&full, 1) } else { vec![0.0; 3] };
+                for j in 0..3 {
+                    let sum = rest[j] + gb[j] + ab[j];
+                    assert!(
+                        (tau[j] - sum).abs() < 1e-9 * (1.0 + tau[j].abs()),
+                        "{motion}: {j}"
+                    );
+                }
+                // Ab reads neither qd nor qdd; Gb is linear in qd.
+                let ab0 = at(&env(&base, &[0.0; 3], &[0.0; 3], &q), names.len() - 1);
+                let doubled: Vec<f64> = qd.iter().map(|x| 2.0 * x).collect();
+                for j in 0..3 {
+                    assert!((ab0[j] - ab[j]).abs() < 1e-12 * (1.0 + ab[j].abs()));
+                }
+                if turning {
+                    let gb2 = at(&env(&base, &doubled, &qdd, &q), 1);
+                    for j in 0..3 {
+                        assert!((gb2[j] - 2.0 * gb[j]).abs() < 1e-12 * (1.0 + gb[j].abs()));
+                    }
+                }
+            }
+            let printed = equations(&robot, FunctionKind::InverseDynamics, Format::Text);
+            assert!(
+                printed.contains("\nAb1 = ") && printed.contains("\nAb3 = "),
+                "{printed}"
+            );
+            assert_eq!(printed.contains("\nGb1 = "), turning, "{printed}");
+        }
     }
 }
