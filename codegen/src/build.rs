@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::emit::{emit_c, emit_rust, snake_ident, CFiles, COptions, EmitError};
 use crate::generate::build_module;
-use crate::import::{detect, import_dh, import_urdf, ImportError, InputKind};
+use crate::import::{detect, import_dh, import_urdf_with, ImportError, ImportOptions, InputKind};
 use crate::ir::{FunctionKind, Module};
 use crate::spec::parse_spec;
 use crate::{Robot, SpecError};
@@ -69,20 +69,43 @@ impl fmt::Debug for Error {
 }
 
 /// Reads a robot from `path`: a quasidyn spec, a URDF file (serial chain from the root to
-/// `tip`, or to the single leaf) or a DH table, detected by extension and content.
+/// `tip`, or to the single leaf; the whole tree without `tip` if there are several leaves) or a
+/// DH table, detected by extension and content.
 pub fn load_input(path: &Path, tip: Option<&str>) -> Result<Robot, Error> {
+    let options = ImportOptions {
+        tip: tip.map(str::to_owned),
+        ..ImportOptions::default()
+    };
+    load_input_with(path, &options)
+}
+
+/// [`load_input`] with import options (URDF tip link, extra frames).
+pub fn load_input_with(path: &Path, options: &ImportOptions) -> Result<Robot, Error> {
     let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
         path: path.to_path_buf(),
         source,
     })?;
-    parse_input(&text, &path.display().to_string(), tip)
+    parse_input_with(&text, &path.display().to_string(), options)
 }
 
 /// Parses a robot description held in memory; `file_name` is used for detection and in errors.
 pub fn parse_input(text: &str, file_name: &str, tip: Option<&str>) -> Result<Robot, Error> {
+    let options = ImportOptions {
+        tip: tip.map(str::to_owned),
+        ..ImportOptions::default()
+    };
+    parse_input_with(text, file_name, &options)
+}
+
+/// [`parse_input`] with import options (URDF tip link, extra frames).
+pub fn parse_input_with(
+    text: &str,
+    file_name: &str,
+    options: &ImportOptions,
+) -> Result<Robot, Error> {
     Ok(match detect(Path::new(file_name), text) {
         InputKind::Spec => parse_spec(text, file_name)?,
-        InputKind::Urdf => import_urdf(text, file_name, tip)?,
+        InputKind::Urdf => import_urdf_with(text, file_name, options)?,
         InputKind::Dh => import_dh(text, file_name)?,
     })
 }
@@ -181,6 +204,7 @@ pub struct Builder {
     input: Option<PathBuf>,
     inline: Option<(String, String)>,
     tip: Option<String>,
+    frames: Vec<String>,
     name: Option<String>,
     out_dir: Option<PathBuf>,
     quiet: bool,
@@ -206,9 +230,17 @@ impl Builder {
         self
     }
 
-    /// For URDF input: the link the chain ends at (the tool frame).
+    /// For URDF input: the link the chain ends at (the tool frame). Without it, a URDF with
+    /// several leaf links imports as the whole tree.
     pub fn tip(mut self, link: impl Into<String>) -> Builder {
         self.tip = Some(link.into());
+        self
+    }
+
+    /// For URDF input: a link that becomes a named frame (its own forward kinematics and
+    /// Jacobian); may be called several times. A tree's leaf links are frames anyway.
+    pub fn frame(mut self, link: impl Into<String>) -> Builder {
+        self.frames.push(link.into());
         self
     }
 
@@ -232,9 +264,13 @@ impl Builder {
 
     /// Loads and validates the robot.
     pub fn load(&self) -> Result<Robot, Error> {
+        let options = ImportOptions {
+            tip: self.tip.clone(),
+            frames: self.frames.clone(),
+        };
         match (&self.inline, &self.input) {
-            (Some((text, file)), _) => parse_input(text, file, self.tip.as_deref()),
-            (None, Some(path)) => load_input(path, self.tip.as_deref()),
+            (Some((text, file)), _) => parse_input_with(text, file, &options),
+            (None, Some(path)) => load_input_with(path, &options),
             (None, None) => Err(Error::NoInput),
         }
     }
@@ -266,8 +302,8 @@ impl Builder {
     }
 }
 
-/// One call for build scripts: generates `$OUT_DIR/<name>.rs` from a spec, URDF (single leaf
-/// as tip) or DH table. Include it with `quasidyn::include_robot!("<name>")`.
+/// One call for build scripts: generates `$OUT_DIR/<name>.rs` from a spec, URDF (the single
+/// leaf as tip, or the whole tree) or DH table. Include it with `quasidyn::include_robot!("<name>")`.
 pub fn compile(path: impl AsRef<Path>) -> Result<PathBuf, Error> {
     Builder::new().spec(path).generate()
 }

@@ -7,10 +7,11 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::build::{c_code, load_input, module_name, rust_code, Error};
+use crate::build::{c_code, load_input_with, module_name, rust_code, Error};
 use crate::emit::COptions;
 use crate::equations::{equations, function_by_name, function_name, Format};
 use crate::generate::build_module;
+use crate::import::ImportOptions;
 use crate::params::MethodParams;
 use crate::spec::to_toml;
 use crate::FunctionKind;
@@ -54,9 +55,14 @@ pub enum Command {
         /// Name of the generated files and identifier prefix (default: the robot's name).
         #[arg(long)]
         name: Option<String>,
-        /// URDF only: the link the chain ends at (default: the single leaf).
+        /// URDF only: the link the chain ends at (default: the single leaf, or the whole tree
+        /// if there are several leaves).
         #[arg(long)]
         tip: Option<String>,
+        /// URDF only: a link that becomes a named frame (repeatable; a tree's leaves are frames
+        /// anyway).
+        #[arg(long = "frame", value_name = "LINK")]
+        frames: Vec<String>,
         /// C only: single precision (`float`, `sinf`, ...) for controllers without a double FPU.
         #[arg(long)]
         float: bool,
@@ -71,6 +77,10 @@ pub enum Command {
         /// URDF only: the tip link.
         #[arg(long)]
         tip: Option<String>,
+        /// URDF only: a link that becomes a named frame (repeatable; a tree's leaves are frames
+        /// anyway).
+        #[arg(long = "frame", value_name = "LINK")]
+        frames: Vec<String>,
     },
     /// Write out the equations of a generated function, named intermediates first.
     Equations {
@@ -79,6 +89,10 @@ pub enum Command {
         /// URDF only: the tip link.
         #[arg(long)]
         tip: Option<String>,
+        /// URDF only: a link that becomes a named frame (repeatable; a tree's leaves are frames
+        /// anyway).
+        #[arg(long = "frame", value_name = "LINK")]
+        frames: Vec<String>,
         /// Plain text or a LaTeX `align*` block.
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
@@ -93,6 +107,10 @@ pub enum Command {
         /// URDF only: the tip link.
         #[arg(long)]
         tip: Option<String>,
+        /// URDF only: a link that becomes a named frame (repeatable; a tree's leaves are frames
+        /// anyway).
+        #[arg(long = "frame", value_name = "LINK")]
+        frames: Vec<String>,
     },
     /// Print the operation counts of every generated function.
     Stats {
@@ -101,6 +119,10 @@ pub enum Command {
         /// URDF only: the tip link.
         #[arg(long)]
         tip: Option<String>,
+        /// URDF only: a link that becomes a named frame (repeatable; a tree's leaves are frames
+        /// anyway).
+        #[arg(long = "frame", value_name = "LINK")]
+        frames: Vec<String>,
     },
     /// Convert a URDF file or DH table into an equivalent quasidyn spec (printed on stdout).
     Import {
@@ -109,6 +131,10 @@ pub enum Command {
         /// URDF only: the tip link.
         #[arg(long)]
         tip: Option<String>,
+        /// URDF only: a link that becomes a named frame (repeatable; a tree's leaves are frames
+        /// anyway).
+        #[arg(long = "frame", value_name = "LINK")]
+        frames: Vec<String>,
     },
 }
 
@@ -134,6 +160,7 @@ pub fn run(cli: Cli) -> miette::Result<()> {
             out,
             name,
             tip,
+            frames,
             float,
             header_only,
         } => generate(&Generate {
@@ -141,20 +168,21 @@ pub fn run(cli: Cli) -> miette::Result<()> {
             lang,
             out: &out,
             name: name.as_deref(),
-            tip: tip.as_deref(),
+            import: ImportOptions { tip, frames },
             options: COptions { float, header_only },
         }),
-        Command::Check { spec, tip } => check(&spec, tip.as_deref()),
-        Command::Params { spec, tip } => params(&spec, tip.as_deref()),
-        Command::Stats { input, tip } => stats(&input, tip.as_deref()),
-        Command::Import { input, tip } => import(&input, tip.as_deref()),
+        Command::Check { spec, tip, frames } => check(&spec, &ImportOptions { tip, frames }),
+        Command::Params { spec, tip, frames } => params(&spec, &ImportOptions { tip, frames }),
+        Command::Stats { input, tip, frames } => stats(&input, &ImportOptions { tip, frames }),
+        Command::Import { input, tip, frames } => import(&input, &ImportOptions { tip, frames }),
         Command::Equations {
             spec,
             tip,
+            frames,
             format,
             function,
         } => {
-            let robot = load_input(&spec, tip.as_deref())?;
+            let robot = load_input_with(&spec, &ImportOptions { tip, frames })?;
             print!("{}", equations(&robot, function, format));
             Ok(())
         }
@@ -174,7 +202,7 @@ struct Generate<'a> {
     lang: Lang,
     out: &'a Path,
     name: Option<&'a str>,
-    tip: Option<&'a str>,
+    import: ImportOptions,
     options: COptions,
 }
 
@@ -182,7 +210,7 @@ struct Generate<'a> {
 const PROGRESS_DOF: usize = 8;
 
 fn generate(args: &Generate) -> miette::Result<()> {
-    let robot = load_input(args.input, args.tip)?;
+    let robot = load_input_with(args.input, &args.import)?;
     let name = module_name(&robot, args.name)?;
     let progress = robot.dof() > PROGRESS_DOF;
     let started = std::time::Instant::now();
@@ -248,8 +276,8 @@ fn write_all(dir: &Path, files: &[(String, String)]) -> Result<(), Error> {
     Ok(())
 }
 
-fn stats(path: &Path, tip: Option<&str>) -> miette::Result<()> {
-    let robot = load_input(path, tip)?;
+fn stats(path: &Path, options: &ImportOptions) -> miette::Result<()> {
+    let robot = load_input_with(path, options)?;
     let module = build_module(&robot).lowered();
     println!(
         "{}: operations of the generated functions ({} joints; common subexpressions counted once)",
@@ -290,14 +318,14 @@ fn stats(path: &Path, tip: Option<&str>) -> miette::Result<()> {
     Ok(())
 }
 
-fn import(path: &Path, tip: Option<&str>) -> miette::Result<()> {
-    let robot = load_input(path, tip)?;
+fn import(path: &Path, options: &ImportOptions) -> miette::Result<()> {
+    let robot = load_input_with(path, options)?;
     print!("{}", to_toml(&robot));
     Ok(())
 }
 
-fn check(path: &Path, tip: Option<&str>) -> miette::Result<()> {
-    let robot = load_input(path, tip)?;
+fn check(path: &Path, options: &ImportOptions) -> miette::Result<()> {
+    let robot = load_input_with(path, options)?;
     let n = robot.dof();
     println!(
         "ok: {}, {n} {}",
@@ -307,8 +335,8 @@ fn check(path: &Path, tip: Option<&str>) -> miette::Result<()> {
     Ok(())
 }
 
-fn params(path: &Path, tip: Option<&str>) -> miette::Result<()> {
-    let robot = load_input(path, tip)?;
+fn params(path: &Path, options: &ImportOptions) -> miette::Result<()> {
+    let robot = load_input_with(path, options)?;
     print!("{}", MethodParams::from_robot(&robot));
     Ok(())
 }

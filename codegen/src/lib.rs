@@ -21,8 +21,8 @@ pub mod params;
 pub mod spec;
 
 pub use build::{
-    c_code, compile, load_input, module_name, parse_input, rust_code, write_if_changed, Builder,
-    Error,
+    c_code, compile, load_input, load_input_with, module_name, parse_input, parse_input_with,
+    rust_code, write_if_changed, Builder, Error,
 };
 pub use emit::{emit_c, emit_rust, CFiles, COptions, EmitError};
 pub use error::{InvalidSpec, SpecError};

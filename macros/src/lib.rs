@@ -29,7 +29,9 @@
 //! ```
 //!
 //! Arguments: the input (a string literal, or `file = "PATH"`), then optionally
-//! `name = "IDENT"` and `tip = "LINK"` (URDF only), comma-separated.
+//! `name = "IDENT"`, `tip = "LINK"` (URDF only: the chain's last link; without it a URDF with
+//! several leaf links imports as the whole tree) and `frame = "LINK"` (URDF only, repeatable:
+//! a link that becomes a named frame), comma-separated.
 //!
 //! A rejected input is one compile error on the literal (or the path) with the located
 //! message, `FILE:LINE:COL: FIELD: MESSAGE`; for an inline spec `FILE` is `robot!` and line 1
@@ -51,12 +53,13 @@ use syn::parse::{Parse, ParseStream};
 use syn::{Ident, LitStr, Token, Visibility};
 
 use quasidyn_codegen::emit::{camel_ident, snake_ident};
-use quasidyn_codegen::{module_name, parse_input, rust_code};
+use quasidyn_codegen::import::ImportOptions;
+use quasidyn_codegen::{module_name, parse_input_with, rust_code};
 
 /// Generates a robot's kinematics and dynamics module at compile time from a spec, URDF file
 /// or DH table: `robot!(file = "PATH")` (relative to the crate's `Cargo.toml`) or
-/// `robot!(r#"TOML"#)`, optionally preceded by a visibility and followed by `name = "IDENT"`
-/// and `tip = "LINK"`. See the crate documentation.
+/// `robot!(r#"TOML"#)`, optionally preceded by a visibility and followed by `name = "IDENT"`,
+/// `tip = "LINK"` and `frame = "LINK"` (repeatable). See the crate documentation.
 #[proc_macro]
 pub fn robot(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
     let args = syn::parse_macro_input!(input as RobotArgs);
@@ -86,11 +89,12 @@ struct RobotArgs {
     source: Source,
     name: Option<LitStr>,
     tip: Option<LitStr>,
+    frames: Vec<LitStr>,
 }
 
 const ROBOT_USAGE: &str =
     "expected a robot description: robot!(r#\"...spec...\"#) or robot!(file = \"PATH\"), \
-     optionally followed by name = \"IDENT\" and tip = \"LINK\"";
+     optionally followed by name = \"IDENT\", tip = \"LINK\" and frame = \"LINK\"";
 
 impl Parse for RobotArgs {
     fn parse(input: ParseStream) -> syn::Result<Self> {
@@ -98,6 +102,7 @@ impl Parse for RobotArgs {
         let mut source = None;
         let mut name = None;
         let mut tip = None;
+        let mut frames = Vec::new();
         if input.peek(LitStr) {
             source = Some(Source::Inline(input.parse()?));
         } else if !input.peek(Ident) {
@@ -126,12 +131,18 @@ impl Parse for RobotArgs {
                     source = Some(Source::File(value));
                     continue;
                 }
+                "frame" => {
+                    frames.push(value);
+                    continue;
+                }
                 "name" => &mut name,
                 "tip" => &mut tip,
                 other => {
                     return Err(syn::Error::new(
                         key.span(),
-                        format!("unknown argument `{other}`: expected `file`, `name` or `tip`"),
+                        format!(
+                            "unknown argument `{other}`: expected `file`, `name`, `tip` or `frame`"
+                        ),
                     ))
                 }
             };
@@ -146,6 +157,7 @@ impl Parse for RobotArgs {
             source,
             name,
             tip,
+            frames,
         })
     }
 }
@@ -221,8 +233,11 @@ fn generate_robot(args: &RobotArgs) -> Result<TokenStream, Failure> {
             (text, relative, lit.span(), Some(path))
         }
     };
-    let tip = args.tip.as_ref().map(LitStr::value);
-    let robot = parse_input(&text, &label, tip.as_deref())
+    let options = ImportOptions {
+        tip: args.tip.as_ref().map(LitStr::value),
+        frames: args.frames.iter().map(LitStr::value).collect(),
+    };
+    let robot = parse_input_with(&text, &label, &options)
         .map_err(|e| fail(span, e.to_string(), Some(&text)))?;
     let name_span = args.name.as_ref().map_or(span, LitStr::span);
     let name = module_name(&robot, explicit.as_deref())

@@ -1,8 +1,8 @@
 //! Importers: URDF files and Denavit–Hartenberg tables converted to the method's frames.
 //!
-//! Every importer evaluates the chain at the zero configuration and expresses it in base axes:
-//! the pole of body `i` is a point on joint axis `i` (the joint frame's origin), `next` joins
-//! consecutive poles, and centres of mass and inertia tensors are rotated into base-parallel
+//! Every importer evaluates the chain or tree at the zero configuration and expresses it in base
+//! axes: the pole of body `i` is a point on joint axis `i` (the joint frame's origin), `origin`
+//! joins the carrier's pole to it, and centres of mass and inertia tensors are rotated into base-parallel
 //! axes (`I' = R I Rᵀ`), which at `q = 0` are every body's axes.
 
 mod chain;
@@ -14,7 +14,17 @@ use std::path::Path;
 
 pub use dh::import_dh;
 pub use error::{ImportError, Location};
-pub use urdf::import_urdf;
+pub use urdf::{import_urdf, import_urdf_with};
+
+/// Options of the importers.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ImportOptions {
+    /// URDF only: the link the chain ends at (`None`: the single leaf link, or the whole tree if
+    /// there are several).
+    pub tip: Option<String>,
+    /// URDF only: links that become named frames (besides a tree's leaf links).
+    pub frames: Vec<String>,
+}
 
 /// What kind of robot description a file holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
