@@ -688,13 +688,24 @@ fn extra_frames_and_their_errors() {
     // With a tip: the chain, its tool, and only the frames asked for.
     let options = ImportOptions {
         tip: Some("link_4.0".to_owned()),
-        frames: vec!["link_8.0".to_owned()],
+        frames: vec!["link_4.0".to_owned()],
     };
     let robot = import_urdf_with(&palm(""), "palm.urdf", &options).expect("import");
     assert!(robot.is_chain());
     assert_eq!(robot.dof(), 1);
     assert_eq!(robot.frames.len(), 1);
-    assert_eq!(robot.frames[0].name, "link_8.0");
+    assert_eq!(robot.frames[0].name, "link_4.0");
+    // A finger locked on the base does not move: no frame on it.
+    let options = ImportOptions {
+        tip: Some("link_4.0".to_owned()),
+        frames: vec!["link_8.0".to_owned()],
+    };
+    let e = import_urdf_with(&palm(""), "palm.urdf", &options).expect_err("an error");
+    assert!(
+        e.to_string()
+            .contains("link `link_8.0` is fixed to the base"),
+        "{e}"
+    );
     let with = |frames: &[&str], extra: &str| {
         let options = ImportOptions {
             tip: None,
@@ -717,7 +728,7 @@ fn extra_frames_and_their_errors() {
                  <child link=\"link_0_0\"/></joint>\n<link name=\"link_0_0\"/>\n";
     assert_eq!(
         with(&["link_0.0"], clash),
-        "r.urdf:10:1: link[link_0_0]: the frame of link `link_0_0` gets the same function \
+        "r.urdf:12:1: link[link_0_0]: the frame of link `link_0_0` gets the same function \
          names as the frame of link `link_0.0` (`link_0_0`)"
     );
 }
@@ -733,7 +744,7 @@ fn mimic_joints_are_named() {
     assert!(matches!(e, ImportError::UnsupportedJoint { .. }), "{e:?}");
     assert_eq!(
         e.to_string(),
-        "r.urdf:10:80: joint[joint_9.0].mimic: mimic joints are not supported: `joint_9.0` \
+        "r.urdf:11:109: joint[joint_9.0].mimic: mimic joints are not supported: `joint_9.0` \
          (mimics `joint_8.0`); every movable joint becomes an independent coordinate, so make \
          it fixed, or choose a --tip whose path avoids it"
     );
