@@ -90,11 +90,14 @@ fn main() {
         }
         gen.push_str(&ffi_block(&name, "f64"));
         gen.push_str(&c_robot_const(&name, dof, "f64"));
+        gen.push_str(&extra_block(&name, dof));
+        gen.push_str(&constants_block(&name));
         let _ = writeln!(
             registry,
             "    GeneratedRobot {{\n        stem: {stem:?},\n        name: {name:?},\n        \
              dof: {dof},\n        rust: &ViaTrait::<{name}::{ty}, {dof}>({name}::{ty}),\n        \
-             c: &C_{upper},\n    }},",
+             c: &C_{upper},\n        extra: extra_{name},\n        constants: \
+             constants_{name},\n    }},",
             upper = name.to_ascii_uppercase()
         );
 
@@ -159,12 +162,16 @@ fn main() {
     for (stem, frames) in URDF_TREES {
         let path = manifest.join("fixtures/urdf").join(format!("{stem}.urdf"));
         println!("cargo:rerun-if-changed={}", path.display());
+        // Snapped, as imported by default: the snapped model is checked against Pinocchio's
+        // reading of the values as written.
         let options = ImportOptions {
             tip: None,
             frames: frames.iter().map(|f| (*f).to_owned()).collect(),
+            snap: true,
         };
-        let mut robot =
-            load_input_with(&path, &options).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let mut robot = load_input_with(&path, &options)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+            .robot;
         robot.name = format!("urdf_{stem}");
         let module = build_module(&robot);
         let name = robot.name.clone();
@@ -299,10 +306,118 @@ fn c_signature(kind: FunctionKind) -> (&'static str, &'static [&'static str], us
         FunctionKind::Coriolis => ("coriolis", &["q", "qd"], 1),
         FunctionKind::Gyroscopic => ("gyroscopic", &["q", "qd"], 1),
         FunctionKind::StaticJointReactions => ("static_joint_reactions", &["q"], 2),
+        FunctionKind::InverseDynamicsDerivatives => {
+            ("inverse_dynamics_derivatives", &["q", "qd", "qdd"], 2)
+        }
+        FunctionKind::GravityDerivatives => ("gravity_derivatives", &["q"], 1),
+        FunctionKind::ForwardDynamicsDerivatives => {
+            ("forward_dynamics_derivatives", &["q", "qd", "tau"], 3)
+        }
+        FunctionKind::Regressor => ("regressor", &["q", "qd", "qdd"], 1),
+        FunctionKind::BaseRegressor => ("base_regressor", &["q", "qd", "qdd"], 1),
         // Named frames (not in `FunctionKind::ALL`): the frame's identifier follows the name.
         FunctionKind::FrameKinematics(_) => ("forward_kinematics", &["q"], 2),
         FunctionKind::FrameJacobian(_) => ("jacobian", &["q"], 1),
     }
+}
+
+/// Constant arrays of every generated module: C name suffix and Rust name.
+const CONSTANTS: [(&str, &str); 2] = [
+    ("standard_parameters", "STANDARD_PARAMETERS"),
+    ("base_parameters", "BASE_PARAMETERS"),
+];
+
+/// `constants_NAME(c, which)`: a constant array of `name`, from the Rust module or the C.
+fn constants_block(name: &str) -> String {
+    let mut s = String::from("extern \"C\" {\n");
+    for (c, r) in CONSTANTS {
+        let _ = writeln!(s, "    static {name}_{c}: [f64; {name}::{r}.len()];");
+    }
+    s.push_str("}\n\n");
+    let _ = writeln!(
+        s,
+        "/// The constant arrays of `{name}` by C name: Rust, or C with `c`.\npub fn \
+         constants_{name}(c: bool, which: &str) -> Vec<f64> {{\n    match (c, which) {{"
+    );
+    for (c, r) in CONSTANTS {
+        let _ = writeln!(
+            s,
+            "        // SAFETY: an array the C defines with this length, never written.\n        \
+             (true, {c:?}) => unsafe {{ {name}_{c}.to_vec() }},\n        (false, {c:?}) => \
+             {name}::{r}.to_vec(),"
+        );
+    }
+    s.push_str("        _ => panic!(\"no constant {which}\"),\n    }\n}\n\n");
+    s
+}
+
+/// The functions outside the `Dynamics` trait.
+fn extra_kinds() -> Vec<FunctionKind> {
+    FunctionKind::every()
+        .filter(|k| !FunctionKind::ALL.contains(k))
+        .collect()
+}
+
+/// FFI declarations of the extra functions of `name`, and `extra_NAME(c, kind, x)`: their
+/// outputs in Rust (`c = false`) or C, flattened row-major as `Evaluate::call` gives them.
+fn extra_block(name: &str, dof: usize) -> String {
+    let mut s = String::from("extern \"C\" {\n");
+    for kind in extra_kinds() {
+        let (f, inputs, outputs) = c_signature(kind);
+        let mut args: Vec<String> = inputs.iter().map(|i| format!("{i}: *const f64")).collect();
+        args.extend((0..outputs).map(|k| format!("out{k}: *mut f64")));
+        let _ = writeln!(
+            s,
+            "    /// The generated C `{name}_{f}`.\n    pub fn {name}_{f}({});",
+            args.join(", ")
+        );
+    }
+    s.push_str("}\n\n");
+    let _ = writeln!(
+        s,
+        "/// Outputs of the functions of `{name}` outside the `Dynamics` trait: the generated \
+         Rust, or the C with `c`.\npub fn extra_{name}(c: bool, kind: FunctionKind, x: &State) \
+         -> Vec<Vec<f64>> {{\n    const N: usize = {dof};\n    let a = |v: &[f64]| -> [f64; N] \
+         {{ v.try_into().expect(\"one value per joint\") }};\n    let (q, qd, qdd, tau) = \
+         (a(&x.q), a(&x.qd), a(&x.qdd), a(&x.tau));\n    let _ = (&qd, &qdd, &tau);\n    \
+         let lengths = if kind == FunctionKind::BaseRegressor {{ vec![N * {name}::NB] }} else \
+         {{ output_lengths(kind, N) }};\n    let mut o: Vec<Vec<f64>> = \
+         lengths.into_iter().map(|l| vec![0.0; l]).collect();\n    let p: Vec<*mut f64> = o.iter_mut().map(|v| v.as_mut_ptr()).\
+         collect();\n    match (c, kind) {{"
+    );
+    for kind in extra_kinds() {
+        let (f, inputs, outputs) = c_signature(kind);
+        let variant = format!("FunctionKind::{kind:?}");
+        let mut c_args: Vec<String> = inputs.iter().map(|i| format!("{i}.as_ptr()")).collect();
+        c_args.extend((0..outputs).map(|k| format!("p[{k}]")));
+        let _ = writeln!(
+            s,
+            "        // SAFETY: inputs hold N values, outputs the lengths the contract writes.\n        \
+             (true, {variant}) => unsafe {{ {name}_{f}({}) }},",
+            c_args.join(", ")
+        );
+        let r_args: Vec<String> = inputs.iter().map(|i| format!("&{i}")).collect();
+        let outs: Vec<String> = (0..outputs).map(|k| format!("r{k}")).collect();
+        let pattern = if outputs == 1 {
+            "r0".to_owned()
+        } else {
+            format!("({})", outs.join(", "))
+        };
+        let _ = writeln!(
+            s,
+            "        (false, {variant}) => {{\n            let {pattern} = {name}::{f}({});\n            \
+             o = vec![{}];\n        }}",
+            r_args.join(", "),
+            outs.iter()
+                .map(|r| format!("flat_rows(&{r})"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    s.push_str(
+        "        _ => panic!(\"{kind:?} is a `Dynamics` trait function\"),\n    }\n    o\n}\n\n",
+    );
+    s
 }
 
 /// The public name (without the robot prefix) of a function of `module`.
@@ -325,7 +440,22 @@ fn function_name(module: &Module, kind: FunctionKind) -> String {
 fn tree_glue(stem: &str, name: &str, module: &Module) -> String {
     let n = module.dof;
     let upper = name.to_ascii_uppercase();
-    let kinds: Vec<FunctionKind> = module.functions.iter().map(|f| f.kind).collect();
+    // Adapter type names in upper camel case (`dual_arm` -> `TreeRustDualArm`).
+    let camel = camel_ident(name);
+    // The dynamics and the frames (the derivative and identification functions are checked
+    // on the chains).
+    let kinds: Vec<FunctionKind> = module
+        .functions
+        .iter()
+        .map(|f| f.kind)
+        .filter(|k| {
+            FunctionKind::ALL.contains(k)
+                || matches!(
+                    k,
+                    FunctionKind::FrameKinematics(_) | FunctionKind::FrameJacobian(_)
+                )
+        })
+        .collect();
     let mut s = String::from("extern \"C\" {\n");
     for &kind in &kinds {
         let (_, inputs, outputs) = c_signature(kind);
@@ -368,16 +498,14 @@ fn tree_glue(stem: &str, name: &str, module: &Module) -> String {
     let frames: Vec<&str> = module.frame_names.iter().map(String::as_str).collect();
     let _ = writeln!(
         s,
-        "/// The generated Rust of the tree `{stem}`, called uniformly.\n\
-         #[allow(non_camel_case_types)]\npub struct TreeRust{upper};\n\
-         impl Evaluate for TreeRust{upper} {{\n    fn dof(&self) -> usize {{\n        {n}\n    }}\n    \
+        "/// The generated Rust of the tree `{stem}`, called uniformly.\npub struct TreeRust{camel};\n\
+         impl Evaluate for TreeRust{camel} {{\n    fn dof(&self) -> usize {{\n        {n}\n    }}\n    \
          fn call(&self, kind: FunctionKind, x: &State) -> Vec<Vec<f64>> {{\n        \
          let a = |v: &[f64]| -> [f64; {n}] {{ v.try_into().expect(\"one value per joint\") }};\n        \
          match kind {{\n{rust_arms}            _ => panic!(\"{{kind:?}} is not generated for {stem}\"),\n        \
          }}\n    }}\n}}\n\n\
-         /// The generated C of the tree `{stem}`, called uniformly through FFI.\n\
-         #[allow(non_camel_case_types)]\npub struct TreeC{upper};\n\
-         impl Evaluate for TreeC{upper} {{\n    fn dof(&self) -> usize {{\n        {n}\n    }}\n    \
+         /// The generated C of the tree `{stem}`, called uniformly through FFI.\npub struct TreeC{camel};\n\
+         impl Evaluate for TreeC{camel} {{\n    fn dof(&self) -> usize {{\n        {n}\n    }}\n    \
          fn call(&self, kind: FunctionKind, x: &State) -> Vec<Vec<f64>> {{\n        \
          let mut out: Vec<Vec<f64>> = output_lengths(kind, {n}).into_iter().map(|l| vec![0.0; l]).collect();\n        \
          // SAFETY: inputs hold {n} values and outputs the lengths the contract writes.\n        \
@@ -385,7 +513,7 @@ fn tree_glue(stem: &str, name: &str, module: &Module) -> String {
          }}\n        out\n    }}\n}}\n\n\
          /// The tree `robots/{stem}.toml`, generated and compiled.\npub static TREE_{upper}: GeneratedTree = GeneratedTree {{\n    \
          stem: {stem:?},\n    name: {name:?},\n    dof: {n},\n    frames: &{frames:?},\n    \
-         kinds: &[{}],\n    rust: &TreeRust{upper},\n    c: &TreeC{upper},\n}};\n",
+         kinds: &[{}],\n    rust: &TreeRust{camel},\n    c: &TreeC{camel},\n}};\n",
         kinds
             .iter()
             .map(|&k| kind_path(k))

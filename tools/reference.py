@@ -3,18 +3,20 @@
 
 Install:  pip install pin          (the Pinocchio Python wheels; `import pinocchio as pin`)
 Run:      python3 tools/reference.py                 # every robots/*.toml
-          python3 tools/reference.py robots/ur5.toml # selected specs
+          python3 tools/reference.py robots/ur5.toml # selected specs (trees too)
 Writes:   tests/fixtures/NAME.json, one per spec (NAME = the spec's `name`).
 
 For each spec (read with tools/spec_check.py, a Python reading of docs/spec.md) the same robot
 is built directly in Pinocchio:
-- body i gets a joint placed at SE3(identity, next_{i-1}) relative to the previous joint (the
-  first at SE3(identity, base)); revolute or prismatic about/along the spec axis (JointModelRX/
+- body i gets a joint placed at SE3(identity, origin_i) relative to its parent's joint (the
+  universe for a child of the base); for a chain origin_i is next_{i-1} (the first: base);
+  revolute or prismatic about/along the spec axis (JointModelRX/
   RY/RZ, PX/PY/PZ for +x/+y/+z, the *Unaligned models otherwise); so the joint frame is the body
   frame of docs/spec.md (origin at the pole, parallel to the base at q = 0);
 - body inertia pin.Inertia(mass, com, inertia about the CoM) (method form b/a and
   about = "pole" converted by spec_check.load_spec);
-- gravity from the spec; a tool frame at SE3(tool rotation, next_N) on the last joint.
+- gravity from the spec; for a chain, a tool frame at SE3(tool rotation, next_N) on the last
+  joint; every [[frame]] an OP_FRAME at SE3(rotation, position) on its body's joint.
 
 Then, for a fixed seed and 50 random states (q uniform in [-pi, pi] for revolute joints and
 [-0.5, 0.5] m for prismatic ones; qd, qdd, tau_fd uniform in [-2, 2]) it records, per state:
@@ -24,10 +26,11 @@ Then, for a fixed seed and 50 random states (q uniform in [-pi, pi] for revolute
   nonlinear_effects         N      nonLinearEffects(q, qd)  (Coriolis/centrifugal + gravity)
   gravity                   N      computeGeneralizedGravity(q)
   tau_fd, qdd_fd            N      qdd_fd = aba(q, qd, tau_fd)
-  tool_rotation             3 x 3  rows; columns = tool axes in the base frame
-  tool_position             3      tool point in the base frame
+  tool_rotation             3 x 3  rows; columns = tool axes in the base frame   (chains only)
+  tool_position             3      tool point in the base frame                 (chains only)
   jacobian                  6 x N  getFrameJacobian(tool, LOCAL_WORLD_ALIGNED): rows 0-2 linear
-                                   velocity of the tool point, rows 3-5 angular velocity, base axes
+                                   velocity of the tool point, rows 3-5 angular velocity, base
+                                   axes                                         (chains only)
   kinetic_energy            1      computeKineticEnergy(q, qd)
   static_force              N x 3  rnea(q, 0, 0), data.f[i].linear: the force exerted ON body i
   static_moment             N x 3  BY its carrier (joint i), about the pole O_i, in body frame i
@@ -38,14 +41,22 @@ Then, for a fixed seed and 50 random states (q uniform in [-pi, pi] for revolute
                                    (seed 001), Statement 3 (single open chain), eqs. (12)-(16);
                                    the inner Coriolis sum runs from k = j+1 (printed i+2 in the
                                    tree form (8)) and h_o1 is not h^g_o1 in general (the printed
-                                   (17) says it is); only h_g1 = h^g_o1 holds
+                                   (17) says it is); only h_g1 = h^g_o1 holds. For a regular-
+                                   numbered tree H_kj (k >= j) depends only on q_i, i > j, so the
+                                   same formulas hold (the tree form, Statement 2, drops terms
+                                   that are zero)
+  frames                    list   only when the spec has [[frame]]s, in spec order: {name,
+                                   rotation (3 x 3 rows), position (3), jacobian (6 x N,
+                                   LOCAL_WORLD_ALIGNED, as above)} of each frame
 
 The split uses H = M(q) and H_kji = dH_kj/dq_i, computed exactly with
 computeRNEADerivatives(q, qd = 0, qdd = e_j) on a copy of the model with zero gravity (its
 dtau_dq is d(M e_j)/dq). The script asserts, for every state: h_c + h_o + h_g equals
 nonlinear_effects - gravity and sum_i h_g,i qd_i = 0 (both to 1e-10 absolute), tau = M qdd + nle
 (1e-10 relative to the size of the terms when they exceed 1), M qdd_fd + nle = tau_fd, the kinetic energy equals
-qd.M.qd / 2, and (first state) that the H_kji agree with finite differences of crba. Before
+qd.M.qd / 2, that H_kji = 0 for i <= j (k >= j) and that H_kj and its derivatives are exact zeros
+when neither body carries the other (the premise of the split formulas for trees), and (first
+state) that the H_kji agree with finite differences of crba. Before
 anything else it checks the sign of the static reaction on a one-body pendulum by hand.
 """
 
@@ -87,21 +98,34 @@ def joint_model(kind, axis):
 
 
 def build_model(robot):
-    """Pinocchio model of a loaded spec; returns (model, tool frame id)."""
+    """Pinocchio model of a loaded spec; returns (model, tool frame id or None for a tree,
+    ids of the spec's [[frame]]s)."""
     model = pin.Model()
     model.name = robot["name"]
     model.gravity = pin.Motion(np.asarray(robot["gravity"], dtype=float), np.zeros(3))
-    parent = 0
-    placement = pin.SE3(np.eye(3), np.asarray(robot["base"], dtype=float))
+    joint_ids = []
     for b in robot["bodies"]:
+        # Joint i sits at SE3(I, origin_i) in its parent's joint frame (the universe for a child
+        # of the base); for a chain origin_i is next_{i-1} (base for the first body).
+        parent = 0 if b["parent"] is None else joint_ids[b["parent"]]
+        placement = pin.SE3(np.eye(3), np.asarray(b["origin"], dtype=float))
         jid = model.addJoint(parent, joint_model(b["joint"], b["axis"]), placement, b["joint_name"])
         model.appendBodyToJoint(jid, pin.Inertia(b["mass"], b["com"], b["inertia_com"]),
                                 pin.SE3.Identity())
-        parent = jid
-        placement = pin.SE3(np.eye(3), np.asarray(b["next"], dtype=float))
-    tool = pin.SE3(np.asarray(robot["tool_rotation"], dtype=float), placement.translation)
-    fid = model.addFrame(pin.Frame("tool", parent, tool, pin.FrameType.OP_FRAME))
-    return model, fid
+        joint_ids.append(jid)
+    fid = None
+    if robot.get("is_chain", True):
+        last = robot["bodies"][-1]
+        tool = pin.SE3(np.asarray(robot["tool_rotation"], dtype=float),
+                       np.asarray(last["next"], dtype=float))
+        fid = model.addFrame(pin.Frame("tool", joint_ids[-1], tool, pin.FrameType.OP_FRAME))
+    frame_ids = []
+    for f in robot.get("frames", []):
+        placement = pin.SE3(np.asarray(f["rotation"], dtype=float),
+                            np.asarray(f["position"], dtype=float))
+        frame_ids.append(model.addFrame(pin.Frame(f["name"], joint_ids[f["body"]], placement,
+                                                  pin.FrameType.OP_FRAME)))
+    return model, fid, frame_ids
 
 
 def full_symmetric(m):
@@ -149,6 +173,15 @@ def velocity_split(h, h3, qd):
     return hc, ho, hg
 
 
+def carries(robot, ancestor, body):
+    """Whether body `ancestor` is on the path from `body` to the base (a body carries itself)."""
+    while body is not None:
+        if body == ancestor:
+            return True
+        body = robot["bodies"][body]["parent"]
+    return False
+
+
 def close(a, b, tol=TOL):
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     scale = max(1.0, float(np.max(np.abs(a), initial=0.0)), float(np.max(np.abs(b), initial=0.0)))
@@ -161,8 +194,9 @@ def check_reaction_sign():
     robot = dict(name="pendulum", gravity=np.array([0.0, -9.81, 0.0]), base=np.zeros(3),
                  tool_rotation=np.eye(3),
                  bodies=[dict(name="b", joint_name="q1", joint="revolute", axis=np.array([0, 0, 1.0]),
-                              next=np.zeros(3), mass=m, com=c, inertia_com=np.eye(3) * 0.01)])
-    model, _ = build_model(robot)
+                              next=np.zeros(3), parent=None, origin=np.zeros(3), mass=m, com=c,
+                              inertia_com=np.eye(3) * 0.01)])
+    model, _, _ = build_model(robot)
     data = model.createData()
     pin.rnea(model, data, np.zeros(1), np.zeros(1), np.zeros(1))
     f = data.f[1]
@@ -186,7 +220,7 @@ def vec(a):
 
 def fixture(spec_path):
     robot = load_spec(spec_path)
-    model, fid = build_model(robot)
+    model, fid, frame_ids = build_model(robot)
     data = model.createData()
     model0 = model.copy()
     model0.gravity = pin.Motion.Zero()
@@ -206,8 +240,19 @@ def fixture(spec_path):
         qdd_fd = pin.aba(model, data, q, qd, tau_fd).copy()
         pin.forwardKinematics(model, data, q)
         pin.updateFramePlacements(model, data)
-        omf = data.oMf[fid]
-        jac = pin.computeFrameJacobian(model, data, q, fid, pin.LOCAL_WORLD_ALIGNED).copy()
+        tool = None
+        if fid is not None:
+            omf = data.oMf[fid]
+            tool = {"tool_rotation": rows(omf.rotation), "tool_position": vec(omf.translation),
+                    "jacobian": rows(pin.computeFrameJacobian(model, data, q, fid,
+                                                              pin.LOCAL_WORLD_ALIGNED))}
+        frames = []
+        for f, k in zip(robot["frames"], frame_ids):
+            omf = data.oMf[k]
+            frames.append({
+                "name": f["name"], "rotation": rows(omf.rotation), "position": vec(omf.translation),
+                "jacobian": rows(pin.computeFrameJacobian(model, data, q, k, pin.LOCAL_WORLD_ALIGNED)),
+            })
         ke = float(pin.computeKineticEnergy(model, data, q, qd))
         pin.rnea(model, data, q, np.zeros(n), np.zeros(n))
         sforce = [vec(data.f[i].linear) for i in range(1, n + 1)]
@@ -221,6 +266,14 @@ def fixture(spec_path):
         assert close(ke, 0.5 * qd @ mm @ qd), "kinetic energy"
         assert np.max(np.abs(hc + ho + hg - (nle - grav))) <= TOL, f"split sum, state {s}"
         assert abs(float(hg @ qd)) <= TOL, f"gyroscopic power, state {s}"
+        # The premise of the split formulas for regular-numbered trees (and chains): H_kj,
+        # k >= j, does not depend on q_i for i <= j, and is zero when neither body carries
+        # the other (no work on those entries in Pinocchio's CRBA: exact zeros).
+        for j in range(n):
+            for k in range(j, n):
+                assert np.all(np.abs(h3[k, j, :j + 1]) <= TOL * max(1.0, np.abs(h3).max())), (s, k, j)
+                if not carries(robot, j, k):
+                    assert mm[k, j] == 0.0 and np.all(h3[k, j, :] == 0.0), (s, k, j)
         if s == 0:
             eps = 1e-6
             for i in range(n):
@@ -228,15 +281,21 @@ def fixture(spec_path):
                 dq[i] = eps
                 fd = (mass_matrix(model, data, q + dq) - mass_matrix(model, data, q - dq)) / (2 * eps)
                 assert np.allclose(fd, h3[:, :, i], atol=1e-6 * max(1.0, np.abs(fd).max())), i
-        states.append({
+        state = {
             "q": vec(q), "qd": vec(qd), "qdd": vec(qdd), "tau": vec(tau),
             "mass_matrix": rows(mm), "nonlinear_effects": vec(nle), "gravity": vec(grav),
             "tau_fd": vec(tau_fd), "qdd_fd": vec(qdd_fd),
-            "tool_rotation": rows(omf.rotation), "tool_position": vec(omf.translation),
-            "jacobian": rows(jac), "kinetic_energy": ke,
+        }
+        if tool is not None:
+            state.update(tool)
+        state.update({
+            "kinetic_energy": ke,
             "static_force": sforce, "static_moment": smoment,
             "centrifugal": vec(hc), "coriolis": vec(ho), "gyroscopic": vec(hg),
         })
+        if frames:
+            state["frames"] = frames
+        states.append(state)
     return robot["name"], n, states
 
 

@@ -23,6 +23,15 @@ Readings of docs/spec.md made here (where the text leaves room):
   the centre of mass with the parallel-axis rule I_C = I_O - m (|c|^2 E - c c^T) (tensor
   entries) before the positive-semidefinite and triangle-inequality checks.
 - `[tool]` with both `rotation` and `rpy` is rejected; with neither it is the identity.
+- Trees (the agreed tree format): `parent` names an earlier body or "base" (default: the body
+  before, the base for the first); `origin` is the pole from the parent's pole in the parent's
+  frame (default: the parent's `next`, or the base position for a child of the base); `base` is
+  `[x, y, z]` or a table with `position` and `motion` (only "fixed" for now). A robot is a chain
+  when every body's parent is the body before it; otherwise it is a tree, and `[tool]` or a
+  non-zero `next` on a leaf is rejected. The method form of a tree body reads
+  b a = m_oi com + sum over its children c of m_c * origin_c (m_c: subsystem mass of c).
+- `[[frame]]`: name (unique), body (a body name), position (default 0), rotation (rows) or rpy
+  (not both; default identity).
 - Numerical tolerances of the inertia checks: 1e-9 relative to the trace (plus 1e-15 absolute).
 """
 
@@ -38,9 +47,11 @@ AXES = {
     "x": (1.0, 0.0, 0.0), "y": (0.0, 1.0, 0.0), "z": (0.0, 0.0, 1.0),
     "-x": (-1.0, 0.0, 0.0), "-y": (0.0, -1.0, 0.0), "-z": (0.0, 0.0, -1.0),
 }
-TOP_KEYS = {"version", "name", "description", "source", "gravity", "base", "body", "tool"}
+TOP_KEYS = {"version", "name", "description", "source", "gravity", "base", "body", "tool", "frame"}
 BODY_KEYS = {"name", "joint", "joint_name", "axis", "next", "L", "e", "mass", "com", "b", "a",
-             "inertia", "parent"}
+             "inertia", "parent", "origin"}
+BASE_KEYS = {"position", "motion"}
+FRAME_KEYS = {"name", "body", "position", "rotation", "rpy"}
 INERTIA_KEYS = {"ixx", "iyy", "izz", "ixy", "ixz", "iyz", "about"}
 TOOL_KEYS = {"rotation", "rpy"}
 MAX_BODIES = 64
@@ -116,12 +127,32 @@ def _rpy(r, p, y):
     return rz @ ry @ rx
 
 
+def _rotation(path, fld, table):
+    """`rotation` (rows) or `rpy` of a table; identity when neither is given."""
+    if "rotation" in table and "rpy" in table:
+        _err(path, fld, "give either rotation or rpy, not both")
+    if "rotation" in table:
+        rot = table["rotation"]
+        if not isinstance(rot, list) or len(rot) != 3:
+            _err(path, f"{fld}.rotation", "expected 3 rows of 3 numbers")
+        R = np.array([_vec3(path, f"{fld}.rotation[{k}]", r) for k, r in enumerate(rot)])
+        if not np.allclose(R.T @ R, np.eye(3), atol=1e-6, rtol=0) or abs(np.linalg.det(R) - 1) > 1e-6:
+            _err(path, f"{fld}.rotation", "must be orthonormal with determinant +1 (within 1e-6)")
+        return R
+    if "rpy" in table:
+        r, p, y = _vec3(path, f"{fld}.rpy", table["rpy"])
+        return _rpy(r, p, y)
+    return np.eye(3)
+
+
 def load_spec(path):
     """Parse and validate one spec. Returns a dict:
 
     name, description, source, gravity (3,), base (3,), tool_rotation (3, 3) (columns = tool
-    axes in the last body's frame), bodies: list of dicts with name, joint_name, joint
-    ("revolute" | "prismatic"), axis (unit 3,), next (3,), mass, com (3,), inertia_com (3, 3).
+    axes in the last body's frame), is_chain, bodies: list of dicts with name, joint_name, joint
+    ("revolute" | "prismatic"), axis (unit 3,), next (3,), parent (index or None), origin (3,),
+    mass, com (3,), inertia_com (3, 3); frames: list of dicts with name, body (index),
+    position (3,), rotation (3, 3).
     """
     path = str(path)
     with open(path, "rb") as f:
@@ -139,7 +170,15 @@ def load_spec(path):
     description = _string(path, "description", doc["description"]) if "description" in doc else None
     source = _string(path, "source", doc["source"]) if "source" in doc else None
     gravity = _vec3(path, "gravity", doc.get("gravity", [0.0, -9.81, 0.0]))
-    base = _vec3(path, "base", doc.get("base", [0.0, 0.0, 0.0]))
+    base_doc = doc.get("base", [0.0, 0.0, 0.0])
+    if isinstance(base_doc, dict):
+        _unknown(path, "base.", base_doc, BASE_KEYS)
+        base = _vec3(path, "base.position", base_doc.get("position", [0.0, 0.0, 0.0]))
+        motion = base_doc.get("motion", "fixed")
+        if motion != "fixed":
+            _err(path, "base.motion", f"only \"fixed\" is supported, got {motion!r}")
+    else:
+        base = _vec3(path, "base", base_doc)
 
     raw = doc.get("body")
     if raw is None:
@@ -164,10 +203,19 @@ def load_spec(path):
             _err(path, fld + ".joint_name", f"duplicate joint name {jname!r}")
         names.add(bname)
         jnames.add(jname)
+        if bname == "base":
+            _err(path, fld + ".name", "\"base\" is reserved for the base")
         if "parent" in b:
-            parent = _string(path, fld + ".parent", b["parent"])
-            if i == 0 or parent != bodies[i - 1]["name"]:
-                _err(path, fld + ".parent", "in version 1 it must name the previous body")
+            pname = _string(path, fld + ".parent", b["parent"])
+            if pname == "base":
+                parent = None
+            else:
+                idx = [k for k, bb in enumerate(bodies) if bb["name"] == pname]
+                if not idx:
+                    _err(path, fld + ".parent", f"{pname!r} is not a body listed before this one")
+                parent = idx[0]
+        else:
+            parent = i - 1 if i > 0 else None
         if "joint" not in b:
             _err(path, fld + ".joint", "missing required key")
         joint = b["joint"]
@@ -225,14 +273,34 @@ def load_spec(path):
         tensor = np.array([[g["ixx"], g["ixy"], g["ixz"]],
                            [g["ixy"], g["iyy"], g["iyz"]],
                            [g["ixz"], g["iyz"], g["izz"]]])
+        if "origin" in b:
+            origin = _vec3(path, fld + ".origin", b["origin"])
+        else:
+            origin = base.copy() if parent is None else bodies[parent]["next"].copy()
         bodies.append(dict(name=bname, joint_name=jname, joint=joint, axis=axis, next=nxt,
+                           parent=parent, origin=origin,
                            mass=mass, com=com, ba=ba, about=about, tensor=tensor, field=fld))
+
+    # Subsystem masses (parents are listed before children).
+    m_sub = [b["mass"] for b in bodies]
+    for i in range(len(bodies) - 1, -1, -1):
+        if bodies[i]["parent"] is not None:
+            m_sub[bodies[i]["parent"]] += m_sub[i]
+    is_chain = all(b["parent"] == (i - 1 if i > 0 else None) for i, b in enumerate(bodies))
+    if not is_chain:
+        if "tool" in doc:
+            _err(path, "tool", "a tree has no tool: use [[frame]]")
+        for i, b in enumerate(bodies):
+            leaf = not any(bb["parent"] == i for bb in bodies)
+            if leaf and np.any(b["next"] != 0.0):
+                _err(path, b["field"] + ".next", "a leaf of a tree has no next pole: use [[frame]]")
 
     # Resolve the method form and move inertias to the centre of mass.
     for i, b in enumerate(bodies):
         if b["com"] is None:
-            m_next = sum(bb["mass"] for bb in bodies[i + 1:])
-            b["com"] = (b["ba"] - m_next * b["next"]) / b["mass"]
+            carried = sum((m_sub[c] * bb["origin"] for c, bb in enumerate(bodies)
+                           if bb["parent"] == i), np.zeros(3))
+            b["com"] = (b["ba"] - carried) / b["mass"]
         c = b["com"]
         if b["about"] == "pole":
             icom = b["tensor"] - b["mass"] * (float(c @ c) * np.eye(3) - np.outer(c, c))
@@ -247,23 +315,32 @@ def load_spec(path):
     if not isinstance(tool, dict):
         _err(path, "tool", "expected a table")
     _unknown(path, "tool.", tool, TOOL_KEYS)
-    if "rotation" in tool and "rpy" in tool:
-        _err(path, "tool", "give either rotation or rpy, not both")
-    if "rotation" in tool:
-        rot = tool["rotation"]
-        if not isinstance(rot, list) or len(rot) != 3:
-            _err(path, "tool.rotation", "expected 3 rows of 3 numbers")
-        R = np.array([_vec3(path, f"tool.rotation[{k}]", r) for k, r in enumerate(rot)])
-        if not np.allclose(R.T @ R, np.eye(3), atol=1e-6, rtol=0) or abs(np.linalg.det(R) - 1) > 1e-6:
-            _err(path, "tool.rotation", "must be orthonormal with determinant +1 (within 1e-6)")
-    elif "rpy" in tool:
-        r, p, y = _vec3(path, "tool.rpy", tool["rpy"])
-        R = _rpy(r, p, y)
-    else:
-        R = np.eye(3)
+    R = _rotation(path, "tool", tool)
+
+    raw_frames = doc.get("frame", [])
+    if not isinstance(raw_frames, list) or not all(isinstance(f, dict) for f in raw_frames):
+        _err(path, "frame", "expected an array of tables [[frame]]")
+    frames = []
+    for k, fr in enumerate(raw_frames):
+        fld = f"frame[{k + 1}]"
+        _unknown(path, fld + ".", fr, FRAME_KEYS)
+        if "name" not in fr:
+            _err(path, fld + ".name", "missing required key")
+        fname = _string(path, fld + ".name", fr["name"])
+        if any(f["name"] == fname for f in frames):
+            _err(path, fld + ".name", f"duplicate frame name {fname!r}")
+        if "body" not in fr:
+            _err(path, fld + ".body", "missing required key")
+        bname = _string(path, fld + ".body", fr["body"])
+        idx = [i for i, b in enumerate(bodies) if b["name"] == bname]
+        if not idx:
+            _err(path, fld + ".body", f"no body named {bname!r}")
+        frames.append(dict(name=fname, body=idx[0],
+                           position=_vec3(path, fld + ".position", fr.get("position", [0.0, 0.0, 0.0])),
+                           rotation=_rotation(path, fld, fr)))
 
     return dict(name=name, description=description, source=source, gravity=gravity, base=base,
-                tool_rotation=R, bodies=bodies)
+                tool_rotation=R, bodies=bodies, frames=frames, is_chain=is_chain)
 
 
 def main(argv):
@@ -279,8 +356,9 @@ def main(argv):
             bad += 1
             continue
         kinds = "".join("R" if b["joint"] == "revolute" else "P" for b in r["bodies"])
-        print(f"ok: {p}: {r['name']}, {len(r['bodies'])} bodies ({kinds}), "
-              f"total mass {sum(b['mass'] for b in r['bodies']):.4g} kg")
+        shape = "chain" if r["is_chain"] else "tree"
+        print(f"ok: {p}: {r['name']}, {shape} of {len(r['bodies'])} bodies ({kinds}), "
+              f"{len(r['frames'])} frames, total mass {sum(b['mass'] for b in r['bodies']):.4g} kg")
     return 1 if bad else 0
 
 

@@ -3,7 +3,8 @@
 
 What it does:
 
-1. Copies public URDFs from the `example-robot-data` package (UR5, Franka Panda, SO-101) into
+1. Copies public URDFs from the `example-robot-data` package (UR5, UR10, Franka Panda, Kinova
+   Jaco 2 (j2s6s200), UFactory xArm 7, SO-101) into
    tests/fixtures/urdf/, with visual, collision, gazebo and transmission elements removed, and
    writes each one's licence notice next to it (NAME.LICENSE: the notice of the upstream
    description as shipped in the package plus the licence text the package ships).
@@ -77,6 +78,22 @@ PUBLIC_URDFS = {
         None,
         ["allegro_hand_description/README.md", "@package-license"],
     ),
+    "ur10": (
+        "ur_description/urdf/ur10_robot.urdf",
+        "tool0",
+        ["ur_description/README.md", "@package-license"],
+    ),
+    "kinova": (
+        "kinova_description/robots/kinova.urdf",
+        "j2s6s200_end_effector",
+        # The description's README names its licence (BSD); the package licence text is BSD.
+        ["kinova_description/README.md", "@package-license"],
+    ),
+    "xarm7": (
+        "xarm_description/urdf/xarm7.urdf",
+        "link_eef",
+        ["xarm_description/README.md", "@package-license"],
+    ),
     "so101": (
         "so_arm_description/urdf/so101.urdf",
         "gripper_frame_link",
@@ -88,7 +105,13 @@ PUBLIC_URDFS = {
 
 # name -> tip link, for every URDF fixture
 URDF_ROBOTS = {"ur5": "tool0", "panda": "panda_hand_tcp", "so101": "gripper_frame_link",
-               "synthetic": "tool"}
+               "synthetic": "tool", "ur10": "tool0", "kinova": "j2s6s200_end_effector",
+               "xarm7": "link_eef"}
+
+# Random seeds are 1000 + the position here: robots added later go at the end, so the
+# fixtures of the others do not change.
+URDF_SEED_ORDER = ["panda", "so101", "synthetic", "ur5", "ur10", "kinova", "xarm7"]
+assert sorted(URDF_SEED_ORDER) == sorted(URDF_ROBOTS)
 
 # name -> links that become frames besides the moving leaf links, for every tree fixture
 URDF_TREES = {"allegro_left_hand": ["link_1.0", "link_13.0"], "synthetic_tree": ["torso"]}
@@ -368,8 +391,8 @@ def dh_fixture(path, seed):
 def main():
     URDF_DIR.mkdir(parents=True, exist_ok=True)
     copy_public_urdfs()
-    for seed, (name, tip) in enumerate(sorted(URDF_ROBOTS.items())):
-        urdf_fixture(name, tip, 1000 + seed)
+    for seed, name in enumerate(URDF_SEED_ORDER):
+        urdf_fixture(name, URDF_ROBOTS[name], 1000 + seed)
     for seed, (name, frame_links) in enumerate(sorted(URDF_TREES.items())):
         urdf_tree_fixture(name, frame_links, 3000 + seed)
     for seed, path in enumerate(sorted(DH_DIR.glob("*.toml"))):

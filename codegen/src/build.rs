@@ -6,7 +6,9 @@ use std::path::{Path, PathBuf};
 
 use crate::emit::{emit_c, emit_rust, snake_ident, CFiles, COptions, EmitError};
 use crate::generate::build_module;
-use crate::import::{detect, import_dh, import_urdf_with, ImportError, ImportOptions, InputKind};
+use crate::import::{
+    detect, import_dh, import_urdf_with, ImportError, ImportOptions, Imported, InputKind, Location,
+};
 use crate::ir::{FunctionKind, Module};
 use crate::spec::parse_spec;
 use crate::{Robot, SpecError};
@@ -26,6 +28,15 @@ pub enum Error {
     /// The module could not be emitted.
     #[error("cannot emit code: {0}")]
     Emit(#[from] EmitError),
+    /// An input file is not valid UTF-8: where its first bad byte is.
+    #[error("{at}: not valid UTF-8 (byte 0x{byte:02X}); save the file as UTF-8")]
+    #[diagnostic(code(quasidyn::encoding))]
+    NotUtf8 {
+        /// Line and column (in characters, counted on the valid text before it) of the byte.
+        at: Location,
+        /// The first byte that is not UTF-8.
+        byte: u8,
+    },
     /// An input or output file could not be read or written.
     #[error("{}: {source}", path.display())]
     Io {
@@ -76,16 +87,32 @@ pub fn load_input(path: &Path, tip: Option<&str>) -> Result<Robot, Error> {
         tip: tip.map(str::to_owned),
         ..ImportOptions::default()
     };
-    load_input_with(path, &options)
+    load_input_with(path, &options).map(|imported| imported.robot)
 }
 
-/// [`load_input`] with import options (URDF tip link, extra frames).
-pub fn load_input_with(path: &Path, options: &ImportOptions) -> Result<Robot, Error> {
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Io {
+/// [`load_input`] with import options (tip link, snapping); also returns the snaps made.
+pub fn load_input_with(path: &Path, options: &ImportOptions) -> Result<Imported, Error> {
+    let file_name = path.display().to_string();
+    let bytes = std::fs::read(path).map_err(|source| Error::Io {
         path: path.to_path_buf(),
         source,
     })?;
-    parse_input_with(&text, &path.display().to_string(), options)
+    let text = decode_input(bytes, &file_name)?;
+    parse_input_with(&text, &file_name, options)
+}
+
+/// The text of an input file read as bytes; a file that is not UTF-8 is rejected with the line
+/// and column of its first bad byte (`file_name` names it in the error).
+pub fn decode_input(bytes: Vec<u8>, file_name: &str) -> Result<String, Error> {
+    String::from_utf8(bytes).map_err(|e| {
+        let valid = e.utf8_error().valid_up_to();
+        let bytes = e.as_bytes();
+        let text = std::str::from_utf8(&bytes[..valid]).unwrap_or_default();
+        Error::NotUtf8 {
+            at: Location::at_offset(file_name, text, valid),
+            byte: bytes[valid],
+        }
+    })
 }
 
 /// Parses a robot description held in memory; `file_name` is used for detection and in errors.
@@ -94,19 +121,23 @@ pub fn parse_input(text: &str, file_name: &str, tip: Option<&str>) -> Result<Rob
         tip: tip.map(str::to_owned),
         ..ImportOptions::default()
     };
-    parse_input_with(text, file_name, &options)
+    parse_input_with(text, file_name, &options).map(|imported| imported.robot)
 }
 
-/// [`parse_input`] with import options (URDF tip link, extra frames).
+/// [`parse_input`] with import options (tip link, snapping); also returns the snaps made.
 pub fn parse_input_with(
     text: &str,
     file_name: &str,
     options: &ImportOptions,
-) -> Result<Robot, Error> {
-    Ok(match detect(Path::new(file_name), text) {
+) -> Result<Imported, Error> {
+    let robot = match detect(Path::new(file_name), text) {
         InputKind::Spec => parse_spec(text, file_name)?,
-        InputKind::Urdf => import_urdf_with(text, file_name, options)?,
+        InputKind::Urdf => return Ok(import_urdf_with(text, file_name, options)?),
         InputKind::Dh => import_dh(text, file_name)?,
+    };
+    Ok(Imported {
+        robot,
+        snaps: Vec::new(),
     })
 }
 
@@ -208,6 +239,7 @@ pub struct Builder {
     name: Option<String>,
     out_dir: Option<PathBuf>,
     quiet: bool,
+    no_snap: bool,
 }
 
 impl Builder {
@@ -234,6 +266,14 @@ impl Builder {
     /// several leaf links imports as the whole tree.
     pub fn tip(mut self, link: impl Into<String>) -> Builder {
         self.tip = Some(link.into());
+        self
+    }
+
+    /// For URDF input: whether to snap values within a tolerance of exact ones (angles to
+    /// multiples of `pi/2`, axis components to `0` or `±1`, negligible offsets and products of
+    /// inertia to `0`; docs/spec.md). On by default; `.snap(false)` keeps every value as written.
+    pub fn snap(mut self, snap: bool) -> Builder {
+        self.no_snap = !snap;
         self
     }
 
@@ -267,12 +307,14 @@ impl Builder {
         let options = ImportOptions {
             tip: self.tip.clone(),
             frames: self.frames.clone(),
+            snap: !self.no_snap,
         };
-        match (&self.inline, &self.input) {
-            (Some((text, file)), _) => parse_input_with(text, file, &options),
-            (None, Some(path)) => load_input_with(path, &options),
-            (None, None) => Err(Error::NoInput),
-        }
+        let imported = match (&self.inline, &self.input) {
+            (Some((text, file)), _) => parse_input_with(text, file, &options)?,
+            (None, Some(path)) => load_input_with(path, &options)?,
+            (None, None) => return Err(Error::NoInput),
+        };
+        Ok(imported.robot)
     }
 
     /// Generates the module without writing anything: `(module name, Rust source)`.

@@ -11,10 +11,10 @@ use crate::build::{c_code, load_input_with, module_name, rust_code, Error};
 use crate::emit::COptions;
 use crate::equations::{equations, function_by_name, function_name, Format};
 use crate::generate::build_module;
-use crate::import::ImportOptions;
+use crate::import::{ImportOptions, Imported};
 use crate::params::MethodParams;
 use crate::spec::to_toml;
-use crate::FunctionKind;
+use crate::{FunctionKind, Robot};
 
 /// Command-line arguments.
 #[derive(Debug, Parser)]
@@ -49,7 +49,8 @@ pub enum Command {
         /// Target language.
         #[arg(long, value_enum, default_value = "c")]
         lang: Lang,
-        /// Output directory (created if missing).
+        /// Output directory (created if missing), or `-` for stdout when there is a single
+        /// output file (Rust, or C with --header-only).
         #[arg(long)]
         out: PathBuf,
         /// Name of the generated files and identifier prefix (default: the robot's name).
@@ -63,6 +64,11 @@ pub enum Command {
         /// anyway).
         #[arg(long = "frame", value_name = "LINK")]
         frames: Vec<String>,
+        /// Keep every URDF value as written: do not snap angles within 5e-10 of multiples of
+        /// pi/2, axis components within 5e-10 of 0 or +-1, negligible offsets and products of
+        /// inertia to exact values.
+        #[arg(long)]
+        no_snap: bool,
         /// C only: single precision (`float`, `sinf`, ...) for controllers without a double FPU.
         #[arg(long)]
         float: bool,
@@ -74,6 +80,10 @@ pub enum Command {
     Check {
         /// The robot: spec, URDF or DH table.
         spec: PathBuf,
+        /// Also list every value the URDF importer snapped to an exact one: where, what, from
+        /// and to, and by how much.
+        #[arg(long, short)]
+        verbose: bool,
         /// URDF only: the tip link.
         #[arg(long)]
         tip: Option<String>,
@@ -81,6 +91,11 @@ pub enum Command {
         /// anyway).
         #[arg(long = "frame", value_name = "LINK")]
         frames: Vec<String>,
+        /// Keep every URDF value as written: do not snap angles within 5e-10 of multiples of
+        /// pi/2, axis components within 5e-10 of 0 or +-1, negligible offsets and products of
+        /// inertia to exact values.
+        #[arg(long)]
+        no_snap: bool,
     },
     /// Write out the equations of a generated function, named intermediates first.
     Equations {
@@ -93,6 +108,11 @@ pub enum Command {
         /// anyway).
         #[arg(long = "frame", value_name = "LINK")]
         frames: Vec<String>,
+        /// Keep every URDF value as written: do not snap angles within 5e-10 of multiples of
+        /// pi/2, axis components within 5e-10 of 0 or +-1, negligible offsets and products of
+        /// inertia to exact values.
+        #[arg(long)]
+        no_snap: bool,
         /// Plain text or a LaTeX `align*` block.
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
@@ -111,6 +131,14 @@ pub enum Command {
         /// anyway).
         #[arg(long = "frame", value_name = "LINK")]
         frames: Vec<String>,
+        /// Keep every URDF value as written: do not snap angles within 5e-10 of multiples of
+        /// pi/2, axis components within 5e-10 of 0 or +-1, negligible offsets and products of
+        /// inertia to exact values.
+        #[arg(long)]
+        no_snap: bool,
+        /// Print the base parameters instead, each as its combination of the standard ones.
+        #[arg(long)]
+        base: bool,
     },
     /// Print the operation counts of every generated function.
     Stats {
@@ -123,6 +151,11 @@ pub enum Command {
         /// anyway).
         #[arg(long = "frame", value_name = "LINK")]
         frames: Vec<String>,
+        /// Keep every URDF value as written: do not snap angles within 5e-10 of multiples of
+        /// pi/2, axis components within 5e-10 of 0 or +-1, negligible offsets and products of
+        /// inertia to exact values.
+        #[arg(long)]
+        no_snap: bool,
     },
     /// Convert a URDF file or DH table into an equivalent quasidyn spec (printed on stdout).
     Import {
@@ -135,6 +168,11 @@ pub enum Command {
         /// anyway).
         #[arg(long = "frame", value_name = "LINK")]
         frames: Vec<String>,
+        /// Keep every URDF value as written: do not snap angles within 5e-10 of multiples of
+        /// pi/2, axis components within 5e-10 of 0 or +-1, negligible offsets and products of
+        /// inertia to exact values.
+        #[arg(long)]
+        no_snap: bool,
     },
 }
 
@@ -161,6 +199,7 @@ pub fn run(cli: Cli) -> miette::Result<()> {
             name,
             tip,
             frames,
+            no_snap,
             float,
             header_only,
         } => generate(&Generate {
@@ -168,30 +207,71 @@ pub fn run(cli: Cli) -> miette::Result<()> {
             lang,
             out: &out,
             name: name.as_deref(),
-            import: ImportOptions { tip, frames },
+            import: options(tip, frames, no_snap),
             options: COptions { float, header_only },
         }),
-        Command::Check { spec, tip, frames } => check(&spec, &ImportOptions { tip, frames }),
-        Command::Params { spec, tip, frames } => params(&spec, &ImportOptions { tip, frames }),
-        Command::Stats { input, tip, frames } => stats(&input, &ImportOptions { tip, frames }),
-        Command::Import { input, tip, frames } => import(&input, &ImportOptions { tip, frames }),
+        Command::Check {
+            spec,
+            verbose,
+            tip,
+            frames,
+            no_snap,
+        } => check(&spec, &options(tip, frames, no_snap), verbose),
+        Command::Params {
+            spec,
+            tip,
+            frames,
+            no_snap,
+            base,
+        } => {
+            if base {
+                base_params(&spec, &options(tip, frames, no_snap))
+            } else {
+                params(&spec, &options(tip, frames, no_snap))
+            }
+        }
+        Command::Stats {
+            input,
+            tip,
+            frames,
+            no_snap,
+        } => stats(&input, &options(tip, frames, no_snap)),
+        Command::Import {
+            input,
+            tip,
+            frames,
+            no_snap,
+        } => import(&input, &options(tip, frames, no_snap)),
         Command::Equations {
             spec,
             tip,
             frames,
+            no_snap,
             format,
             function,
         } => {
-            let robot = load_input_with(&spec, &ImportOptions { tip, frames })?;
+            let robot = load(&spec, &options(tip, frames, no_snap))?;
             print!("{}", equations(&robot, function, format));
             Ok(())
         }
     }
 }
 
+fn options(tip: Option<String>, frames: Vec<String>, no_snap: bool) -> ImportOptions {
+    ImportOptions {
+        tip,
+        frames,
+        snap: !no_snap,
+    }
+}
+
+fn load(path: &Path, options: &ImportOptions) -> Result<Robot, Error> {
+    load_input_with(path, options).map(|imported| imported.robot)
+}
+
 fn parse_function(name: &str) -> Result<FunctionKind, String> {
     function_by_name(name).ok_or_else(|| {
-        let all: Vec<&str> = FunctionKind::ALL.into_iter().map(function_name).collect();
+        let all: Vec<&str> = FunctionKind::every().map(function_name).collect();
         format!("unknown function `{name}`; one of {}", all.join(", "))
     })
 }
@@ -209,8 +289,20 @@ struct Generate<'a> {
 /// Robots with more joints than this report progress on stderr while generating.
 const PROGRESS_DOF: usize = 8;
 
+/// `--out -`: the one output file goes to stdout.
+fn to_stdout(out: &Path) -> bool {
+    out.as_os_str() == "-"
+}
+
 fn generate(args: &Generate) -> miette::Result<()> {
-    let robot = load_input_with(args.input, &args.import)?;
+    if to_stdout(args.out) && args.lang == Lang::C && !args.options.header_only {
+        return Err(Error::Unsupported(
+            "--out -: C output is a header and a source file, and only one file can go to \
+             stdout; add --header-only for a single header, or give a directory",
+        )
+        .into());
+    }
+    let robot = load(args.input, &args.import)?;
     let name = module_name(&robot, args.name)?;
     let progress = robot.dof() > PROGRESS_DOF;
     let started = std::time::Instant::now();
@@ -242,6 +334,12 @@ fn generate(args: &Generate) -> miette::Result<()> {
             "quasidyn: generated in {:.1} s, writing",
             started.elapsed().as_secs_f64()
         );
+    }
+    if to_stdout(args.out) {
+        if let [(_, contents)] = files.as_slice() {
+            print!("{contents}");
+            return Ok(());
+        }
     }
     write_all(args.out, &files)?;
     for (file, _) in &files {
@@ -277,7 +375,7 @@ fn write_all(dir: &Path, files: &[(String, String)]) -> Result<(), Error> {
 }
 
 fn stats(path: &Path, options: &ImportOptions) -> miette::Result<()> {
-    let robot = load_input_with(path, options)?;
+    let robot = load(path, options)?;
     let module = build_module(&robot).lowered();
     println!(
         "{}: operations of the generated functions ({} joints; common subexpressions counted once)",
@@ -319,24 +417,44 @@ fn stats(path: &Path, options: &ImportOptions) -> miette::Result<()> {
 }
 
 fn import(path: &Path, options: &ImportOptions) -> miette::Result<()> {
-    let robot = load_input_with(path, options)?;
+    let robot = load(path, options)?;
     print!("{}", to_toml(&robot));
     Ok(())
 }
 
-fn check(path: &Path, options: &ImportOptions) -> miette::Result<()> {
-    let robot = load_input_with(path, options)?;
+fn check(path: &Path, options: &ImportOptions, verbose: bool) -> miette::Result<()> {
+    let Imported { robot, snaps } = load_input_with(path, options)?;
     let n = robot.dof();
     println!(
         "ok: {}, {n} {}",
         robot.name,
         if n == 1 { "body" } else { "bodies" }
     );
+    if verbose {
+        match snaps.len() {
+            0 => println!("no value snapped"),
+            k => {
+                println!(
+                    "{k} value{} snapped to exact ones (--no-snap keeps them as written):",
+                    if k == 1 { "" } else { "s" }
+                );
+                for snap in &snaps {
+                    println!("  {snap}");
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn base_params(path: &Path, options: &ImportOptions) -> miette::Result<()> {
+    let robot = load(path, options)?;
+    print!("{}", crate::derive::base_parameters_text(&robot));
     Ok(())
 }
 
 fn params(path: &Path, options: &ImportOptions) -> miette::Result<()> {
-    let robot = load_input_with(path, options)?;
+    let robot = load(path, options)?;
     print!("{}", MethodParams::from_robot(&robot));
     Ok(())
 }

@@ -40,9 +40,7 @@ pub fn function_name(kind: FunctionKind) -> &'static str {
 
 /// The function called `name` (see [`function_name`]).
 pub fn function_by_name(name: &str) -> Option<FunctionKind> {
-    FunctionKind::ALL
-        .into_iter()
-        .find(|&k| function_name(k) == name)
+    FunctionKind::every().find(|&k| function_name(k) == name)
 }
 
 /// Derives `robot` and writes out the equations of `function`.

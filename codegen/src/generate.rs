@@ -1,8 +1,8 @@
 //! From a validated robot to the IR module every emitter reads.
 
 use crate::algebra::Algebra;
-use crate::derive::{derive_with, velocity_split};
-use crate::ir::{Function, FunctionKind, Graph, Module, NodeId, Output, Var};
+use crate::derive::{base_regressor, derivatives, derive_with, regressor, velocity_split};
+use crate::ir::{Constant, Function, FunctionKind, Graph, Module, NodeId, Output, Var};
 use crate::{to_toml, Robot};
 
 /// Version of the generator, written into generated files.
@@ -45,6 +45,17 @@ fn build(robot: &Robot, regroup: bool) -> Module {
     let lookup = |k: usize, j: usize, i: usize| dh[(k * n + j) * n + i];
     let (centrifugal, coriolis, gyroscopic) =
         velocity_split(&mut graph, n, &derived.mass_matrix, &lookup, &qd);
+
+    let der = derivatives(
+        &mut graph,
+        &derived.inverse_dynamics,
+        &derived.gravity,
+        &derived.nonlinear_effects,
+        &derived.mass_matrix,
+    );
+    let reg = regressor(&mut graph, robot);
+    let (base, yb) = base_regressor(&mut graph, robot);
+    let nb = base.names.len();
 
     let vector = |name, values: Vec<NodeId>| Output {
         name,
@@ -98,6 +109,27 @@ fn build(robot: &Robot, regroup: bool) -> Module {
                 matrix("T", n, 3, derived.static_moment),
             ],
         ),
+        function(
+            FunctionKind::InverseDynamicsDerivatives,
+            vec![
+                matrix("dtau_dq", n, n, der.dtau_dq),
+                matrix("dtau_dqd", n, n, der.dtau_dqd),
+            ],
+        ),
+        function(
+            FunctionKind::GravityDerivatives,
+            vec![matrix("dg_dq", n, n, der.dg_dq)],
+        ),
+        function(
+            FunctionKind::ForwardDynamicsDerivatives,
+            vec![
+                matrix("dqdd_dq", n, n, der.dqdd_dq),
+                matrix("dqdd_dqd", n, n, der.dqdd_dqd),
+                matrix("Minv", n, n, der.minv),
+            ],
+        ),
+        function(FunctionKind::Regressor, vec![matrix("Y", n, 10 * n, reg.y)]),
+        function(FunctionKind::BaseRegressor, vec![matrix("Yb", n, nb, yb)]),
     ];
     for (k, fk) in derived.frames.into_iter().enumerate() {
         let index = u16::try_from(k).expect("frames fit u16");
@@ -122,6 +154,23 @@ fn build(robot: &Robot, regroup: bool) -> Module {
         description: robot.description.clone().unwrap_or_default(),
         joint_names: robot.bodies.iter().map(|b| b.joint_name.clone()).collect(),
         frame_names: robot.frames.iter().map(|f| f.name.clone()).collect(),
+        constants: vec![
+            Constant {
+                name: "standard_parameters",
+                doc:
+                    "the robot's standard inertial parameters, 10 per body in order m, mx, my, mz, \
+                  ixx, ixy, ixz, iyy, iyz, izz (about the body's pole, in its axes; tensor \
+                  entries, ixy = -integral of x y dm), the `pi` of `tau = Y pi`",
+                values: reg.standard,
+            },
+            Constant {
+                name: crate::ir::BASE_PARAMETERS,
+                doc: "the robot's base inertial parameters (NB of them), the `pi_b` of `tau = Yb \
+                  pi_b`; `quasidyn params --base` prints each as its combination of the \
+                  standard parameters",
+                values: base.values,
+            },
+        ],
     }
 }
 

@@ -21,11 +21,11 @@ pub mod params;
 pub mod spec;
 
 pub use build::{
-    c_code, compile, load_input, load_input_with, module_name, parse_input, parse_input_with,
-    rust_code, write_if_changed, Builder, Error,
+    c_code, compile, decode_input, load_input, load_input_with, module_name, parse_input,
+    parse_input_with, rust_code, write_if_changed, Builder, Error,
 };
 pub use emit::{emit_c, emit_rust, CFiles, COptions, EmitError};
-pub use error::{InvalidSpec, SpecError};
+pub use error::{InvalidSpec, SourceView, SpecError};
 pub use generate::{build_module, build_module_physical, spec_hash, GENERATOR_VERSION};
 pub use ir::{Function, FunctionKind, Graph, Module, NodeId, OpCount, Output, Var};
 pub use model::{Frame, JointKind, ParameterSet, Robot, RobotBody, SymbolicInertial, Topology};

@@ -134,3 +134,17 @@ fn refuses_a_singular_mass_matrix() {
     );
     assert!(err.to_string().contains("singular"), "{err}");
 }
+
+#[test]
+fn snap_is_on_by_default_and_can_be_turned_off() {
+    let urdf = robots().join("../tests/fixtures/urdf/ur5.urdf");
+    let builder = Builder::new().spec(&urdf).tip("tool0");
+    let snapped = builder.load().unwrap();
+    let literal = builder.clone().snap(false).load().unwrap();
+    // The shoulder-lift joint is pitched by 1.57079632679 in the URDF: its axis in base axes
+    // keeps a 4.9e-12 component as written, none snapped.
+    let noise = |axis: &[f64; 3]| axis.iter().any(|x| *x != 0.0 && x.abs() < 1e-9);
+    assert!(literal.bodies.iter().any(|b| noise(&b.axis)));
+    assert!(!snapped.bodies.iter().any(|b| noise(&b.axis)));
+    assert_eq!(builder.clone().snap(true).load().unwrap(), snapped);
+}

@@ -77,3 +77,36 @@ fn missing_file_and_usage_errors() {
     let out = run(dir.path(), &["frobnicate"]);
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// `params --base` on the planar arm: its nine base parameters (three per link: `zz`, `mx`,
+/// `my` regrouped), each as a combination of the standard ones; the values are the
+/// combinations evaluated at the spec's standard parameters.
+#[test]
+fn params_base_prints_the_base_parameters() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let out = run(&root, &["params", "--base", "robots/planar3r.toml"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("planar3r: 9 base parameters (of 30 standard"),
+        "{stdout}"
+    );
+    let lines: Vec<&str> = stdout.lines().filter(|l| l.contains(" = ")).collect();
+    assert_eq!(lines.len(), 9, "{stdout}");
+    // The last link's first moment along its x axis is not regrouped with anything.
+    assert!(lines.iter().any(|l| l.ends_with("= mx3")), "{stdout}");
+    // ZZR1 = ZZ1 + L1² (m2 + m3), ZZR2 = ZZ2 + L2² m3 (L1 = 0.5, L2 = 0.4), MXR1 = MX1 +
+    // L1 (m2 + m3).
+    for (name, combination) in [
+        ("zzr1", "izz1 + 0.25 m2 + 0.25 m3"),
+        ("zzr2", "izz2 + 0.16 m3"),
+        ("mxr1", "mx1 + 0.5 m2 + 0.5 m3"),
+    ] {
+        let line = lines.iter().find(|l| l.contains(name)).expect(name);
+        assert!(line.ends_with(combination), "{name}: {line}");
+    }
+}

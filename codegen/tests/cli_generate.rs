@@ -243,6 +243,11 @@ fn stats_lists_every_function() {
         "coriolis",
         "gyroscopic",
         "static_joint_reactions",
+        "inverse_dynamics_derivatives",
+        "gravity_derivatives",
+        "forward_dynamics_derivatives",
+        "regressor",
+        "base_regressor",
     ] {
         assert!(stdout.contains(name), "{name} missing:\n{stdout}");
     }

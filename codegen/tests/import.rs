@@ -334,7 +334,16 @@ fn urdf_case(name: &str) {
     let tip = doc["tip"].as_str().expect("tip");
     let file = format!("{name}.urdf");
     let xml = std::fs::read_to_string(dir.join(&file)).expect("urdf");
-    let robot = import_urdf(&xml, &file, Some(tip)).unwrap_or_else(|e| panic!("{e}"));
+    // Pinocchio reads the values as written: compare the literal import (the snapped one is
+    // compared with the literal one in tests/snap.rs).
+    let options = ImportOptions {
+        tip: Some(tip.to_owned()),
+        snap: false,
+        ..ImportOptions::default()
+    };
+    let robot = import_urdf_with(&xml, &file, &options)
+        .unwrap_or_else(|e| panic!("{e}"))
+        .robot;
     assert_eq!(robot.gravity, [0.0, 0.0, -9.81]);
     assert!(robot.bodies.iter().all(|b| b.mass > 0.0));
     check_against_fixture(&robot, &json);
@@ -367,6 +376,21 @@ fn urdf_so101_matches_pinocchio() {
 #[test]
 fn urdf_synthetic_matches_pinocchio() {
     urdf_case("synthetic");
+}
+
+#[test]
+fn urdf_ur10_matches_pinocchio() {
+    urdf_case("ur10");
+}
+
+#[test]
+fn urdf_kinova_matches_pinocchio() {
+    urdf_case("kinova");
+}
+
+#[test]
+fn urdf_xarm7_matches_pinocchio() {
+    urdf_case("xarm7");
 }
 
 #[test]
@@ -681,16 +705,22 @@ fn extra_frames_and_their_errors() {
     let options = ImportOptions {
         tip: None,
         frames: vec!["link_4.0".to_owned(), "link_0.0".to_owned()],
+        ..ImportOptions::default()
     };
     // Asking for a leaf again changes nothing; frames stay in link order.
-    let robot = import_urdf_with(&palm(""), "palm.urdf", &options).expect("import");
+    let robot = import_urdf_with(&palm(""), "palm.urdf", &options)
+        .expect("import")
+        .robot;
     assert_eq!(robot.frames.len(), 4);
     // With a tip: the chain, its tool, and only the frames asked for.
     let options = ImportOptions {
         tip: Some("link_4.0".to_owned()),
         frames: vec!["link_4.0".to_owned()],
+        ..ImportOptions::default()
     };
-    let robot = import_urdf_with(&palm(""), "palm.urdf", &options).expect("import");
+    let robot = import_urdf_with(&palm(""), "palm.urdf", &options)
+        .expect("import")
+        .robot;
     assert!(robot.is_chain());
     assert_eq!(robot.dof(), 1);
     assert_eq!(robot.frames.len(), 1);
@@ -699,6 +729,7 @@ fn extra_frames_and_their_errors() {
     let options = ImportOptions {
         tip: Some("link_4.0".to_owned()),
         frames: vec!["link_8.0".to_owned()],
+        ..ImportOptions::default()
     };
     let e = import_urdf_with(&palm(""), "palm.urdf", &options).expect_err("an error");
     assert!(
@@ -710,6 +741,7 @@ fn extra_frames_and_their_errors() {
         let options = ImportOptions {
             tip: None,
             frames: frames.iter().map(|f| (*f).to_owned()).collect(),
+            ..ImportOptions::default()
         };
         import_urdf_with(&palm(extra), "r.urdf", &options)
             .expect_err("an error")

@@ -30,8 +30,10 @@
 //!
 //! Arguments: the input (a string literal, or `file = "PATH"`), then optionally
 //! `name = "IDENT"`, `tip = "LINK"` (URDF only: the chain's last link; without it a URDF with
-//! several leaf links imports as the whole tree) and `frame = "LINK"` (URDF only, repeatable:
-//! a link that becomes a named frame), comma-separated.
+//! several leaf links imports as the whole tree), `frame = "LINK"` (URDF only, repeatable: a
+//! link that becomes a named frame) and `snap = false` (URDF only: keep every value as written
+//! instead of snapping values within a tolerance of exact ones, such as angles within 5e-10 of
+//! multiples of pi/2), comma-separated.
 //!
 //! A rejected input is one compile error on the literal (or the path) with the located
 //! message, `FILE:LINE:COL: FIELD: MESSAGE`; for an inline spec `FILE` is `robot!` and line 1
@@ -50,16 +52,17 @@ use std::path::{Path, PathBuf};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::parse::{Parse, ParseStream};
-use syn::{Ident, LitStr, Token, Visibility};
+use syn::{Ident, LitBool, LitStr, Token, Visibility};
 
 use quasidyn_codegen::emit::{camel_ident, snake_ident};
 use quasidyn_codegen::import::ImportOptions;
-use quasidyn_codegen::{module_name, parse_input_with, rust_code};
+use quasidyn_codegen::{decode_input, module_name, parse_input_with, rust_code};
 
 /// Generates a robot's kinematics and dynamics module at compile time from a spec, URDF file
 /// or DH table: `robot!(file = "PATH")` (relative to the crate's `Cargo.toml`) or
 /// `robot!(r#"TOML"#)`, optionally preceded by a visibility and followed by `name = "IDENT"`,
-/// `tip = "LINK"` and `frame = "LINK"` (repeatable). See the crate documentation.
+/// `tip = "LINK"`, `frame = "LINK"` (repeatable) and `snap = false`. See the crate
+/// documentation.
 #[proc_macro]
 pub fn robot(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
     let args = syn::parse_macro_input!(input as RobotArgs);
@@ -90,11 +93,12 @@ struct RobotArgs {
     name: Option<LitStr>,
     tip: Option<LitStr>,
     frames: Vec<LitStr>,
+    snap: Option<LitBool>,
 }
 
 const ROBOT_USAGE: &str =
     "expected a robot description: robot!(r#\"...spec...\"#) or robot!(file = \"PATH\"), \
-     optionally followed by name = \"IDENT\", tip = \"LINK\" and frame = \"LINK\"";
+     optionally followed by name = \"IDENT\", tip = \"LINK\", frame = \"LINK\" and snap = false";
 
 impl Parse for RobotArgs {
     fn parse(input: ParseStream) -> syn::Result<Self> {
@@ -103,6 +107,7 @@ impl Parse for RobotArgs {
         let mut name = None;
         let mut tip = None;
         let mut frames = Vec::new();
+        let mut snap: Option<LitBool> = None;
         if input.peek(LitStr) {
             source = Some(Source::Inline(input.parse()?));
         } else if !input.peek(Ident) {
@@ -119,6 +124,13 @@ impl Parse for RobotArgs {
             first = false;
             let key: Ident = input.parse()?;
             input.parse::<Token![=]>()?;
+            if key == "snap" {
+                if snap.is_some() {
+                    return Err(syn::Error::new(key.span(), "`snap` given twice"));
+                }
+                snap = Some(input.parse()?);
+                continue;
+            }
             let value: LitStr = input.parse()?;
             let slot = match key.to_string().as_str() {
                 "file" if source.is_some() => {
@@ -141,7 +153,8 @@ impl Parse for RobotArgs {
                     return Err(syn::Error::new(
                         key.span(),
                         format!(
-                            "unknown argument `{other}`: expected `file`, `name`, `tip` or `frame`"
+                            "unknown argument `{other}`: expected `file`, `name`, `tip`, `frame` \
+                             or `snap`"
                         ),
                     ))
                 }
@@ -158,6 +171,7 @@ impl Parse for RobotArgs {
             name,
             tip,
             frames,
+            snap,
         })
     }
 }
@@ -228,17 +242,21 @@ fn generate_robot(args: &RobotArgs) -> Result<TokenStream, Failure> {
         Source::File(lit) => {
             let relative = lit.value();
             let path = manifest_dir().join(&relative);
-            let text = std::fs::read_to_string(&path)
+            let bytes = std::fs::read(&path)
                 .map_err(|e| fail(lit.span(), format!("{relative}: cannot read: {e}"), None))?;
+            let text = decode_input(bytes, &relative)
+                .map_err(|e| fail(lit.span(), e.to_string(), None))?;
             (text, relative, lit.span(), Some(path))
         }
     };
     let options = ImportOptions {
         tip: args.tip.as_ref().map(LitStr::value),
         frames: args.frames.iter().map(LitStr::value).collect(),
+        snap: args.snap.as_ref().map_or(true, LitBool::value),
     };
     let robot = parse_input_with(&text, &label, &options)
-        .map_err(|e| fail(span, e.to_string(), Some(&text)))?;
+        .map_err(|e| fail(span, e.to_string(), Some(&text)))?
+        .robot;
     let name_span = args.name.as_ref().map_or(span, LitStr::span);
     let name = module_name(&robot, explicit.as_deref())
         .map_err(|e| fail(name_span, e.to_string(), Some(&text)))?;

@@ -3,7 +3,7 @@
 //! What a controller depends on: the [`Dynamics`] trait that every generated robot implements,
 //! the math shims generated code calls (usable without `std`), the `robot!`/`include_robot!`
 //! macros, and (with the default `std` feature) two independent numeric reference models of a
-//! serial chain used to judge generated code.
+//! serial chain or a tree of bodies used to judge generated code.
 #![cfg_attr(not(feature = "std"), no_std)]
 #![forbid(unsafe_code)]
 
@@ -11,6 +11,8 @@ pub mod chain;
 pub mod math;
 #[cfg(feature = "std")]
 pub mod reference;
+#[cfg(feature = "std")]
+pub mod tree;
 
 #[cfg(feature = "std")]
 pub use chain::Chain;
@@ -19,6 +21,8 @@ pub use chain::{Body, JointKind};
 /// inline or from a file); `include_robot!` includes the module a build script generated with
 /// `quasidyn_codegen::Builder`. See the `quasidyn-macros` crate for the syntax.
 pub use quasidyn_macros::{include_robot, robot};
+#[cfg(feature = "std")]
+pub use tree::{Frame, Tree, TreeBody};
 
 /// Kinematics and dynamics of a serial robot with `N` joints, implemented by every generated
 /// robot. Arrays are joint-indexed from the base; matrices are `[row][column]`.

@@ -1,15 +1,18 @@
 //! Operation counts of the emitted code of every robot in robots/, per function, as the
-//! emitters see it (the lowered module: `sin`/`cos` of single joints only), plus the Stäubli
-//! RX-90 (modified DH) with every inertial parameter symbolic, the setting SYMORO counts in, as
-//! physical and as base parameters.
+//! emitters see it (the lowered module: `sin`/`cos` of single joints only); then the public URDFs
+//! of example-robot-data (tests/fixtures/urdf, root to the fixture's tip, snapped as by default,
+//! and the UR5 also as written, `--no-snap`); then the Stäubli RX-90 (modified DH) with every
+//! inertial parameter symbolic, the setting SYMORO counts in, as physical and as base
+//! parameters.
 //!
 //! Run with `cargo bench -p quasidyn-tests --bench op_counts` (add `-- --markdown` for the
 //! README's table: `mul/add` per function).
 
 use quasidyn_codegen::equations::function_name;
+use quasidyn_codegen::import::ImportOptions;
 use quasidyn_codegen::{
-    build_module, load_input, load_spec, FunctionKind, OpCount, ParameterSet, Robot,
-    SymbolicInertial,
+    build_module, load_input, load_input_with, load_spec, FunctionKind, OpCount, ParameterSet,
+    Robot, SymbolicInertial,
 };
 use quasidyn_tests::{shipped_robots, workspace_root};
 
@@ -26,7 +29,30 @@ fn row(label: &str, c: &OpCount) {
     );
 }
 
-/// The robots counted: every shipped spec, then the all-symbolic RX-90.
+/// The example-robot-data URDFs (tests/fixtures/urdf) and the tips their fixtures use.
+const URDFS: [(&str, &str); 6] = [
+    ("ur5", "tool0"),
+    ("ur10", "tool0"),
+    ("panda", "panda_hand_tcp"),
+    ("kinova", "j2s6s200_end_effector"),
+    ("xarm7", "link_eef"),
+    ("so101", "gripper_frame_link"),
+];
+
+fn urdf(name: &str, tip: &str, snap: bool) -> Robot {
+    let path = workspace_root().join(format!("tests/fixtures/urdf/{name}.urdf"));
+    let options = ImportOptions {
+        tip: Some(tip.to_owned()),
+        snap,
+        ..ImportOptions::default()
+    };
+    load_input_with(&path, &options)
+        .expect("the URDF fixture imports")
+        .robot
+}
+
+/// The robots counted: every shipped spec, the example-robot-data URDFs, then the all-symbolic
+/// RX-90.
 fn robots() -> Vec<(String, Robot)> {
     let mut robots: Vec<(String, Robot)> = shipped_robots()
         .iter()
@@ -35,6 +61,10 @@ fn robots() -> Vec<(String, Robot)> {
             (robot.name.clone(), robot)
         })
         .collect();
+    for (name, tip) in URDFS {
+        robots.push((format!("{name} (URDF)"), urdf(name, tip, true)));
+    }
+    robots.push(("ur5 (URDF, --no-snap)".into(), urdf("ur5", "tool0", false)));
     let table = workspace_root().join("tests/fixtures/dh/rx90.toml");
     let mut rx90 = load_input(&table, None).expect("the RX-90 table imports");
     for body in &mut rx90.bodies {

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use quasidyn::reference::ReferenceModel;
-use quasidyn::{Body, Chain, Dynamics};
+use quasidyn::{Body, Chain, Dynamics, Tree, TreeBody};
 use quasidyn_codegen::{FunctionKind, JointKind, Robot};
 use serde::Deserialize;
 
@@ -65,6 +65,39 @@ pub fn chain_of(robot: &Robot) -> Chain {
         base: robot.base,
         gravity: robot.gravity,
         tool_rotation: robot.tool_rotation,
+    }
+}
+
+/// The runtime's numeric tree for a validated robot (chain or tree): parents, origins and the
+/// spec's named frames in spec order (a chain's tool is not among them; see [`chain_of`]).
+pub fn tree_of(robot: &Robot) -> Tree {
+    Tree {
+        bodies: robot
+            .bodies
+            .iter()
+            .map(|body| TreeBody {
+                parent: body.parent,
+                joint: match body.joint {
+                    JointKind::Revolute => quasidyn::JointKind::Revolute,
+                    JointKind::Prismatic => quasidyn::JointKind::Prismatic,
+                },
+                axis: body.axis,
+                origin: body.origin,
+                mass: body.mass,
+                com: body.com,
+                inertia_com: body.inertia_com,
+            })
+            .collect(),
+        gravity: robot.gravity,
+        frames: robot
+            .frames
+            .iter()
+            .map(|frame| quasidyn::Frame {
+                body: frame.body,
+                position: frame.position,
+                rotation: frame.rotation,
+            })
+            .collect(),
     }
 }
 
@@ -128,6 +161,47 @@ pub struct Fixture {
 pub fn load_fixture(name: &str) -> Fixture {
     let path = workspace_root()
         .join("tests/fixtures")
+        .join(format!("{name}.json"));
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|err| panic!("cannot read fixture {}: {err}", path.display()));
+    serde_json::from_str(&text)
+        .unwrap_or_else(|err| panic!("bad fixture {}: {err}", path.display()))
+}
+
+/// One state of a derivative fixture (see tools/derivatives_reference.py); matrices as rows,
+/// `[i][j] = d out_i / d in_j`.
+#[derive(Debug, Deserialize)]
+pub struct DerivativeState {
+    pub q: Vec<f64>,
+    pub qd: Vec<f64>,
+    pub qdd: Vec<f64>,
+    pub tau: Vec<f64>,
+    pub dtau_dq: Vec<Vec<f64>>,
+    pub dtau_dqd: Vec<Vec<f64>>,
+    pub dg_dq: Vec<Vec<f64>>,
+    pub dqdd_dq: Vec<Vec<f64>>,
+    pub dqdd_dqd: Vec<Vec<f64>>,
+    #[serde(rename = "Minv")]
+    pub minv: Vec<Vec<f64>>,
+    /// `N × 10N`, columns per body in the order m, mx, my, mz, ixx, ixy, ixz, iyy, iyz, izz.
+    pub regressor: Vec<Vec<f64>>,
+}
+
+/// A derivative fixture file (tools/derivatives_reference.py).
+#[derive(Debug, Deserialize)]
+pub struct DerivativeFixture {
+    pub robot: String,
+    pub dof: usize,
+    pub generator: String,
+    /// The standard parameters of every body (Pinocchio's dynamic parameters, reordered).
+    pub standard_parameters: Vec<f64>,
+    pub states: Vec<DerivativeState>,
+}
+
+/// Loads `tests/fixtures/derivatives/<name>.json`.
+pub fn load_derivative_fixture(name: &str) -> DerivativeFixture {
+    let path = workspace_root()
+        .join("tests/fixtures/derivatives")
         .join(format!("{name}.json"));
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|err| panic!("cannot read fixture {}: {err}", path.display()));
@@ -220,6 +294,7 @@ impl<D: Dynamics<N> + Sync, const N: usize> Evaluate for ViaTrait<D, N> {
             FunctionKind::FrameKinematics(_) | FunctionKind::FrameJacobian(_) => {
                 panic!("{kind:?}: named frames are free functions, not `Dynamics` methods")
             }
+            other => panic!("{other:?} is not a `Dynamics` function (see `GeneratedRobot::extra`)"),
         }
     }
 }
@@ -294,6 +369,11 @@ pub fn output_lengths(kind: FunctionKind, n: usize) -> Vec<usize> {
         FunctionKind::ForwardKinematics | FunctionKind::FrameKinematics(_) => vec![9, 3],
         FunctionKind::Jacobian | FunctionKind::FrameJacobian(_) => vec![6 * n],
         FunctionKind::StaticJointReactions => vec![3 * n, 3 * n],
+        FunctionKind::InverseDynamicsDerivatives => vec![n * n; 2],
+        FunctionKind::GravityDerivatives => vec![n * n],
+        FunctionKind::ForwardDynamicsDerivatives => vec![n * n; 3],
+        FunctionKind::Regressor => vec![10 * n * n],
+        FunctionKind::BaseRegressor => panic!("the base regressor's size depends on NB"),
         _ => vec![n],
     }
 }
@@ -333,6 +413,7 @@ impl<T: Real> Evaluate for CRobot<T> {
                 FunctionKind::FrameKinematics(_) | FunctionKind::FrameJacobian(_) => {
                     panic!("{kind:?}: the chain registry has no named frames")
                 }
+                other => panic!("{other:?} is not a `Dynamics` function"),
             }
         }
         let widen = |v: Vec<T>| v.into_iter().map(T::to_f64).collect::<Vec<f64>>();
@@ -386,6 +467,12 @@ pub struct GeneratedRobot {
     pub rust: &'static dyn Evaluate,
     /// The generated C (double precision), through FFI.
     pub c: &'static dyn Evaluate,
+    /// The functions outside the `Dynamics` trait (derivatives, ...): `extra(c, kind, x)` calls
+    /// the generated Rust, or the C with `c`, and returns the outputs as [`Evaluate::call`].
+    pub extra: fn(bool, FunctionKind, &State) -> Vec<Vec<f64>>,
+    /// The generated constant arrays by C name suffix (`"standard_parameters"`): `constants(c,
+    /// name)` reads the Rust constant, or the C array with `c`.
+    pub constants: fn(bool, &str) -> Vec<f64>,
 }
 
 impl GeneratedRobot {
@@ -433,6 +520,7 @@ pub fn reference_call(model: &dyn ReferenceModel, kind: FunctionKind, x: &State)
         FunctionKind::FrameKinematics(_) | FunctionKind::FrameJacobian(_) => {
             panic!("{kind:?}: the chain reference models have no named frames")
         }
+        other => panic!("{other:?}: not computed by the reference models"),
     }
     out
 }
@@ -524,6 +612,51 @@ pub fn reference_split(
     (hc, ho, hg)
 }
 
+/// Numeric rank of the `rows × cols` matrix `a` (row-major): Householder QR with column
+/// pivoting on the columns scaled to unit norm; a pivot counts while it exceeds `1e-9` of the
+/// first.
+pub fn numeric_rank(a: &[f64], rows: usize, cols: usize) -> usize {
+    let mut m: Vec<Vec<f64>> = (0..cols)
+        .map(|j| (0..rows).map(|i| a[i * cols + j]).collect())
+        .collect();
+    for col in &mut m {
+        let norm = col.iter().map(|x| x * x).sum::<f64>().sqrt();
+        if norm > 0.0 {
+            col.iter_mut().for_each(|x| *x /= norm);
+        }
+    }
+    let mut first = 0.0;
+    for k in 0..cols.min(rows) {
+        // Pivot: the remaining column with the largest norm below row k.
+        let norm = |c: &Vec<f64>| c[k..].iter().map(|x| x * x).sum::<f64>().sqrt();
+        let (p, best) = (k..cols)
+            .map(|j| (j, norm(&m[j])))
+            .fold((k, -1.0), |acc, x| if x.1 > acc.1 { x } else { acc });
+        if k == 0 {
+            first = best;
+        }
+        if best <= 1e-9 * first || best == 0.0 {
+            return k;
+        }
+        m.swap(k, p);
+        // Householder reflection zeroing column k below row k.
+        let alpha = if m[k][k] > 0.0 { -best } else { best };
+        let mut v: Vec<f64> = m[k][k..].to_vec();
+        v[0] -= alpha;
+        let vn: f64 = v.iter().map(|x| x * x).sum();
+        if vn == 0.0 {
+            continue;
+        }
+        for col in m.iter_mut().skip(k) {
+            let t: f64 = v.iter().zip(&col[k..]).map(|(a, b)| a * b).sum::<f64>() * 2.0 / vn;
+            for (x, vi) in col[k..].iter_mut().zip(&v) {
+                *x -= t * vi;
+            }
+        }
+    }
+    cols.min(rows)
+}
+
 /// A small deterministic generator (xorshift64*), so random states are reproducible without a
 /// dependency.
 #[derive(Clone, Debug)]
@@ -605,6 +738,7 @@ pub fn fixture_outputs(s: &FixtureState, kind: FunctionKind) -> Vec<Vec<f64>> {
             vec![flat(&f.rotation), f.position.clone()]
         }
         FunctionKind::FrameJacobian(k) => vec![flat(&s.frames[usize::from(k)].jacobian)],
+        other => panic!("{other:?}: not in the dynamics fixtures (see `load_derivative_fixture`)"),
     }
 }
 

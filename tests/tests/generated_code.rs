@@ -6,7 +6,7 @@
 use quasidyn::reference::{NewtonEulerModel, QuasiVelocityModel, ReferenceModel};
 use quasidyn::Dynamics;
 use quasidyn_codegen::{build_module, emit_c, emit_rust, COptions, FunctionKind};
-use quasidyn_tests::generated::{self, C_COMPILER_ARGS, FLOAT_C, HEADER_ONLY_C, ROBOTS};
+use quasidyn_tests::generated::{self, C_COMPILER_ARGS, FLOAT_C, HEADER_ONLY_C, ROBOTS, TREES};
 use quasidyn_tests::{
     assert_close, assert_outputs_close, chain_of, fixture_inputs, fixture_outputs, load_fixture,
     random_states, reference_call, shipped_robots, Evaluate, GeneratedRobot, State, OUT_DIR,
@@ -36,12 +36,22 @@ fn c_is_compiled_with_the_strict_flags() {
 
 #[test]
 fn every_shipped_robot_is_generated() {
-    let stems: Vec<String> = shipped_robots()
-        .iter()
-        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
-        .collect();
+    // Chains in ROBOTS, trees in TREES.
+    let (mut chains, mut trees) = (Vec::new(), Vec::new());
+    for path in shipped_robots() {
+        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+        match quasidyn_codegen::load_spec(&path)
+            .expect("shipped spec parses")
+            .is_chain()
+        {
+            true => chains.push(stem),
+            false => trees.push(stem),
+        }
+    }
     let registered: Vec<&str> = ROBOTS.iter().map(|r| r.stem).collect();
-    assert_eq!(registered, stems);
+    assert_eq!(registered, chains);
+    let registered: Vec<&str> = TREES.iter().map(|r| r.stem).collect();
+    assert_eq!(registered, trees);
     for r in ROBOTS {
         assert_eq!(r.dof, r.spec().dof(), "{}", r.stem);
         assert_eq!(r.rust.dof(), r.dof);

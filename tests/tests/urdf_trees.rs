@@ -44,8 +44,9 @@ fn joint_and_frame_order_is_pinocchios() {
         let options = ImportOptions {
             tip: None,
             frames: names(tree.stem, "frame_links"),
+            ..ImportOptions::default()
         };
-        let robot = load_input_with(&path, &options).expect("imports");
+        let robot = load_input_with(&path, &options).expect("imports").robot;
         assert!(!robot.is_chain(), "{}", tree.stem);
         let joints: Vec<&str> = robot.bodies.iter().map(|b| b.joint_name.as_str()).collect();
         assert_eq!(joints, names(tree.stem, "joints"), "{}", tree.stem);

@@ -3,20 +3,28 @@
 //! One file per concept: [`scalar`] (derivation-time folding of known geometry), [`params`]
 //! (inertial parameters), [`orientation`] (direction cosines), [`kinematics`] (poles, tool pose,
 //! Jacobian), [`dynamics`] (the backward vector recursion), [`mass_matrix`] (composite bodies),
-//! [`ldlt`] (forward dynamics) and [`split`] (centrifugal / Coriolis / gyroscopic split).
+//! [`ldlt`] (forward dynamics), [`split`] (centrifugal / Coriolis / gyroscopic split) and
+//! [`derivatives`] (analytical derivatives of the joint-space outputs, on the graph) and
+//! [`regressor`] (the inertial-parameter regressor), [`base`] (the minimal base parameters).
 
 // Index loops mirror the papers' component formulas (ξ, η over x, y, z; joints i < j < k).
 #![allow(clippy::needless_range_loop)]
 
+mod base;
+mod derivatives;
 mod dynamics;
 mod kinematics;
 mod ldlt;
 mod mass_matrix;
 mod orientation;
 mod params;
+mod regressor;
 mod scalar;
 mod split;
 
+pub use base::{base_parameters_text, base_regressor, base_set, standard_values, BaseSet};
+pub use derivatives::{derivatives, Derivatives};
+pub use regressor::{all_symbolic, regressor, Regressor, STANDARD_NAMES};
 pub use split::{velocity_split, Split};
 
 use std::collections::HashSet;

@@ -7,7 +7,7 @@ use super::{
     float_literal, generated_by, layout, param_fields, plan_module, render, snake_ident, EmitError,
     Func, Input, Lang, Plan,
 };
-use crate::ir::Module;
+use crate::ir::{Module, BASE_PARAMETERS};
 
 /// Options of the C emitter.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -169,6 +169,37 @@ pub fn emit_c(module: &Module, opts: &COptions) -> Result<CFiles, EmitError> {
     }
 
     let mut defs = String::new();
+    for c in &lowered.constants {
+        let len = c.values.len();
+        if c.name == BASE_PARAMETERS {
+            let _ = writeln!(
+                h,
+                "/** Number of base parameters ({name}_base_parameters, columns of \
+                 {name}_base_regressor). */\n#define {upper}_NB {len}\n"
+            );
+        }
+        let values: Vec<String> = c.values.iter().map(|&v| lang.lit_signed(v)).collect();
+        let _ = writeln!(
+            h,
+            "/** {}{}. */",
+            c.doc[..1].to_ascii_uppercase(),
+            &c.doc[1..]
+        );
+        let array = format!("{name}_{}[{len}]", c.name);
+        let init = format!("{{\n    {}\n}};\n", values.join(",\n    "));
+        if opts.header_only {
+            let _ = writeln!(h, "static const {real} {array} = {init}");
+            // Read once, so an including file that does not use it gets no warning.
+            let _ = writeln!(
+                h,
+                "static inline const {real} *{name}_{}_array(void)\n{{\n    return {name}_{};\n}}\n",
+                c.name, c.name
+            );
+        } else {
+            let _ = writeln!(h, "extern const {real} {array};\n");
+            let _ = writeln!(defs, "const {real} {array} = {init}");
+        }
+    }
     if !fields.is_empty() {
         let _ = writeln!(
             h,
@@ -275,7 +306,13 @@ fn doc_comment(plan: &Plan, n: usize, params: bool) -> String {
         let _ = writeln!(d, " * @param {} {}, {n} values", i.name(), i.doc());
     }
     for o in plan.contract.outputs {
-        let _ = writeln!(d, " * @param[out] {} {}; {}", o.name, o.doc, layout(o, n));
+        let _ = writeln!(
+            d,
+            " * @param[out] {} {}; {}",
+            o.name,
+            o.doc,
+            layout(o, n, plan.nb)
+        );
     }
     d.push_str(" */\n");
     d
@@ -296,7 +333,10 @@ fn body(plan: &Plan, n: usize, lang: &CLang<'_>, real: &str) -> String {
         let _ = writeln!(b, "    const {real} {name} = {};", render(lang, e));
     }
     for (o, vals) in plan.contract.outputs.iter().zip(&plan.outputs) {
-        debug_assert_eq!(vals.len(), o.rows.get(n) * o.cols.map_or(1, |c| c.get(n)));
+        debug_assert_eq!(
+            vals.len(),
+            o.rows.of(n, plan.nb) * o.cols.map_or(1, |c| c.of(n, plan.nb))
+        );
         for (k, e) in vals.iter().enumerate() {
             let _ = writeln!(b, "    {}[{k}] = {};", o.name, render(lang, e));
         }

@@ -97,13 +97,28 @@ impl Input {
 pub(crate) enum Dim {
     N,
     Fixed(usize),
+    /// `k · N`.
+    PerJoint(usize),
+    /// `NB`, the number of base parameters (`Module::nb`).
+    Base,
 }
 
 impl Dim {
+    /// The size for `n` joints and `nb` base parameters.
+    pub(crate) fn of(self, n: usize, nb: usize) -> usize {
+        match self {
+            Dim::Base => nb,
+            d => d.get(n),
+        }
+    }
+
+    /// The size for `n` joints (of a dimension that does not depend on `NB`).
     pub(crate) fn get(self, n: usize) -> usize {
         match self {
             Dim::N => n,
             Dim::Fixed(k) => k,
+            Dim::PerJoint(k) => k * n,
+            Dim::Base => unreachable!("NB is given with Dim::of"),
         }
     }
 }
@@ -132,6 +147,18 @@ macro_rules! vec_n {
             name: $name,
             rows: Dim::N,
             cols: None,
+            doc: $doc,
+        }
+    };
+}
+
+/// An N×N matrix output.
+macro_rules! mat_nn {
+    ($name:expr, $doc:expr) => {
+        OutSpec {
+            name: $name,
+            rows: Dim::N,
+            cols: Some(Dim::N),
             doc: $doc,
         }
     };
@@ -275,6 +302,65 @@ pub(crate) fn contract(kind: FunctionKind) -> Contract {
                 },
             ],
             doc: "Static joint reactions at rest (gravity only).",
+        },
+        FunctionKind::InverseDynamicsDerivatives => Contract {
+            name: "inverse_dynamics_derivatives",
+            inputs: &[Q, Qd, Qdd],
+            outputs: &[
+                mat_nn!("dtau_dq", "d tau_i / d q_j (row i, column j)"),
+                mat_nn!(
+                    "dtau_dqd",
+                    "d tau_i / d qd_j (row i, column j); linear in qd"
+                ),
+            ],
+            doc: "Derivatives of the inverse dynamics with respect to `q` and `qd` (that with \
+                  respect to `qdd` is the mass matrix).",
+        },
+        FunctionKind::GravityDerivatives => Contract {
+            name: "gravity_derivatives",
+            inputs: &[Q],
+            outputs: &[mat_nn!("dg_dq", "d g_i / d q_j (row i, column j)")],
+            doc: "Derivative of the gravity forces with respect to `q` (the static stiffness).",
+        },
+        FunctionKind::ForwardDynamicsDerivatives => Contract {
+            name: "forward_dynamics_derivatives",
+            inputs: &[Q, Qd, Tau],
+            outputs: &[
+                mat_nn!("dqdd_dq", "d qdd_i / d q_j (row i, column j)"),
+                mat_nn!("dqdd_dqd", "d qdd_i / d qd_j (row i, column j)"),
+                mat_nn!(
+                    "Minv",
+                    "inverse mass matrix = d qdd / d tau, full and symmetric"
+                ),
+            ],
+            doc: "Derivatives of the forward dynamics with respect to `q`, `qd` and `tau` \
+                  (`M^-1`).",
+        },
+        FunctionKind::Regressor => Contract {
+            name: "regressor",
+            inputs: &[Q, Qd, Qdd],
+            outputs: &[OutSpec {
+                name: "Y",
+                rows: Dim::N,
+                cols: Some(Dim::PerJoint(10)),
+                doc: "inertial-parameter regressor, tau = Y pi: column 10 b + p is d tau / d \
+                      pi_p of body b (p in m, mx, my, mz, ixx, ixy, ixz, iyy, iyz, izz)",
+            }],
+            doc: "Inertial-parameter regressor: `tau = Y(q, qd, qdd) pi` with `pi` the standard \
+                  parameters (`standard_parameters`).",
+        },
+        FunctionKind::BaseRegressor => Contract {
+            name: "base_regressor",
+            inputs: &[Q, Qd, Qdd],
+            outputs: &[OutSpec {
+                name: "Yb",
+                rows: Dim::N,
+                cols: Some(Dim::Base),
+                doc: "base-parameter regressor, tau = Yb pi_b (NB columns, one per base \
+                      parameter)",
+            }],
+            doc: "Base-parameter regressor: `tau = Yb(q, qd, qdd) pi_b` with `pi_b` the base \
+                  parameters (`base_parameters`), a minimal set.",
         },
     }
 }
@@ -423,6 +509,8 @@ pub(crate) struct Plan {
     pub outputs: Vec<Vec<Ex>>,
     /// Which math functions are called.
     pub calls: [bool; 3],
+    /// Number of base parameters of the module (sizes `Dim::Base`).
+    pub nb: usize,
 }
 
 /// Deepest inlined expression before a local is introduced (keeps lines readable and the
@@ -439,7 +527,7 @@ pub(crate) fn plan_module(module: &Module) -> Result<(Module, Vec<Plan>), EmitEr
             return Err(EmitError::Duplicate(f.kind));
         }
         seen.push(f.kind);
-        let mut plan = plan_function(&lowered.graph, lowered.dof, f)?;
+        let mut plan = plan_function(&lowered.graph, lowered.dof, lowered.nb(), f)?;
         plan.name = public_name(&lowered, f.kind).ok_or(EmitError::UnknownFrame(f.kind))?;
         plans.push(plan);
     }
@@ -453,12 +541,12 @@ fn shape_list(shapes: impl Iterator<Item = (usize, usize)>) -> String {
     format!("[{}]", v.join(", "))
 }
 
-fn plan_function(g: &Graph, dof: usize, f: &Function) -> Result<Plan, EmitError> {
+fn plan_function(g: &Graph, dof: usize, nb: usize, f: &Function) -> Result<Plan, EmitError> {
     let contract = contract(f.kind);
     let expected: Vec<(usize, usize)> = contract
         .outputs
         .iter()
-        .map(|o| (o.rows.get(dof), o.cols.map_or(1, |c| c.get(dof))))
+        .map(|o| (o.rows.of(dof, nb), o.cols.map_or(1, |c| c.of(dof, nb))))
         .collect();
     let found: Vec<(usize, usize)> = f.outputs.iter().map(|o| (o.rows, o.cols)).collect();
     let sizes_ok = f.outputs.iter().all(|o| o.values.len() == o.rows * o.cols);
@@ -585,6 +673,7 @@ fn plan_function(g: &Graph, dof: usize, f: &Function) -> Result<Plan, EmitError>
         locals,
         outputs,
         calls,
+        nb,
     })
 }
 
@@ -761,12 +850,12 @@ pub(crate) fn float_literal(v: f64, single: bool) -> String {
 }
 
 /// Human-readable layout of an output, e.g. `M[i*2 + j]`.
-pub(crate) fn layout(o: &OutSpec, dof: usize) -> String {
-    let rows = o.rows.get(dof);
+pub(crate) fn layout(o: &OutSpec, dof: usize, nb: usize) -> String {
+    let rows = o.rows.of(dof, nb);
     match o.cols {
         None => format!("{rows} values"),
         Some(c) => {
-            let c = c.get(dof);
+            let c = c.of(dof, nb);
             format!(
                 "{rows}x{c}, row-major: {}[i*{c} + j] is row i, column j",
                 o.name

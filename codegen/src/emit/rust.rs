@@ -8,7 +8,7 @@ use super::{
     camel_ident, generated_by, param_fields, plan_module, render, EmitError, Ex, Func, Input, Lang,
     Plan,
 };
-use crate::ir::{FunctionKind, Module};
+use crate::ir::{FunctionKind, Module, BASE_PARAMETERS};
 
 /// Lints allowed on generated items, each unavoidable in generated straight-line code.
 const ALLOWED_LINTS: &str = "\
@@ -141,6 +141,32 @@ pub fn emit_rust(module: &Module) -> Result<String, EmitError> {
         /// as the robot description writes them.
         pub const FRAME_NAMES: [&str; #k_lit] = [#(#frame_names),*];
     });
+    for c in &lowered.constants {
+        if c.name == BASE_PARAMETERS {
+            let nb = Literal::usize_unsuffixed(c.values.len());
+            items.push(quote! {
+                /// Number of base parameters (`BASE_PARAMETERS`, columns of `base_regressor`).
+                pub const NB: usize = #nb;
+            });
+        }
+        let ident = format_ident!("{}", c.name.to_ascii_uppercase());
+        let len = Literal::usize_unsuffixed(c.values.len());
+        let lang = RustLang {
+            fields: &fields,
+            inputs: input_idents(&[]),
+        };
+        let values: Vec<TokenStream> = c
+            .values
+            .iter()
+            .map(|&v| render(&lang, &Ex::Lit(v)))
+            .collect();
+        let doc = format!(" {}{}.", c.doc[..1].to_ascii_uppercase(), &c.doc[1..]);
+        items.push(quote! {
+            #[doc = #doc]
+            #allow
+            pub const #ident: [f64; #len] = [#(#values),*];
+        });
+    }
 
     if has_params {
         let docs: Vec<String> = lowered
@@ -238,7 +264,7 @@ fn signature_parts(plan: &Plan, n: usize) -> (Vec<Ident>, TokenStream) {
         .contract
         .outputs
         .iter()
-        .map(|o| shape_type(o.rows.get(n), o.cols.map(|c| c.get(n))))
+        .map(|o| shape_type(o.rows.of(n, plan.nb), o.cols.map(|c| c.of(n, plan.nb))))
         .collect();
     let ret = if outs.len() == 1 {
         outs[0].clone()
@@ -292,11 +318,11 @@ fn function(
     }
     for o in plan.contract.outputs {
         let shape = match o.cols {
-            None => format!("`[f64; {}]`", o.rows.get(n)),
+            None => format!("`[f64; {}]`", o.rows.of(n, plan.nb)),
             Some(c) => format!(
                 "`[[f64; {}]; {}]`, `[row][column]`",
-                c.get(n),
-                o.rows.get(n)
+                c.of(n, plan.nb),
+                o.rows.of(n, plan.nb)
             ),
         };
         doc.push(format!(" - returns `{}`: {}, {}", o.name, o.doc, shape));
@@ -317,7 +343,7 @@ fn function(
             match o.cols {
                 None => quote!([#(#vals),*]),
                 Some(c) => {
-                    let rows = vals.chunks(c.get(n)).map(|r| quote!([#(#r),*]));
+                    let rows = vals.chunks(c.of(n, plan.nb)).map(|r| quote!([#(#r),*]));
                     quote!([#(#rows),*])
                 }
             }
@@ -328,9 +354,12 @@ fn function(
     } else {
         quote!((#(#outs),*))
     };
+    // A tuple of three matrices (forward dynamics derivatives) is the contract's type.
+    let complex = (outs.len() > 2).then(|| quote!(#[allow(clippy::type_complexity)]));
     quote! {
         #(#[doc = #doc])*
         #allow
+        #complex
         #[must_use]
         pub fn #name(#(#args),*) -> #ret {
             #(#stmts)*

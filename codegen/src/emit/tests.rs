@@ -151,6 +151,7 @@ fn toy(symbolic: bool, gravity: bool) -> Module {
         description: "Two-link toy for emitter tests".to_owned(),
         joint_names: vec!["shoulder".to_owned(), "elbow \"2\"?".to_owned()],
         frame_names: Vec::new(),
+        constants: Vec::new(),
     }
 }
 

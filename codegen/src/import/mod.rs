@@ -8,22 +8,52 @@
 mod chain;
 pub mod dh;
 mod error;
+pub mod snap;
 pub mod urdf;
 
 use std::path::Path;
 
 pub use dh::import_dh;
 pub use error::{ImportError, Location};
+pub use snap::Snap;
 pub use urdf::{import_urdf, import_urdf_with};
 
+use crate::model::Robot;
+
 /// Options of the importers.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ImportOptions {
     /// URDF only: the link the chain ends at (`None`: the single leaf link, or the whole tree if
     /// there are several).
     pub tip: Option<String>,
     /// URDF only: links that become named frames (besides a tree's leaf links).
     pub frames: Vec<String>,
+    /// Round values within a tolerance of exact ones (see [`snap`]); on by default.
+    pub snap: bool,
+}
+
+impl Default for ImportOptions {
+    fn default() -> ImportOptions {
+        ImportOptions {
+            tip: None,
+            frames: Vec::new(),
+            snap: true,
+        }
+    }
+}
+
+/// An imported robot and the values that were snapped to exact ones on the way.
+#[derive(Clone, Debug)]
+pub struct Imported {
+    /// The robot, in the method's frames.
+    pub robot: Robot,
+    /// Every snap, in the order made (empty for specs and with snapping off).
+    pub snaps: Vec<Snap>,
+}
+
+/// The file name of `path` without its directories, as generated code names its input.
+pub(crate) fn base_name(path: &str) -> &str {
+    path.rsplit(['/', '\\']).next().unwrap_or(path)
 }
 
 /// What kind of robot description a file holds.
@@ -78,6 +108,13 @@ fn looks_like_dh(text: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn base_names() {
+        assert_eq!(base_name("/home/me/robots/ur5.urdf"), "ur5.urdf");
+        assert_eq!(base_name("C:\\robots\\ur5.urdf"), "ur5.urdf");
+        assert_eq!(base_name("ur5.urdf"), "ur5.urdf");
+    }
 
     #[test]
     fn detects_kinds() {

@@ -8,13 +8,15 @@
 //! root-to-tip path and everything beyond the tip are locked at zero and merged into the body
 //! they hang from. Mass before the first movable joint belongs to the base and is dropped.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 
 use roxmltree::{Document, Node};
 
 use super::chain::{normalize, rpy, Chain, ChainFrame, ChainJoint, MassProps, Pose, V3};
 use super::error::{ImportError, Location};
-use super::ImportOptions;
+use super::snap::{self, Snap};
+use super::{ImportOptions, Imported};
 use crate::model::{JointKind, Robot};
 
 /// Most bodies a spec may have (docs/spec.md).
@@ -22,16 +24,17 @@ const MAX_BODIES: usize = 64;
 
 /// Imports a URDF document: the serial chain from the root link to `tip` (a link name), or,
 /// with `tip = None`, the chain to the single leaf link or the whole tree if there are several
-/// leaves. See [`import_urdf_with`].
+/// leaves. Values within a tolerance of exact ones are snapped. See [`import_urdf_with`].
 pub fn import_urdf(xml: &str, file_name: &str, tip: Option<&str>) -> Result<Robot, ImportError> {
     let options = ImportOptions {
         tip: tip.map(str::to_owned),
         ..ImportOptions::default()
     };
-    import_urdf_with(xml, file_name, &options)
+    import_urdf_with(xml, file_name, &options).map(|imported| imported.robot)
 }
 
-/// Imports a URDF document with `options` (tip link, extra frames).
+/// Imports a URDF document with `options` (tip link, extra frames, snapping). The result
+/// lists every snap made.
 ///
 /// - `options.tip` given, or a single leaf link: the serial chain from the root link to it, whose
 ///   tool frame is the tip link's frame (other movable joints locked at zero).
@@ -44,14 +47,19 @@ pub fn import_urdf(xml: &str, file_name: &str, tip: Option<&str>) -> Result<Robo
 /// merge their child link into the body they are fixed to. `file_name` is only used in error
 /// messages. The result uses gravity `(0, 0, -9.81)` (URDF's z is up), the URDF root link's
 /// frame as the base frame, link names as body names and URDF joint names as joint names.
+///
+/// With `options.snap`, values within a tolerance of exact ones are snapped (angles to
+/// multiples of `pi/2`, axis components to `0` or `±1`, negligible offsets and products of
+/// inertia to `0`; see the `snap` module), on every joint, link and frame of the tree.
 pub fn import_urdf_with(
     xml: &str,
     file_name: &str,
     options: &ImportOptions,
-) -> Result<Robot, ImportError> {
-    let cx = Cx {
+) -> Result<Imported, ImportError> {
+    let mut cx = Cx {
         file: file_name,
         text: xml,
+        snap: None,
     };
     let doc = Document::parse(xml).map_err(|e| {
         let pos = e.pos();
@@ -75,6 +83,12 @@ pub fn import_urdf_with(
         });
     }
     let name = cx.required_attr(robot, "robot", "name")?.to_owned();
+    if options.snap {
+        cx.snap = Some(Snapper {
+            size: robot_size(robot),
+            log: RefCell::new(Vec::new()),
+        });
+    }
 
     let links = parse_links(&cx, robot)?;
     let joints = parse_joints(&cx, robot, &links)?;
@@ -248,7 +262,7 @@ pub fn import_urdf_with(
 
     // Named frames, in the depth-first order of their links: the links named in the options,
     // and for a tree every leaf link that moves.
-    let mut frames: Vec<ChainFrame> = Vec::new();
+    let mut frames: Vec<LinkFrame> = Vec::new();
     let mut idents: HashMap<String, usize> = HashMap::new();
     for &l in &tree.links {
         let leaf = tip_index.is_none() && tree.children[l].is_empty();
@@ -283,39 +297,181 @@ pub fn import_urdf_with(
             });
         }
         idents.insert(ident, l);
-        frames.push(ChainFrame {
-            name: link.name.clone(),
-            body,
-            pose: tree.pose[l],
+        frames.push(LinkFrame {
+            link: l,
+            frame: ChainFrame {
+                name: link.name.clone(),
+                body,
+                pose: tree.pose[l],
+            },
         });
     }
 
     let description = match tip_index {
         Some(tip) => format!(
             "imported from URDF `{}`, chain `{}` to `{}`",
-            file_name, links[root].name, links[tip].name
+            super::base_name(file_name),
+            links[root].name,
+            links[tip].name
         ),
         None => format!(
             "imported from URDF `{}`, tree from `{}`",
-            file_name, links[root].name
+            super::base_name(file_name),
+            links[root].name
         ),
     };
-    Ok(Chain {
+    let frame_links: Vec<usize> = frames.iter().map(|f| f.link).collect();
+    let mut robot = Chain {
         name,
         description: Some(description),
         source: None,
         gravity: [0.0, 0.0, -9.81],
         joints: chain_joints,
         tool: tip_index.map(|tip| tree.pose[tip]),
-        frames,
+        frames: frames.into_iter().map(|f| f.frame).collect(),
     }
-    .into_robot())
+    .into_robot();
+    let snaps = match cx.snap.take() {
+        Some(snapper) => {
+            let mut snaps = snapper.log.into_inner();
+            let locs = SnapLocations {
+                joints: moving
+                    .iter()
+                    .map(|&j| cx.node_loc(joints[j].node))
+                    .collect(),
+                frames: frame_links
+                    .iter()
+                    .map(|&l| cx.node_loc(links[l].node))
+                    .collect(),
+                tip: tip_index.map(|tip| cx.node_loc(links[tip].node)),
+            };
+            snap_robot(&mut robot, snapper.size, &locs, &mut snaps);
+            snaps
+        }
+        None => Vec::new(),
+    };
+    Ok(Imported { robot, snaps })
 }
 
-/// File name and text, for locating errors.
+/// The robot's size for snapping offsets: the sum of the lengths of all joint offsets (read
+/// leniently; malformed values are reported by the real parse).
+fn robot_size(robot: Node) -> f64 {
+    robot
+        .children()
+        .filter(|c| c.is_element() && c.tag_name().name() == "joint")
+        .filter_map(|j| child(j, "origin")?.attribute("xyz"))
+        .map(|xyz| {
+            xyz.split_whitespace()
+                .filter_map(|w| w.parse::<f64>().ok())
+                .filter(|x| x.is_finite())
+                .map(|x| x * x)
+                .sum::<f64>()
+                .sqrt()
+        })
+        .sum()
+}
+
+const XYZ: [&str; 3] = ["x", "y", "z"];
+
+/// A named frame and the link it is at.
+struct LinkFrame {
+    link: usize,
+    frame: ChainFrame,
+}
+
+/// Where values in the method's frames are reported: each body's at the joint that moves it,
+/// each frame's at its link, the tool rotation at the tip link.
+struct SnapLocations {
+    joints: Vec<Location>,
+    frames: Vec<Location>,
+    tip: Option<Location>,
+}
+
+/// Snaps what the composition of the tree left within a tolerance of exact values, in the
+/// method's frames: axis, `origin`, `next`, centre of mass and inertia of every body (every
+/// branch of a tree), the base point, every frame's position and rotation, and the tool
+/// rotation.
+fn snap_robot(robot: &mut Robot, size: f64, locs: &SnapLocations, snaps: &mut Vec<Snap>) {
+    let offset_tol = snap::COMPOSED_TOL * size;
+    let mut log = |at: &Location, what: String, from: f64, to: f64| {
+        snaps.push(Snap {
+            at: at.clone(),
+            what,
+            from,
+            to,
+            angle: false,
+        });
+    };
+    // A body's `origin` is usually its carrier's `next` (or the base point): listed once.
+    let listed: Vec<V3> = robot
+        .bodies
+        .iter()
+        .map(|b| match b.parent {
+            Some(p) => robot.bodies[p].next,
+            None => robot.base,
+        })
+        .collect();
+    if let Some(at) = locs.joints.first() {
+        for (i, from) in snap::snap_small(&mut robot.base, offset_tol) {
+            log(at, format!("base.{}", XYZ[i]), from, 0.0);
+        }
+    }
+    for (k, (body, at)) in robot.bodies.iter_mut().zip(&locs.joints).enumerate() {
+        let what = |field: &str| format!("body[{}].{field}", k + 1);
+        let (axis, changes) = snap::snap_unit_within(body.axis, snap::COMPOSED_TOL);
+        body.axis = axis;
+        for (i, from, to) in changes {
+            log(at, what(&format!("axis.{}", XYZ[i])), from, to);
+        }
+        let already = body.origin == listed[k];
+        for (i, from) in snap::snap_small(&mut body.origin, offset_tol) {
+            if !already {
+                log(at, what(&format!("origin.{}", XYZ[i])), from, 0.0);
+            }
+        }
+        for (i, from) in snap::snap_small(&mut body.next, offset_tol) {
+            log(at, what(&format!("next.{}", XYZ[i])), from, 0.0);
+        }
+        for (i, from) in snap::snap_small(&mut body.com, offset_tol) {
+            log(at, what(&format!("com.{}", XYZ[i])), from, 0.0);
+        }
+        for (name, from) in snap::snap_products(&mut body.inertia_com) {
+            log(at, what(&format!("inertia.{name}")), from, 0.0);
+        }
+    }
+    for (frame, at) in robot.frames.iter_mut().zip(&locs.frames) {
+        let name = frame.name.clone();
+        let what = |field: String| format!("frame[{name}].{field}");
+        for (i, from) in snap::snap_small(&mut frame.position, offset_tol) {
+            log(at, what(format!("position.{}", XYZ[i])), from, 0.0);
+        }
+        for (i, j, from, to) in snap::snap_rotation(&mut frame.rotation, snap::COMPOSED_TOL) {
+            log(
+                at,
+                what(format!("rotation[{}][{}]", i + 1, j + 1)),
+                from,
+                to,
+            );
+        }
+    }
+    if let Some(at) = &locs.tip {
+        for (i, j, from, to) in snap::snap_rotation(&mut robot.tool_rotation, snap::COMPOSED_TOL) {
+            log(at, format!("tool.rotation[{}][{}]", i + 1, j + 1), from, to);
+        }
+    }
+}
+
+/// Snapping state while parsing: the robot's size and the snaps made so far.
+struct Snapper {
+    size: f64,
+    log: RefCell<Vec<Snap>>,
+}
+
+/// File name and text, for locating errors; the snapping state if snapping.
 struct Cx<'a> {
     file: &'a str,
     text: &'a str,
+    snap: Option<Snapper>,
 }
 
 impl Cx<'_> {
@@ -331,6 +487,41 @@ impl Cx<'_> {
         match node.attribute_node(attr) {
             Some(a) => self.loc(a.range_value().start),
             None => self.node_loc(node),
+        }
+    }
+
+    /// Records a snap of a value written in attribute `attr` of `node`.
+    fn record(&self, node: Node, attr: &str, what: String, from: f64, to: f64, angle: bool) {
+        if let Some(snapper) = &self.snap {
+            snapper.log.borrow_mut().push(Snap {
+                at: self.attr_loc(node, attr),
+                what,
+                from,
+                to,
+                angle,
+            });
+        }
+    }
+
+    /// A unit joint axis as written, snapped to `0`/`±1` components when snapping.
+    fn snap_axis(&self, node: Node, what: &str, axis: V3) -> V3 {
+        if self.snap.is_none() {
+            return axis;
+        }
+        let (out, changes) = snap::snap_unit(axis);
+        for (i, from, to) in changes {
+            self.record(node, "xyz", format!("{what}.{}", XYZ[i]), from, to, false);
+        }
+        out
+    }
+
+    /// Products of inertia negligible against the moments set to `0` when snapping.
+    fn snap_inertia(&self, node: Node, what: &str, inertia: &mut [[f64; 3]; 3]) {
+        if self.snap.is_none() {
+            return;
+        }
+        for (name, from) in snap::snap_products(inertia) {
+            self.record(node, name, format!("{what}.{name}"), from, 0.0, false);
         }
     }
 
@@ -399,10 +590,36 @@ impl Cx<'_> {
         let Some(origin) = child(parent, "origin") else {
             return Ok(Pose::IDENTITY);
         };
-        let xyz = self.numbers(origin, &format!("{what}.origin.xyz"), "xyz", Some([0.0; 3]))?;
-        let angles = self.numbers(origin, &format!("{what}.origin.rpy"), "rpy", Some([0.0; 3]))?;
+        let mut xyz = self.numbers(origin, &format!("{what}.origin.xyz"), "xyz", Some([0.0; 3]))?;
+        let mut angles =
+            self.numbers(origin, &format!("{what}.origin.rpy"), "rpy", Some([0.0; 3]))?;
+        let Some(snapper) = &self.snap else {
+            return Ok(Pose {
+                r: rpy(angles),
+                p: xyz,
+            });
+        };
+        for (i, from) in snap::snap_small(&mut xyz, snap::OFFSET_TOL * snapper.size) {
+            let field = format!("{what}.origin.xyz.{}", XYZ[i]);
+            self.record(origin, "xyz", field, from, 0.0, false);
+        }
+        let mut quarters = [None; 3];
+        for (i, name) in ["roll", "pitch", "yaw"].into_iter().enumerate() {
+            let Some(k) = snap::quarter_turns(angles[i]) else {
+                continue;
+            };
+            quarters[i] = Some(k);
+            let exact = k as f64 * std::f64::consts::FRAC_PI_2;
+            // Also a value already equal to the `f64` nearest `k pi/2` is a snap: its rotation
+            // is built from exact sines and cosines.
+            if k != 0 || angles[i] != 0.0 {
+                let field = format!("{what}.origin.rpy.{name}");
+                self.record(origin, "rpy", field, angles[i], exact, true);
+                angles[i] = exact;
+            }
+        }
         Ok(Pose {
-            r: rpy(angles),
+            r: snap::rpy_with(angles, quarters),
             p: xyz,
         })
     }
@@ -490,10 +707,12 @@ fn parse_links<'a, 'i>(cx: &Cx, robot: Node<'a, 'i>) -> Result<Vec<Link<'a, 'i>>
                 let ixy = entry("ixy", Some(0.0))?;
                 let ixz = entry("ixz", Some(0.0))?;
                 let iyz = entry("iyz", Some(0.0))?;
+                let mut inertia = [[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]];
+                cx.snap_inertia(inertia_el, &format!("{what}.inertia"), &mut inertia);
                 Some(Inertial {
                     mass,
                     origin,
-                    inertia: [[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]],
+                    inertia,
                 })
             }
         };
@@ -591,11 +810,12 @@ fn parse_joints<'a, 'i>(
                     "xyz",
                     Some([1.0, 0.0, 0.0]),
                 )?;
-                normalize(raw).ok_or_else(|| ImportError::Invalid {
+                let unit = normalize(raw).ok_or_else(|| ImportError::Invalid {
                     at: cx.attr_loc(el, "xyz"),
                     what: format!("{what}.axis.xyz"),
                     message: "the joint axis must not be zero".to_owned(),
-                })?
+                })?;
+                cx.snap_axis(el, &format!("{what}.axis.xyz"), unit)
             }
             _ => [1.0, 0.0, 0.0],
         };

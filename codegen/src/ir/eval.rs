@@ -91,15 +91,28 @@ impl Graph {
     /// built through the simplifying constructors. `Sin(m)`/`Cos(m)` depend on `Q(j)` when bit
     /// `j` is in `m`.
     pub fn diff(&mut self, id: NodeId, wrt: Var) -> NodeId {
-        // One walk over the nodes `id` depends on, in id order (no recursion, so deep graphs
-        // cannot overflow the stack).
-        let live = self.reachable(&[id]);
+        self.diff_many(&[id], wrt)[0]
+    }
+
+    /// Derivatives of every node of `ids` with respect to `wrt` (as [`Graph::diff`]), in one
+    /// walk over the nodes they depend on: a node's derivative is built once for all roots.
+    pub fn diff_many(&mut self, ids: &[NodeId], wrt: Var) -> Vec<NodeId> {
+        // One walk in id order (no recursion, so deep graphs cannot overflow the stack).
+        let live = self.reachable(ids);
+        let zero = self.constant(0.0);
         let mut d: HashMap<NodeId, NodeId> = HashMap::new();
         for (i, _) in live.iter().enumerate().filter(|(_, l)| **l) {
             let nid = NodeId(i as u32);
             let node = self.node(nid).clone();
+            // Nodes that do not depend on `wrt` (every child's derivative zero) are skipped.
+            if !matches!(node, Node::Var(_) | Node::Const(_))
+                && node.children().all(|c| d[&c] == zero)
+            {
+                d.insert(nid, zero);
+                continue;
+            }
             let di = match node {
-                Node::Const(_) => self.constant(0.0),
+                Node::Const(_) => zero,
                 Node::Var(v) => self.diff_var(v, wrt),
                 Node::Add(ch) => {
                     let ds: Vec<NodeId> = ch.iter().map(|c| d[c]).collect();
@@ -136,7 +149,7 @@ impl Graph {
             };
             d.insert(nid, di);
         }
-        d[&id]
+        ids.iter().map(|id| d[id]).collect()
     }
 
     fn diff_var(&mut self, v: Var, wrt: Var) -> NodeId {

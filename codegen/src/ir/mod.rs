@@ -16,6 +16,6 @@ mod tests;
 pub use count::OpCount;
 pub use eval::Env;
 pub use graph::{Graph, Param};
-pub use module::{Function, FunctionKind, Module, Output};
+pub use module::{Constant, Function, FunctionKind, Module, Output, BASE_PARAMETERS};
 pub use node::{Node, NodeId, Var};
 pub use rules::{Rule, RuleStats};

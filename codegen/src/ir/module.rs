@@ -30,6 +30,16 @@ pub enum FunctionKind {
     Gyroscopic,
     /// Static joint reaction forces and moments (3×N each).
     StaticJointReactions,
+    /// `∂τ/∂q` and `∂τ/∂q̇` of the inverse dynamics (N×N each).
+    InverseDynamicsDerivatives,
+    /// `∂g/∂q` (N×N).
+    GravityDerivatives,
+    /// `∂q̈/∂q`, `∂q̈/∂q̇` of the forward dynamics and `M⁻¹ = ∂q̈/∂τ` (N×N each).
+    ForwardDynamicsDerivatives,
+    /// The inertial-parameter regressor `Y` (N×10N), `τ = Y π`.
+    Regressor,
+    /// The base-parameter regressor `Yb` (N×NB), `τ = Yb π_b`.
+    BaseRegressor,
     /// Pose of the named frame with this index (in the robot's frame order) in the base frame.
     FrameKinematics(u16),
     /// 6×N Jacobian of the named frame with this index (rows 0-2 linear velocity of its
@@ -38,9 +48,10 @@ pub enum FunctionKind {
 }
 
 impl FunctionKind {
-    /// Every kind a serial chain has, in the order generated files list them (named frames
-    /// add [`FunctionKind::FrameKinematics`] and [`FunctionKind::FrameJacobian`] per frame;
-    /// a tree has no tool, so no `ForwardKinematics` or `Jacobian`).
+    /// The eleven dynamics and kinematics kinds (those of the `Dynamics` trait), in the order
+    /// generated files list them (a tree has no tool, so no `ForwardKinematics` or
+    /// `Jacobian`; named frames add [`FunctionKind::FrameKinematics`] and
+    /// [`FunctionKind::FrameJacobian`] per frame).
     pub const ALL: [FunctionKind; 11] = [
         FunctionKind::InverseDynamics,
         FunctionKind::Gravity,
@@ -54,6 +65,36 @@ impl FunctionKind {
         FunctionKind::Gyroscopic,
         FunctionKind::StaticJointReactions,
     ];
+
+    /// The analytical derivatives, in the order generated files list them (after [`Self::ALL`]).
+    pub const DERIVATIVES: [FunctionKind; 3] = [
+        FunctionKind::InverseDynamicsDerivatives,
+        FunctionKind::GravityDerivatives,
+        FunctionKind::ForwardDynamicsDerivatives,
+    ];
+
+    /// The identification functions, in file order (after [`Self::DERIVATIVES`]).
+    pub const IDENTIFICATION: [FunctionKind; 2] =
+        [FunctionKind::Regressor, FunctionKind::BaseRegressor];
+
+    /// Every kind a module can hold, in file order.
+    pub fn every() -> impl Iterator<Item = FunctionKind> {
+        Self::ALL
+            .into_iter()
+            .chain(Self::DERIVATIVES)
+            .chain(Self::IDENTIFICATION)
+    }
+}
+
+/// A named constant array of a module (emitted as `NAME_<name>` in C, `<NAME>` in Rust).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Constant {
+    /// Name, snake_case (`standard_parameters`).
+    pub name: &'static str,
+    /// One-line description for the generated docs.
+    pub doc: &'static str,
+    /// The values.
+    pub values: Vec<f64>,
 }
 
 /// One output array of a function, row-major.
@@ -107,7 +148,12 @@ pub struct Module {
     pub frame_names: Vec<String>,
     /// Free-text description (from the spec).
     pub description: String,
+    /// Constant arrays emitted with the functions (the standard parameters, ...).
+    pub constants: Vec<Constant>,
 }
+
+/// Name of the constant holding the base parameters (its length is `NB`).
+pub const BASE_PARAMETERS: &str = "base_parameters";
 
 impl Module {
     /// Every output value, function by function.
@@ -126,6 +172,14 @@ impl Module {
             .collect()
     }
 
+    /// Number of base parameters (the length of the constant [`BASE_PARAMETERS`]; 0 without).
+    pub fn nb(&self) -> usize {
+        self.constants
+            .iter()
+            .find(|c| c.name == BASE_PARAMETERS)
+            .map_or(0, |c| c.values.len())
+    }
+
     /// The function of `kind`, if generated.
     pub fn function(&self, kind: FunctionKind) -> Option<&Function> {
         self.functions.iter().find(|f| f.kind == kind)
@@ -136,17 +190,70 @@ impl Module {
     /// cheaper for the function), dead nodes dropped, then per function partial sums and
     /// common factor pairs shared, common pairs of terms added once and negations absorbed
     /// (see [`Graph::share_per_function`]).
+    ///
+    /// The dynamics and kinematics functions ([`FunctionKind::ALL`]) and the others (the
+    /// derivatives) are shared as two separate groups, so the large derivative functions do
+    /// not change the sharing choices (and operation counts) of the others.
     pub fn lowered(&self) -> Module {
+        let mut graph = Graph::new();
+        graph.copy_tables_from(&self.graph);
+        let mut functions: Vec<Option<Function>> = vec![None; self.functions.len()];
+        let core = |f: &Function| FunctionKind::ALL.contains(&f.kind);
+        for in_core in [true, false] {
+            let members: Vec<usize> = (0..self.functions.len())
+                .filter(|&i| core(&self.functions[i]) == in_core)
+                .collect();
+            if members.is_empty() {
+                continue;
+            }
+            let group: Vec<&Function> = members.iter().map(|&i| &self.functions[i]).collect();
+            let (g, lowered) = self.lower_group(&group);
+            let roots: Vec<NodeId> = lowered.iter().flat_map(Function::roots).collect();
+            let live = g.reachable(&roots);
+            let copied = g.copy_live_into(&mut graph, &roots, &live, |out, map, _, node| {
+                out.intern(map.children(node))
+            });
+            let mut it = copied.into_iter();
+            for (&i, f) in members.iter().zip(lowered) {
+                functions[i] = Some(Function {
+                    kind: f.kind,
+                    outputs: f
+                        .outputs
+                        .into_iter()
+                        .map(|o| Output {
+                            values: o.values.iter().map(|_| it.next().expect("root")).collect(),
+                            ..o
+                        })
+                        .collect(),
+                });
+            }
+        }
+        Module {
+            robot_name: self.robot_name.clone(),
+            dof: self.dof,
+            graph,
+            functions: functions.into_iter().map(|f| f.expect("lowered")).collect(),
+            spec_hash: self.spec_hash.clone(),
+            description: self.description.clone(),
+            joint_names: self.joint_names.clone(),
+            frame_names: self.frame_names.clone(),
+            constants: self.constants.clone(),
+        }
+    }
+
+    /// [`Module::lowered`] for one group of functions sharing one graph.
+    fn lower_group(&self, group: &[&Function]) -> (Graph, Vec<Function>) {
+        let all_roots: Vec<NodeId> = group.iter().flat_map(|f| f.roots()).collect();
         let by_function = |roots: Vec<NodeId>| -> Vec<Vec<NodeId>> {
             let mut it = roots.into_iter();
-            self.functions
+            group
                 .iter()
                 .map(|f| f.roots().iter().map(|_| it.next().expect("root")).collect())
                 .collect()
         };
-        let (merged, roots) = self.graph.lower_trig_sums(&self.roots());
+        let (merged, roots) = self.graph.lower_trig_sums(&all_roots);
         let merged_groups = by_function(roots);
-        let (stepwise, roots) = self.graph.lower_trig_sums_stepwise(&self.roots());
+        let (stepwise, roots) = self.graph.lower_trig_sums_stepwise(&all_roots);
         let stepwise_groups = by_function(roots);
         // Sharing comes last: any later rebuild through the simplifying constructors would
         // flatten the shared partial results again. It is done per function, which takes the
@@ -154,8 +261,7 @@ impl Module {
         let (graph, groups) =
             share_per_function_among(&[(&merged, &merged_groups), (&stepwise, &stepwise_groups)]);
         let mut it = groups.into_iter().flatten();
-        let functions = self
-            .functions
+        let functions = group
             .iter()
             .map(|f| Function {
                 kind: f.kind,
@@ -171,15 +277,6 @@ impl Module {
                     .collect(),
             })
             .collect();
-        Module {
-            robot_name: self.robot_name.clone(),
-            dof: self.dof,
-            graph,
-            functions,
-            spec_hash: self.spec_hash.clone(),
-            description: self.description.clone(),
-            joint_names: self.joint_names.clone(),
-            frame_names: self.frame_names.clone(),
-        }
+        (graph, functions)
     }
 }

@@ -83,15 +83,9 @@ impl Graph {
                     let all: Vec<NodeId> = rotated[1..].iter().chain(&others).copied().collect();
                     flat_product(out, rotated[0], &all)
                 }
-                None => {
-                    let canon = canonical_order(out, map.children(node));
-                    out.intern(canon)
-                }
+                None => tidy(out, map.children(node)),
             },
-            _ => {
-                let canon = canonical_order(out, map.children(node));
-                out.intern(canon)
-            }
+            _ => tidy(out, map.children(node)),
         })
     }
 
@@ -126,10 +120,7 @@ impl Graph {
     ) -> (Graph, Vec<NodeId>) {
         let live = self.reachable(roots);
         self.copy_live(roots, &live, |out, map, i, node| {
-            replace(out, NodeId(i as u32), node).unwrap_or_else(|| {
-                let canon = canonical_order(out, map.children(node));
-                out.intern(canon)
-            })
+            replace(out, NodeId(i as u32), node).unwrap_or_else(|| tidy(out, map.children(node)))
         })
     }
 
@@ -191,6 +182,97 @@ impl IdMap {
     pub(crate) fn children(&self, node: &Node) -> Node {
         node.map_children(|c| self.get(c))
     }
+}
+
+/// `node` (its children already copied) interned in canonical operand order, with what the
+/// copy may have made trivially cancel: a rewritten form can make two terms of a sum that were
+/// different expressions the same node (`c_12` next to `c1 c2 - s1 s2`, lowered), so equal
+/// monomials of a sum are combined (dropped when their coefficients cancel), and a zero so
+/// produced is folded through its users (sum term, product factor, negation, dividend).
+fn tidy(g: &mut Graph, node: Node) -> NodeId {
+    let is_zero = |g: &Graph, c: NodeId| g.as_const(c) == Some(0.0);
+    match &node {
+        Node::Mul(v) if v.iter().any(|&c| is_zero(g, c)) => return g.constant(0.0),
+        Node::Neg(x) | Node::Div(x, _) if is_zero(g, *x) => return g.constant(0.0),
+        Node::Add(v) => {
+            // Terms as (monomial, coefficient); a constant term is its own monomial, `None`.
+            let term = |g: &Graph, c: NodeId| -> (Option<NodeId>, f64) {
+                match g.node(c) {
+                    Node::Const(_) => (None, g.as_const(c).unwrap_or(0.0)),
+                    Node::Neg(x) => (Some(*x), -1.0),
+                    Node::Mul(f) if f.len() == 2 && g.as_const(f[0]).is_some() => {
+                        (Some(f[1]), g.as_const(f[0]).unwrap_or(1.0))
+                    }
+                    _ => (Some(c), 1.0),
+                }
+            };
+            // A sum monomial whose negation is also a node (`-a - b` next to `a + b`) is read
+            // as the one with the smaller id, negated.
+            let canonical = |g: &Graph, (m, k): (Option<NodeId>, f64)| match m {
+                Some(m) => match negated_sum(g, m) {
+                    Some(n) if n < m => (Some(n), -k),
+                    _ => (Some(m), k),
+                },
+                None => (None, k),
+            };
+            let terms: Vec<(Option<NodeId>, f64)> =
+                v.iter().map(|&c| canonical(g, term(g, c))).collect();
+            let mut monos: Vec<Option<NodeId>> = terms.iter().map(|t| t.0).collect();
+            monos.sort_unstable();
+            monos.dedup();
+            let zero_term = v.iter().any(|&c| is_zero(g, c));
+            if monos.len() < terms.len() || zero_term {
+                let mut out = Vec::with_capacity(monos.len());
+                for m in monos {
+                    let k: f64 = terms.iter().filter(|t| t.0 == m).map(|t| t.1).sum();
+                    if k == 0.0 {
+                        continue;
+                    }
+                    out.push(match m {
+                        None => g.constant(k),
+                        Some(m) if k == 1.0 => m,
+                        Some(m) if k == -1.0 => g.intern(Node::Neg(m)),
+                        Some(m) => {
+                            let kc = g.constant(k);
+                            g.intern(Node::Mul(Box::new([kc, m])))
+                        }
+                    });
+                }
+                return match out.len() {
+                    0 => g.constant(0.0),
+                    1 => out[0],
+                    _ => {
+                        let canon = canonical_order(g, Node::Add(out.into_boxed_slice()));
+                        g.intern(canon)
+                    }
+                };
+            }
+        }
+        _ => {}
+    }
+    let canon = canonical_order(g, node);
+    g.intern(canon)
+}
+
+/// The existing node equal to `-m` for a sum `m` with every term negated, if there is one.
+fn negated_sum(g: &Graph, m: NodeId) -> Option<NodeId> {
+    let Node::Add(v) = g.node(m) else {
+        return None;
+    };
+    let mut neg = Vec::with_capacity(v.len());
+    for &c in v.iter() {
+        neg.push(match g.node(c) {
+            Node::Neg(x) => *x,
+            Node::Const(_) => g.lookup(&Node::constant(-g.as_const(c)?))?,
+            Node::Mul(f) if f.len() == 2 && g.as_const(f[0]).is_some() => {
+                let k = g.lookup(&Node::constant(-g.as_const(f[0])?))?;
+                g.lookup(&Node::Mul(Box::new([k, f[1]])))?
+            }
+            _ => g.lookup(&Node::Neg(c))?,
+        });
+    }
+    neg.sort_unstable();
+    g.lookup(&Node::Add(neg.into_boxed_slice()))
 }
 
 /// Re-sorts the operands of a sum or product by id (a product's constant stays first).

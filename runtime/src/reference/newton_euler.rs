@@ -1,13 +1,16 @@
 //! Textbook reference model, independent of the quasi-velocity method: homogeneous transforms
 //! for the kinematics, the recursive Newton–Euler algorithm (RNEA) in base-frame components for
 //! the inverse dynamics, the composite-rigid-body algorithm (CRBA) for the mass matrix, the
-//! geometric Jacobian, and a Cholesky solve for the forward dynamics.
+//! geometric Jacobian, and a Cholesky solve for the forward dynamics. Trees are handled the
+//! textbook way: each body's motion comes from its parent's, and the backward passes add every
+//! child's wrench (or composite inertia) into its parent.
 //!
 //! Gravity enters the RNEA the usual way, as an upward acceleration `-g_vec` of the base, so no
 //! explicit weight terms appear.
 
 use super::ReferenceModel;
 use crate::chain::{Chain, JointKind, MAX_BODIES};
+use crate::tree::Tree;
 
 type Vec3 = [f64; 3];
 type Mat3 = [[f64; 3]; 3];
@@ -156,29 +159,32 @@ struct Frames {
 /// Textbook Newton–Euler reference model (see the module docs).
 #[derive(Clone, Debug)]
 pub struct NewtonEulerModel {
-    chain: Chain,
+    tree: Tree,
 }
 
 impl NewtonEulerModel {
-    /// Keeps a copy of `chain`; all the work happens per evaluation.
+    /// Keeps a copy of `chain` as a tree (its tool is frame 0); all the work happens per
+    /// evaluation.
     ///
     /// # Panics
     /// If the chain is empty or has more than [`MAX_BODIES`] bodies.
     pub fn new(chain: &Chain) -> Self {
-        let n = chain.bodies.len();
-        assert!(
-            (1..=MAX_BODIES).contains(&n),
-            "chain must have 1..={MAX_BODIES} bodies, got {n}"
-        );
-        NewtonEulerModel {
-            chain: chain.clone(),
-        }
+        Self::from_tree(&Tree::from(chain))
+    }
+
+    /// Keeps a copy of `tree`; all the work happens per evaluation.
+    ///
+    /// # Panics
+    /// If the tree is not valid ([`Tree::assert_valid`]).
+    pub fn from_tree(tree: &Tree) -> Self {
+        tree.assert_valid();
+        NewtonEulerModel { tree: tree.clone() }
     }
 
     /// Homogeneous transforms base → body `i`:
-    /// `T_i = T_{i-1} · Trans(next_{i-1}) · Joint_i(q_i)`, `T_{-1} = Trans(base)`.
+    /// `T_i = T_parent · Trans(origin_i) · Joint_i(q_i)`, `T_base = I`.
     fn frames(&self, q: &[f64]) -> Frames {
-        let n = self.chain.bodies.len();
+        let n = self.tree.bodies.len();
         assert_eq!(q.len(), n, "q has the wrong length");
         let mut f = Frames {
             rot: [[[0.0; 3]; 3]; MAX_BODIES],
@@ -186,16 +192,17 @@ impl NewtonEulerModel {
             axis: [[0.0; 3]; MAX_BODIES],
             com: [[0.0; 3]; MAX_BODIES],
         };
-        let mut t = translation(self.chain.base);
-        for (i, body) in self.chain.bodies.iter().enumerate() {
-            if i > 0 {
-                t = mat_mul4(&t, &translation(self.chain.bodies[i - 1].next));
-            }
+        let mut transforms = [identity4(); MAX_BODIES];
+        for (i, body) in self.tree.bodies.iter().enumerate() {
+            let carrier = match body.parent {
+                Some(p) => transforms[p],
+                None => identity4(),
+            };
             let joint = match body.joint {
                 JointKind::Revolute => rotation(body.axis, q[i]),
                 JointKind::Prismatic => translation(times(q[i], body.axis)),
             };
-            t = mat_mul4(&t, &joint);
+            let t = mat_mul4(&mat_mul4(&carrier, &translation(body.origin)), &joint);
             let mut com4 = [0.0; 4];
             for (r, entry) in com4.iter_mut().enumerate() {
                 *entry = (0..3).map(|k| t[r][k] * body.com[k]).sum::<f64>() + t[r][3];
@@ -204,21 +211,30 @@ impl NewtonEulerModel {
             f.origin[i] = origin_of(&t);
             f.axis[i] = mat_vec(&f.rot[i], body.axis);
             f.com[i] = [com4[0], com4[1], com4[2]];
+            transforms[i] = t;
         }
         f
     }
 
-    /// Tool point `O_N + R_N next_N`, base components.
-    fn tool_point(&self, f: &Frames) -> Vec3 {
-        let last = self.chain.bodies.len() - 1;
+    /// Position of the parent's pole (the base origin for a child of the base).
+    fn parent_origin(&self, fr: &Frames, i: usize) -> Vec3 {
+        match self.tree.bodies[i].parent {
+            Some(p) => fr.origin[p],
+            None => [0.0; 3],
+        }
+    }
+
+    /// Origin of frame `k`: `O_b + R_b position`, base components.
+    fn frame_point(&self, fr: &Frames, k: usize) -> Vec3 {
+        let frame = &self.tree.frames[k];
         plus(
-            f.origin[last],
-            mat_vec(&f.rot[last], self.chain.bodies[last].next),
+            fr.origin[frame.body],
+            mat_vec(&fr.rot[frame.body], frame.position),
         )
     }
 
     /// RNEA in base components with base acceleration `a0` (`-g_vec` for gravity). Fills the
-    /// joint drives and the force `f` and moment `n` (about `O_i`) on each body from its carrier.
+    /// joint drives and the force `f` and moment `n` (about `O_i`) on each body from its parent.
     #[allow(clippy::too_many_arguments)]
     fn rnea(
         &self,
@@ -230,58 +246,57 @@ impl NewtonEulerModel {
         f: &mut [Vec3; MAX_BODIES],
         n: &mut [Vec3; MAX_BODIES],
     ) {
-        let bodies = &self.chain.bodies;
+        let bodies = &self.tree.bodies;
         let nb = bodies.len();
         assert!(
             qd.len() == nb && qdd.len() == nb && tau.len() == nb,
             "wrong slice length"
         );
         // Forward: ω, ω̇ and the acceleration of each origin and centre of mass.
-        let mut force = [[0.0; 3]; MAX_BODIES];
-        let mut torque = [[0.0; 3]; MAX_BODIES];
-        let (mut w, mut wd, mut a) = ([0.0; 3], [0.0; 3], a0);
-        let mut prev_origin = self.chain.base;
+        let mut w = [[0.0; 3]; MAX_BODIES];
+        let mut wd = [[0.0; 3]; MAX_BODIES];
+        let mut acc = [[0.0; 3]; MAX_BODIES];
         for (i, body) in bodies.iter().enumerate() {
-            let r = minus(fr.origin[i], prev_origin);
-            // Origin i is fixed in body i-1 except for its own slide.
-            a = plus(a, plus(wedge(wd, r), wedge(w, wedge(w, r))));
+            let (mut wi, mut wdi, mut a) = match body.parent {
+                Some(p) => (w[p], wd[p], acc[p]),
+                None => ([0.0; 3], [0.0; 3], a0),
+            };
+            let r = minus(fr.origin[i], self.parent_origin(fr, i));
+            // Origin i is fixed in the parent except for its own slide.
+            a = plus(a, plus(wedge(wdi, r), wedge(wi, wedge(wi, r))));
             let z = fr.axis[i];
             match body.joint {
                 JointKind::Revolute => {
-                    wd = plus(plus(wd, times(qdd[i], z)), times(qd[i], wedge(w, z)));
-                    w = plus(w, times(qd[i], z));
+                    wdi = plus(plus(wdi, times(qdd[i], z)), times(qd[i], wedge(wi, z)));
+                    wi = plus(wi, times(qd[i], z));
                 }
                 JointKind::Prismatic => {
-                    a = plus(a, plus(times(qdd[i], z), times(2.0 * qd[i], wedge(w, z))));
+                    a = plus(a, plus(times(qdd[i], z), times(2.0 * qd[i], wedge(wi, z))));
                 }
             }
             let c = minus(fr.com[i], fr.origin[i]);
-            let a_c = plus(a, plus(wedge(wd, c), wedge(w, wedge(w, c))));
+            let a_c = plus(a, plus(wedge(wdi, c), wedge(wi, wedge(wi, c))));
             let inertia = to_world(&fr.rot[i], &body.inertia_com);
-            force[i] = times(body.mass, a_c);
+            f[i] = times(body.mass, a_c);
             // Euler's equation about the centre of mass, then moved to the origin.
-            let euler = plus(mat_vec(&inertia, wd), wedge(w, mat_vec(&inertia, w)));
-            torque[i] = plus(euler, wedge(c, force[i]));
-            prev_origin = fr.origin[i];
+            let euler = plus(mat_vec(&inertia, wdi), wedge(wi, mat_vec(&inertia, wi)));
+            n[i] = plus(euler, wedge(c, f[i]));
+            w[i] = wi;
+            wd[i] = wdi;
+            acc[i] = a;
         }
-        // Backward: what the carrier must supply.
-        let (mut f_next, mut n_next) = ([0.0; 3], [0.0; 3]);
+        // Backward: what the parent must supply; each body's total goes into its parent.
         for i in (0..nb).rev() {
-            let r_next = if i + 1 < nb {
-                minus(fr.origin[i + 1], fr.origin[i])
-            } else {
-                [0.0; 3]
-            };
-            let fi = plus(force[i], f_next);
-            let ni = plus(plus(torque[i], n_next), wedge(r_next, f_next));
             tau[i] = match bodies[i].joint {
-                JointKind::Revolute => inner(fr.axis[i], ni),
-                JointKind::Prismatic => inner(fr.axis[i], fi),
+                JointKind::Revolute => inner(fr.axis[i], n[i]),
+                JointKind::Prismatic => inner(fr.axis[i], f[i]),
             };
-            f[i] = fi;
-            n[i] = ni;
-            f_next = fi;
-            n_next = ni;
+            if let Some(p) = bodies[i].parent {
+                let r = minus(fr.origin[i], fr.origin[p]);
+                let (fi, ni) = (f[i], n[i]);
+                f[p] = plus(f[p], fi);
+                n[p] = plus(plus(n[p], ni), wedge(r, fi));
+            }
         }
     }
 
@@ -295,11 +310,15 @@ impl NewtonEulerModel {
 
 impl ReferenceModel for NewtonEulerModel {
     fn dof(&self) -> usize {
-        self.chain.bodies.len()
+        self.tree.bodies.len()
+    }
+
+    fn frame_count(&self) -> usize {
+        self.tree.frames.len()
     }
 
     fn inverse_dynamics(&self, q: &[f64], qd: &[f64], qdd: &[f64], tau: &mut [f64]) {
-        self.inverse(q, qd, qdd, times(-1.0, self.chain.gravity), tau);
+        self.inverse(q, qd, qdd, times(-1.0, self.tree.gravity), tau);
     }
 
     fn gravity(&self, q: &[f64], tau: &mut [f64]) {
@@ -309,7 +328,7 @@ impl ReferenceModel for NewtonEulerModel {
             q,
             &zero[..n],
             &zero[..n],
-            times(-1.0, self.chain.gravity),
+            times(-1.0, self.tree.gravity),
             tau,
         );
     }
@@ -317,49 +336,57 @@ impl ReferenceModel for NewtonEulerModel {
     fn nonlinear_effects(&self, q: &[f64], qd: &[f64], h: &mut [f64]) {
         let zero = [0.0; MAX_BODIES];
         let n = self.dof();
-        self.inverse(q, qd, &zero[..n], times(-1.0, self.chain.gravity), h);
+        self.inverse(q, qd, &zero[..n], times(-1.0, self.tree.gravity), h);
     }
 
-    /// CRBA: composite mass, centre of mass and inertia of each subsystem; column `j` is the
+    /// CRBA: composite mass, centre of mass and inertia of each subtree; column `j` is the
     /// wrench that gives the composite of body `j` a unit acceleration of joint `j`, projected
-    /// on every joint `i <= j` that carries it.
+    /// on every joint `i` that carries it (the other entries of the column are zero).
     fn mass_matrix(&self, q: &[f64], m: &mut [f64]) {
         let nb = self.dof();
         assert_eq!(m.len(), nb * nb, "m must have dof*dof entries");
         let fr = self.frames(q);
-        let bodies = &self.chain.bodies;
+        let bodies = &self.tree.bodies;
+        // First the composite mass and first moment, then the inertia about the centre.
         let mut mass = [0.0; MAX_BODIES];
-        let mut centre = [[0.0; 3]; MAX_BODIES];
+        let mut moment = [[0.0; 3]; MAX_BODIES];
+        for j in (0..nb).rev() {
+            mass[j] += bodies[j].mass;
+            moment[j] = plus(moment[j], times(bodies[j].mass, fr.com[j]));
+            if let Some(p) = bodies[j].parent {
+                mass[p] += mass[j];
+                moment[p] = plus(moment[p], moment[j]);
+            }
+        }
+        let centre: [Vec3; MAX_BODIES] = core::array::from_fn(|j| {
+            if j < nb {
+                times(1.0 / mass[j], moment[j])
+            } else {
+                [0.0; 3]
+            }
+        });
+        // Inertia of every subtree about its centre: own inertia moved there, plus each
+        // child's composite moved from the child's centre (parallel-axis theorem).
         let mut inertia = [[[0.0; 3]; 3]; MAX_BODIES];
         for j in (0..nb).rev() {
-            let own = to_world(&fr.rot[j], &bodies[j].inertia_com);
-            if j + 1 == nb {
-                mass[j] = bodies[j].mass;
-                centre[j] = fr.com[j];
-                inertia[j] = own;
-                continue;
-            }
-            let total = bodies[j].mass + mass[j + 1];
-            let c = times(
-                1.0 / total,
-                plus(
-                    times(bodies[j].mass, fr.com[j]),
-                    times(mass[j + 1], centre[j + 1]),
-                ),
-            );
-            let mut i_c = own;
-            shift_inertia(&mut i_c, bodies[j].mass, minus(fr.com[j], c));
-            let mut carried = inertia[j + 1];
-            shift_inertia(&mut carried, mass[j + 1], minus(centre[j + 1], c));
+            let mut own = to_world(&fr.rot[j], &bodies[j].inertia_com);
+            shift_inertia(&mut own, bodies[j].mass, minus(fr.com[j], centre[j]));
             for r in 0..3 {
                 for k in 0..3 {
-                    i_c[r][k] += carried[r][k];
+                    inertia[j][r][k] += own[r][k];
                 }
             }
-            mass[j] = total;
-            centre[j] = c;
-            inertia[j] = i_c;
+            if let Some(p) = bodies[j].parent {
+                let mut carried = inertia[j];
+                shift_inertia(&mut carried, mass[j], minus(centre[j], centre[p]));
+                for r in 0..3 {
+                    for k in 0..3 {
+                        inertia[p][r][k] += carried[r][k];
+                    }
+                }
+            }
         }
+        m.fill(0.0);
         for j in 0..nb {
             let z = fr.axis[j];
             // Force and moment (about the composite centre) for a unit joint-j acceleration.
@@ -370,7 +397,8 @@ impl ReferenceModel for NewtonEulerModel {
                 ),
                 JointKind::Prismatic => (times(mass[j], z), [0.0; 3]),
             };
-            for i in 0..=j {
+            let mut carrier = Some(j);
+            while let Some(i) = carrier {
                 let moment = plus(n_c, wedge(minus(centre[j], fr.origin[i]), f));
                 let value = match bodies[i].joint {
                     JointKind::Revolute => inner(fr.axis[i], moment),
@@ -378,10 +406,10 @@ impl ReferenceModel for NewtonEulerModel {
                 };
                 m[i * nb + j] = value;
                 m[j * nb + i] = value;
+                carrier = bodies[i].parent;
             }
         }
     }
-
     fn forward_dynamics(&self, q: &[f64], qd: &[f64], tau: &[f64], qdd: &mut [f64]) {
         let nb = self.dof();
         assert!(tau.len() == nb && qdd.len() == nb, "wrong slice length");
@@ -423,22 +451,25 @@ impl ReferenceModel for NewtonEulerModel {
         }
     }
 
-    fn forward_kinematics(&self, q: &[f64]) -> ([[f64; 3]; 3], [f64; 3]) {
+    fn frame_pose(&self, frame: usize, q: &[f64]) -> ([[f64; 3]; 3], [f64; 3]) {
         let fr = self.frames(q);
-        let last = self.dof() - 1;
-        let r = mat_mul3(&fr.rot[last], &self.chain.tool_rotation);
-        (r, self.tool_point(&fr))
+        let body = self.tree.frames[frame].body;
+        let r = mat_mul3(&fr.rot[body], &self.tree.frames[frame].rotation);
+        (r, self.frame_point(&fr, frame))
     }
 
-    /// Geometric Jacobian: revolute column `(z × (p - O_j), z)`, prismatic column `(z, 0)`.
-    fn jacobian(&self, q: &[f64], j: &mut [f64]) {
+    /// Geometric Jacobian: for each joint carrying the frame's body, revolute column
+    /// `(z × (p - O_j), z)`, prismatic column `(z, 0)`; zero columns for the others.
+    fn frame_jacobian(&self, frame: usize, q: &[f64], j: &mut [f64]) {
         let nb = self.dof();
         assert_eq!(j.len(), 6 * nb, "j must have 6*dof entries");
         let fr = self.frames(q);
-        let p = self.tool_point(&fr);
-        for (c, body) in self.chain.bodies.iter().enumerate() {
+        let p = self.frame_point(&fr, frame);
+        j.fill(0.0);
+        let mut carrier = Some(self.tree.frames[frame].body);
+        while let Some(c) = carrier {
             let z = fr.axis[c];
-            let (lin, ang) = match body.joint {
+            let (lin, ang) = match self.tree.bodies[c].joint {
                 JointKind::Revolute => (wedge(z, minus(p, fr.origin[c])), z),
                 JointKind::Prismatic => (z, [0.0; 3]),
             };
@@ -446,6 +477,7 @@ impl ReferenceModel for NewtonEulerModel {
                 j[r * nb + c] = lin[r];
                 j[(r + 3) * nb + c] = ang[r];
             }
+            carrier = self.tree.bodies[c].parent;
         }
     }
 
@@ -453,19 +485,27 @@ impl ReferenceModel for NewtonEulerModel {
     fn kinetic_energy(&self, q: &[f64], qd: &[f64]) -> f64 {
         let fr = self.frames(q);
         assert_eq!(qd.len(), self.dof(), "qd has the wrong length");
-        let (mut w, mut v) = ([0.0; 3], [0.0; 3]);
-        let mut prev_origin = self.chain.base;
+        let mut w = [[0.0; 3]; MAX_BODIES];
+        let mut v = [[0.0; 3]; MAX_BODIES];
         let mut t = 0.0;
-        for (i, body) in self.chain.bodies.iter().enumerate() {
-            v = plus(v, wedge(w, minus(fr.origin[i], prev_origin)));
+        for (i, body) in self.tree.bodies.iter().enumerate() {
+            let (mut wi, mut vi) = match body.parent {
+                Some(p) => (w[p], v[p]),
+                None => ([0.0; 3], [0.0; 3]),
+            };
+            vi = plus(
+                vi,
+                wedge(wi, minus(fr.origin[i], self.parent_origin(&fr, i))),
+            );
             match body.joint {
-                JointKind::Revolute => w = plus(w, times(qd[i], fr.axis[i])),
-                JointKind::Prismatic => v = plus(v, times(qd[i], fr.axis[i])),
+                JointKind::Revolute => wi = plus(wi, times(qd[i], fr.axis[i])),
+                JointKind::Prismatic => vi = plus(vi, times(qd[i], fr.axis[i])),
             }
-            let v_c = plus(v, wedge(w, minus(fr.com[i], fr.origin[i])));
+            let v_c = plus(vi, wedge(wi, minus(fr.com[i], fr.origin[i])));
             let inertia = to_world(&fr.rot[i], &body.inertia_com);
-            t += 0.5 * body.mass * inner(v_c, v_c) + 0.5 * inner(w, mat_vec(&inertia, w));
-            prev_origin = fr.origin[i];
+            t += 0.5 * body.mass * inner(v_c, v_c) + 0.5 * inner(wi, mat_vec(&inertia, wi));
+            w[i] = wi;
+            v[i] = vi;
         }
         t
     }
@@ -486,7 +526,7 @@ impl ReferenceModel for NewtonEulerModel {
             &fr,
             &zero[..nb],
             &zero[..nb],
-            times(-1.0, self.chain.gravity),
+            times(-1.0, self.tree.gravity),
             &mut tau[..nb],
             &mut force,
             &mut moment,

@@ -51,9 +51,29 @@
 //! this is exactly (1.9): `b_j a_j × Σ L_i ë_i + L_j p_j e_j × ë_j + e_j × Σ L_ji ä_i` plus the
 //! gravity term. The drive of a revolute joint is `q_j · M_j` (1.10); that of a prismatic joint
 //! is the active part `p_j · F_j` of the force (S003 §2).
+//!
+//! # Trees
+//!
+//! In a tree the subsystem of body `j` is `j` with every body it carries, `m_j` is its mass, and
+//! the chain's single `L_j e_j` towards the next pole becomes one vector `origin_c` (constant in
+//! frame `j`) per child `c`, with `d_c = origin_c + σ_c`. The same balances give, with sums over
+//! the children `c` of `j` (each child's terms carried into frame `j` by one DC step):
+//!
+//! ```text
+//! b_j a_j = m_oj O_jC_j + Σ_c m_c origin_c
+//! A_c     = A_j + ö_c + σ̈_c              (ö_c: Omega-dot term of origin_c)
+//! S_j     = b_j ä_j + Σ_c (m_c σ̈_c + S_c)
+//! F_j     = m_j (A_j - g_vec) + S_j
+//! M_j     = Σ_c M_c + K̇_0j + (b_j a_j + Σ_c m_c σ_c) × (A_j - g_vec)
+//!           + Σ_c d_c × (m_c ö_c + m_c σ̈_c + S_c)
+//! ```
+//!
+//! For a chain (one child, `origin_{j+1} = L_j e_j`, `m_c ö_c = p_j ë_j`) these are the formulas
+//! above.
 
 use super::ReferenceModel;
 use crate::chain::{Chain, JointKind, MAX_BODIES};
+use crate::tree::{Frame, Tree};
 
 type V3 = [f64; 3];
 
@@ -145,18 +165,18 @@ struct Link {
     turn: Turn,
     /// Joint axis `q_i` (revolute) or `p_i` (prismatic), unit.
     axis: V3,
-    /// `L_i` and the unit `e_i` (zero when `L_i = 0`).
-    l: f64,
-    e: V3,
-    /// `b_i a_i`, stored as a product because `a_i` is undefined when `b_i = 0`.
+    /// Parent body (`None`: the base).
+    parent: Option<usize>,
+    /// Pole `O_i` from the parent's pole at `q_i = 0`, parent components: the parent's `L e`
+    /// towards this body (constant in the parent's frame).
+    origin: V3,
+    /// `b_i a_i = m_oi O_iC_i + Σ_children m_c origin_c`, stored as a product because `a_i` is
+    /// undefined when `b_i = 0`.
     ba: V3,
-    /// `m_oi`, its first moment `m_oi O_iC_i`, subsystem masses `m_i` and `m_{i+1}`.
+    /// `m_oi`, its first moment `m_oi O_iC_i` and the subsystem mass `m_i`.
     m_own: f64,
     first_moment: V3,
     m_sub: f64,
-    m_next: f64,
-    /// `p_i = L_i m_{i+1}`.
-    p: f64,
     /// Axial moments `I^x, I^y, I^z` and centrifugal moments `I^xy, I^xz, I^yz` about the pole
     /// (the papers' sign: `I^xy = +∫xy dm`).
     ix: f64,
@@ -219,40 +239,53 @@ fn omega_dot(u: V3, w: V3, wd: V3) -> V3 {
     ]
 }
 
-/// Reference model by the quasi-velocity method (see the module docs for the formulas and the
-/// prismatic extension).
+/// Reference model by the quasi-velocity method (see the module docs for the formulas, the
+/// prismatic extension and trees).
 #[derive(Clone, Debug)]
 pub struct QuasiVelocityModel {
     links: Vec<Link>,
-    base: V3,
     gravity: V3,
-    tool_rotation: [[f64; 3]; 3],
+    frames: Vec<Frame>,
 }
 
 /// Per-joint `cos q`, `sin q` (1, 0 for prismatic joints, which do not turn frames).
 type Trig = [(f64, f64); MAX_BODIES];
 
+/// Per-body vectors of one evaluation.
+type Vecs = [V3; MAX_BODIES];
+
 impl QuasiVelocityModel {
-    /// Computes the method's parameters of `chain`.
+    /// Computes the method's parameters of `chain` (its tool becomes frame 0).
     ///
     /// # Panics
     /// If the chain is empty or has more than [`MAX_BODIES`] bodies.
     pub fn new(chain: &Chain) -> Self {
-        let n = chain.bodies.len();
-        assert!(
-            (1..=MAX_BODIES).contains(&n),
-            "chain must have 1..={MAX_BODIES} bodies, got {n}"
-        );
+        Self::from_tree(&Tree::from(chain))
+    }
+
+    /// Computes the method's parameters of `tree`.
+    ///
+    /// # Panics
+    /// If the tree is not valid ([`Tree::assert_valid`]).
+    pub fn from_tree(tree: &Tree) -> Self {
+        tree.assert_valid();
+        let n = tree.bodies.len();
+        // Subsystem masses m_i, children after parents so one backward sweep suffices.
+        let mut m_sub: Vec<f64> = tree.bodies.iter().map(|b| b.mass).collect();
+        for i in (0..n).rev() {
+            if let Some(p) = tree.bodies[i].parent {
+                m_sub[p] += m_sub[i];
+            }
+        }
         let mut links = Vec::with_capacity(n);
-        for (i, body) in chain.bodies.iter().enumerate() {
-            let m_next: f64 = chain.bodies[i + 1..].iter().map(|b| b.mass).sum();
-            let l = dot(body.next, body.next).sqrt();
-            let e = if l > 0.0 {
-                scale(1.0 / l, body.next)
-            } else {
-                ZERO
-            };
+        for (i, body) in tree.bodies.iter().enumerate() {
             let first_moment = scale(body.mass, body.com);
+            let mut ba = first_moment;
+            for (c, child) in tree.bodies.iter().enumerate().skip(i + 1) {
+                if child.parent == Some(i) {
+                    ba = add(ba, scale(m_sub[c], child.origin));
+                }
+            }
             // Parallel-axis theorem: tensor about the pole from the tensor about the CoM.
             let c = body.com;
             let cc = dot(c, c);
@@ -267,14 +300,12 @@ impl QuasiVelocityModel {
                 kind: body.joint,
                 turn: Turn::of(body.joint, body.axis),
                 axis: body.axis,
-                l,
-                e,
-                ba: add(first_moment, scale(m_next * l, e)),
+                parent: body.parent,
+                origin: body.origin,
+                ba,
                 m_own: body.mass,
                 first_moment,
-                m_sub: body.mass + m_next,
-                m_next,
-                p: l * m_next,
+                m_sub: m_sub[i],
                 ix: j[0][0],
                 iy: j[1][1],
                 iz: j[2][2],
@@ -285,9 +316,8 @@ impl QuasiVelocityModel {
         }
         QuasiVelocityModel {
             links,
-            base: chain.base,
-            gravity: chain.gravity,
-            tool_rotation: chain.tool_rotation,
+            gravity: tree.gravity,
+            frames: tree.frames.clone(),
         }
     }
 
@@ -302,14 +332,25 @@ impl QuasiVelocityModel {
         t
     }
 
+    /// Slide vector `σ_j = q_j p_j` of a prismatic joint (zero for a revolute one); the same
+    /// components in frame `j` and in its parent's frame.
+    fn slide(&self, q: &[f64], j: usize) -> V3 {
+        match self.links[j].kind {
+            JointKind::Prismatic => scale(q[j], self.links[j].axis),
+            JointKind::Revolute => ZERO,
+        }
+    }
+
     /// Direction cosines of the axes of frame `j` in the base frame, by the recurrences (5)-(8)
-    /// run from `i = j` down to the base: `out[η]` holds `η_{j0}` (a column of `R_j`).
+    /// run from body `j` down its path to the base: `out[η]` holds `η_{j0}` (a column of `R_j`).
     fn axes_in_base(&self, trig: &Trig, j: usize) -> [V3; 3] {
         let mut out = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
         for eta in out.iter_mut() {
-            for i in (0..=j).rev() {
+            let mut body = Some(j);
+            while let Some(i) = body {
                 let (c, s) = trig[i];
                 *eta = self.links[i].turn.step(c, s, *eta);
+                body = self.links[i].parent;
             }
         }
         out
@@ -317,7 +358,7 @@ impl QuasiVelocityModel {
 
     /// Components `R_jᵀ g_vec` of the gravity vector in every body frame: the direction cosines
     /// of each body axis with the gravity vector (S003 (4) uses only the `y` row).
-    fn gravity_in_bodies(&self, trig: &Trig, g: V3, out: &mut [V3; MAX_BODIES]) {
+    fn gravity_in_bodies(&self, trig: &Trig, g: V3, out: &mut Vecs) {
         for (j, gj) in out.iter_mut().enumerate().take(self.links.len()) {
             let axes = self.axes_in_base(trig, j);
             *gj = [dot(axes[0], g), dot(axes[1], g), dot(axes[2], g)];
@@ -325,8 +366,19 @@ impl QuasiVelocityModel {
     }
 
     /// The forward (quasi-velocity) and backward (moment) recursions: fills the joint drives
-    /// `tau` for gravity `g` (base components; zero to leave gravity out).
-    fn recursion(&self, q: &[f64], qd: &[f64], qdd: &[f64], g: V3, tau: &mut [f64]) {
+    /// `tau` for gravity `g` (base components; zero to leave gravity out), and the force `F_j`
+    /// and moment `M_j` (about `O_j`) on subsystem `j` from its parent, frame-`j` components.
+    #[allow(clippy::too_many_arguments)]
+    fn recursion(
+        &self,
+        q: &[f64],
+        qd: &[f64],
+        qdd: &[f64],
+        g: V3,
+        tau: &mut [f64],
+        force: &mut Vecs,
+        moment: &mut Vecs,
+    ) {
         let n = self.links.len();
         assert!(
             qd.len() == n && qdd.len() == n && tau.len() == n,
@@ -344,14 +396,21 @@ impl QuasiVelocityModel {
         let mut acc = [ZERO; MAX_BODIES];
         let mut slide = [ZERO; MAX_BODIES];
         let mut slide_dd = [ZERO; MAX_BODIES];
-        let mut e_dd = [ZERO; MAX_BODIES];
-        let (mut w_prev, mut wd_prev, mut a_next) = (ZERO, ZERO, ZERO);
         for (j, link) in self.links.iter().enumerate() {
             let (c, s) = trig[j];
-            // Carrier's quantities in frame j: inverse DC step.
-            let w_in = link.turn.step(c, -s, w_prev);
-            let wd_in = link.turn.step(c, -s, wd_prev);
-            let a_in = link.turn.step(c, -s, a_next);
+            // The parent's quantities; A_p + ö_j is the acceleration of O_j before its slide.
+            let (w_p, wd_p, a_p) = match link.parent {
+                Some(p) => (
+                    w[p],
+                    wd[p],
+                    add(acc[p], omega_dot(link.origin, w[p], wd[p])),
+                ),
+                None => (ZERO, ZERO, ZERO),
+            };
+            // ... in frame j: inverse DC step.
+            let w_in = link.turn.step(c, -s, w_p);
+            let wd_in = link.turn.step(c, -s, wd_p);
+            let a_in = link.turn.step(c, -s, a_p);
             match link.kind {
                 JointKind::Revolute => {
                     w[j] = add(w_in, scale(qd[j], link.axis));
@@ -375,89 +434,73 @@ impl QuasiVelocityModel {
                     acc[j] = add(a_in, slide_dd[j]);
                 }
             }
-            e_dd[j] = omega_dot(link.e, w[j], wd[j]);
-            // A_j + L_j ë_j: the acceleration of O_{j+1} before its own slide.
-            a_next = add(acc[j], scale(link.l, e_dd[j]));
-            w_prev = w[j];
-            wd_prev = wd[j];
         }
 
-        // Backward: S_j and M_j (module docs), carried from frame j+1 to frame j by one DC step.
-        let (mut m_next_vec, mut s_next) = (ZERO, ZERO);
+        // Backward: S_j and M_j (module docs); each body's terms are carried into its parent's
+        // frame by one DC step and summed there over the children.
+        let mut m_children = [ZERO; MAX_BODIES];
+        let mut s_children = [ZERO; MAX_BODIES];
+        let mut sig_children = [ZERO; MAX_BODIES];
         for j in (0..n).rev() {
             let link = &self.links[j];
-            let (m_carried, s_carried, sig, sig_dd) = if j + 1 < n {
-                let (c, s) = trig[j + 1];
-                let turn = self.links[j + 1].turn;
-                // A slide of joint j+1 has the same components in frames j and j+1.
-                (
-                    turn.step(c, s, m_next_vec),
-                    turn.step(c, s, s_next),
-                    slide[j + 1],
-                    slide_dd[j + 1],
-                )
-            } else {
-                (ZERO, ZERO, ZERO, ZERO)
-            };
             let ba_dd = omega_dot(link.ba, w[j], wd[j]);
-            let s_j = add(add(ba_dd, scale(link.m_next, sig_dd)), s_carried);
+            let s_j = add(ba_dd, s_children[j]);
             let a_rel = sub(acc[j], g_body[j]);
             let f_j = add(scale(link.m_sub, a_rel), s_j);
-            let d = add(scale(link.l, link.e), sig);
-            let lever = add(link.ba, scale(link.m_next, sig));
-            let pushed = add(
-                add(scale(link.p, e_dd[j]), scale(link.m_next, sig_dd)),
-                s_carried,
-            );
+            let lever = add(link.ba, sig_children[j]);
             let m_j = add(
-                add(m_carried, link.euler(w[j], wd[j])),
-                add(cross(lever, a_rel), cross(d, pushed)),
+                add(m_children[j], link.euler(w[j], wd[j])),
+                cross(lever, a_rel),
             );
             tau[j] = match link.kind {
                 JointKind::Revolute => dot(link.axis, m_j),
                 JointKind::Prismatic => dot(link.axis, f_j),
             };
-            m_next_vec = m_j;
-            s_next = s_j;
+            force[j] = f_j;
+            moment[j] = m_j;
+            if let Some(p) = link.parent {
+                let (c, s) = trig[j];
+                let s_carried = link.turn.step(c, s, s_j);
+                let m_carried = link.turn.step(c, s, m_j);
+                let d = add(link.origin, slide[j]);
+                let sliding = add(scale(link.m_sub, slide_dd[j]), s_carried);
+                let pushed = add(
+                    scale(link.m_sub, omega_dot(link.origin, w[p], wd[p])),
+                    sliding,
+                );
+                s_children[p] = add(s_children[p], sliding);
+                sig_children[p] = add(sig_children[p], scale(link.m_sub, slide[j]));
+                m_children[p] = add(add(m_children[p], m_carried), cross(d, pushed));
+            }
         }
     }
 
-    /// Velocities of the last body by the quasi-velocity recursion: `ω_N` and the velocity of
-    /// the tool point, both in frame `N`.
-    fn tool_velocity(&self, trig: &Trig, q: &[f64], qd: &[f64]) -> (V3, V3) {
-        let (w, v) = self.pole_velocities(trig, q, qd, |_, _, _, _| {});
-        let last = self.links.len() - 1;
-        let lever = scale(self.links[last].l, self.links[last].e);
-        (w, add(v, cross(w, lever)))
+    fn drives(&self, q: &[f64], qd: &[f64], qdd: &[f64], g: V3, tau: &mut [f64]) {
+        let (mut f, mut m) = ([ZERO; MAX_BODIES], [ZERO; MAX_BODIES]);
+        self.recursion(q, qd, qdd, g, tau, &mut f, &mut m);
     }
 
-    /// Runs the velocity recursion, calling `visit(j, link, ω_j, v_Oj)` for every body; returns
-    /// `ω` and the pole velocity of the last body (frame components).
-    fn pole_velocities(
-        &self,
-        trig: &Trig,
-        q: &[f64],
-        qd: &[f64],
-        mut visit: impl FnMut(usize, &Link, V3, V3),
-    ) -> (V3, V3) {
-        let (mut w, mut v_next) = (ZERO, ZERO);
-        let mut v = ZERO;
+    /// The velocity recursion: `ω_j` and the pole velocity `v_Oj` of every body, frame-`j`
+    /// components.
+    fn pole_velocities(&self, trig: &Trig, q: &[f64], qd: &[f64]) -> (Vecs, Vecs) {
+        let (mut w, mut v) = ([ZERO; MAX_BODIES], [ZERO; MAX_BODIES]);
         for (j, link) in self.links.iter().enumerate() {
             let (c, s) = trig[j];
-            w = link.turn.step(c, -s, w);
-            v = link.turn.step(c, -s, v_next);
+            // O_j moves with the parent at d_j = origin_j + σ_j from O_p; the slide's own rate
+            // is added below.
+            let (w_p, v_p) = match link.parent {
+                Some(p) => (
+                    w[p],
+                    add(v[p], cross(w[p], add(link.origin, self.slide(q, j)))),
+                ),
+                None => (ZERO, ZERO),
+            };
+            w[j] = link.turn.step(c, -s, w_p);
+            v[j] = link.turn.step(c, -s, v_p);
             match link.kind {
-                JointKind::Revolute => w = add(w, scale(qd[j], link.axis)),
-                // The slide σ_j = q_j p_j changes at q̇_j p_j; its rotation with the carrier is
-                // already in v_next, which includes ω × σ_j below.
-                JointKind::Prismatic => v = add(v, scale(qd[j], link.axis)),
+                JointKind::Revolute => w[j] = add(w[j], scale(qd[j], link.axis)),
+                JointKind::Prismatic => v[j] = add(v[j], scale(qd[j], link.axis)),
             }
-            visit(j, link, w, v);
-            let mut lever = scale(link.l, link.e);
-            if j + 1 < self.links.len() && self.links[j + 1].kind == JointKind::Prismatic {
-                lever = add(lever, scale(q[j + 1], self.links[j + 1].axis));
-            }
-            v_next = add(v, cross(w, lever));
         }
         (w, v)
     }
@@ -501,19 +544,23 @@ impl ReferenceModel for QuasiVelocityModel {
         self.links.len()
     }
 
+    fn frame_count(&self) -> usize {
+        self.frames.len()
+    }
+
     fn inverse_dynamics(&self, q: &[f64], qd: &[f64], qdd: &[f64], tau: &mut [f64]) {
-        self.recursion(q, qd, qdd, self.gravity, tau);
+        self.drives(q, qd, qdd, self.gravity, tau);
     }
 
     fn gravity(&self, q: &[f64], tau: &mut [f64]) {
         let zero = [0.0; MAX_BODIES];
         let n = self.dof();
-        self.recursion(q, &zero[..n], &zero[..n], self.gravity, tau);
+        self.drives(q, &zero[..n], &zero[..n], self.gravity, tau);
     }
 
     fn nonlinear_effects(&self, q: &[f64], qd: &[f64], h: &mut [f64]) {
         let zero = [0.0; MAX_BODIES];
-        self.recursion(q, qd, &zero[..self.dof()], self.gravity, h);
+        self.drives(q, qd, &zero[..self.dof()], self.gravity, h);
     }
 
     fn mass_matrix(&self, q: &[f64], m: &mut [f64]) {
@@ -525,7 +572,7 @@ impl ReferenceModel for QuasiVelocityModel {
         // Column k is the drive needed for q̈ = unit k at rest without gravity.
         for k in 0..n {
             unit[k] = 1.0;
-            self.recursion(q, &zero[..n], &unit[..n], ZERO, &mut col[..n]);
+            self.drives(q, &zero[..n], &unit[..n], ZERO, &mut col[..n]);
             unit[k] = 0.0;
             for r in 0..n {
                 m[r * n + k] = col[r];
@@ -545,37 +592,50 @@ impl ReferenceModel for QuasiVelocityModel {
         Self::ldlt_solve(n, &mut m, qdd);
     }
 
-    fn forward_kinematics(&self, q: &[f64]) -> ([[f64; 3]; 3], [f64; 3]) {
+    fn frame_pose(&self, frame: usize, q: &[f64]) -> ([[f64; 3]; 3], [f64; 3]) {
         let trig = self.trig(q);
-        // Poles: O_{j+1} = O_j + R_j d_j, with R_j from the DC recurrences.
-        let mut pole = self.base;
-        let mut axes = [ZERO; 3];
-        for (j, (link, qj)) in self.links.iter().zip(q).enumerate() {
-            axes = self.axes_in_base(&trig, j);
-            if link.kind == JointKind::Prismatic {
-                pole = add(pole, rotate(&axes, scale(*qj, link.axis)));
-            }
-            pole = add(pole, rotate(&axes, scale(link.l, link.e)));
+        let frame = &self.frames[frame];
+        // Poles: O_j = O_p + R_p d_j, with R_p from the DC recurrences, along the path.
+        let mut path = [0usize; MAX_BODIES];
+        let mut len = 0;
+        let mut body = Some(frame.body);
+        while let Some(i) = body {
+            path[len] = i;
+            len += 1;
+            body = self.links[i].parent;
         }
-        // Tool axes: the columns of the tool rotation, carried to the base by the axes of N.
-        let t = &self.tool_rotation;
+        let mut pole = ZERO;
+        for &j in path[..len].iter().rev() {
+            let d = add(self.links[j].origin, self.slide(q, j));
+            pole = match self.links[j].parent {
+                Some(p) => add(pole, rotate(&self.axes_in_base(&trig, p), d)),
+                None => d,
+            };
+        }
+        let axes = self.axes_in_base(&trig, frame.body);
+        let origin = add(pole, rotate(&axes, frame.position));
+        // Frame axes: the columns of the frame rotation, carried to the base by the body axes.
+        let t = &frame.rotation;
         let columns: [V3; 3] = core::array::from_fn(|c| rotate(&axes, [t[0][c], t[1][c], t[2][c]]));
         let r = core::array::from_fn(|row| core::array::from_fn(|c| columns[c][row]));
-        (r, pole)
+        (r, origin)
     }
 
-    fn jacobian(&self, q: &[f64], j: &mut [f64]) {
+    fn frame_jacobian(&self, frame: usize, q: &[f64], j: &mut [f64]) {
         let n = self.dof();
         assert_eq!(j.len(), 6 * n, "j must have 6*dof entries");
         let trig = self.trig(q);
-        let axes = self.axes_in_base(&trig, n - 1);
+        let frame = &self.frames[frame];
+        let b = frame.body;
+        let axes = self.axes_in_base(&trig, b);
         let mut unit = [0.0; MAX_BODIES];
-        // Velocities are linear in q̇: column k is the tool velocity for q̇ = unit k.
+        // Velocities are linear in q̇: column k is the frame's velocity for q̇ = unit k.
         for k in 0..n {
             unit[k] = 1.0;
-            let (w, v) = self.tool_velocity(&trig, q, &unit[..n]);
+            let (w, v) = self.pole_velocities(&trig, q, &unit[..n]);
             unit[k] = 0.0;
-            let (w, v) = (rotate(&axes, w), rotate(&axes, v));
+            let v_frame = add(v[b], cross(w[b], frame.position));
+            let (w, v) = (rotate(&axes, w[b]), rotate(&axes, v_frame));
             for r in 0..3 {
                 j[r * n + k] = v[r];
                 j[(r + 3) * n + k] = w[r];
@@ -586,47 +646,43 @@ impl ReferenceModel for QuasiVelocityModel {
     fn kinetic_energy(&self, q: &[f64], qd: &[f64]) -> f64 {
         assert_eq!(qd.len(), self.dof(), "qd has the wrong length");
         let trig = self.trig(q);
-        let mut t = 0.0;
+        let (w, v) = self.pole_velocities(&trig, q, qd);
         // About the pole: T_i = ½ m_oi v_O² + v_O·(ω × m_oi O_iC_i) + ½ ω·K_0i.
-        self.pole_velocities(&trig, q, qd, |_, link, w, v| {
-            t += 0.5 * link.m_own * dot(v, v)
-                + dot(v, cross(w, link.first_moment))
-                + 0.5 * dot(w, link.momentum(w));
-        });
-        t
+        self.links
+            .iter()
+            .enumerate()
+            .map(|(j, link)| {
+                let (w, v) = (w[j], v[j]);
+                0.5 * link.m_own * dot(v, v)
+                    + dot(v, cross(w, link.first_moment))
+                    + 0.5 * dot(w, link.momentum(w))
+            })
+            .sum()
     }
 
+    /// S003 (3)-(4): `F_j = -m_j g_vec` projected by direction cosines; the moments are the
+    /// gravity part of the recursion, `M_j = Σ_c M_c + (b_j a_j + Σ_c m_c σ_c) × (-g_vec)`.
     fn static_joint_reactions(&self, q: &[f64], f: &mut [f64], t: &mut [f64]) {
         let n = self.dof();
         assert!(
             f.len() == 3 * n && t.len() == 3 * n,
             "f and t must have 3*dof entries"
         );
-        let trig = self.trig(q);
-        let mut g_body = [ZERO; MAX_BODIES];
-        self.gravity_in_bodies(&trig, self.gravity, &mut g_body);
-        // S003 (3)-(4): F_k = -m_k g_vec, projected by direction cosines. Moments: the gravity
-        // part of the recursion, M_j = M_{j+1} + (b_j a_j + m_{j+1} σ_{j+1}) × (-g_vec).
-        let mut m_next_vec = ZERO;
-        for j in (0..n).rev() {
-            let link = &self.links[j];
-            let carried = if j + 1 < n {
-                let (c, s) = trig[j + 1];
-                self.links[j + 1].turn.step(c, s, m_next_vec)
-            } else {
-                ZERO
-            };
-            let sig = if j + 1 < n && self.links[j + 1].kind == JointKind::Prismatic {
-                scale(q[j + 1], self.links[j + 1].axis)
-            } else {
-                ZERO
-            };
-            let lever = add(link.ba, scale(link.m_next, sig));
-            let m_j = add(carried, cross(lever, scale(-1.0, g_body[j])));
-            let f_j = scale(-link.m_sub, g_body[j]);
-            f[3 * j..3 * j + 3].copy_from_slice(&f_j);
-            t[3 * j..3 * j + 3].copy_from_slice(&m_j);
-            m_next_vec = m_j;
+        let zero = [0.0; MAX_BODIES];
+        let mut tau = [0.0; MAX_BODIES];
+        let (mut force, mut moment) = ([ZERO; MAX_BODIES], [ZERO; MAX_BODIES]);
+        self.recursion(
+            q,
+            &zero[..n],
+            &zero[..n],
+            self.gravity,
+            &mut tau[..n],
+            &mut force,
+            &mut moment,
+        );
+        for j in 0..n {
+            f[3 * j..3 * j + 3].copy_from_slice(&force[j]);
+            t[3 * j..3 * j + 3].copy_from_slice(&moment[j]);
         }
     }
 }
@@ -654,14 +710,12 @@ mod tests {
             kind: JointKind::Revolute,
             turn: Turn::General([0.0, 0.6, 0.8]),
             axis: [0.0, 0.6, 0.8],
-            l: 0.0,
-            e: ZERO,
+            parent: None,
+            origin: ZERO,
             ba: ZERO,
             m_own: 1.0,
             first_moment: ZERO,
             m_sub: 1.0,
-            m_next: 0.0,
-            p: 0.0,
             ix: 0.31,
             iy: 0.27,
             iz: 0.45,

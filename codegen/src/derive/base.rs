@@ -1,0 +1,299 @@
+//! The minimal (base) inertial parameters and their regressor.
+//!
+//! First the method's regrouping ([`ParameterSet::Base`], docs/design.md): the robot with every
+//! inertial parameter symbolic is derived with the regrouped entries (`mr1`, `mxr1`, ..,
+//! `xxr1`, ..) as its parameters, entries no joint-space output reads left out. Then any linear
+//! dependence that remains among their regressor columns is removed numerically: the columns,
+//! evaluated at random states, are orthogonalised in order (modified Gram-Schmidt, twice); a
+//! column whose residual is below `1e-8` of its norm is a combination `β` of the kept ones, so
+//! its parameter is added to theirs with the weights `β`. The kept columns are the base
+//! regressor `Yb`; each base parameter is a linear combination of the standard ones.
+
+use std::collections::HashMap;
+
+use super::regressor::{all_symbolic, copy_into, STANDARD_NAMES};
+use super::scalar::S;
+use super::{derive_with, params, snap_axes, unread_base_entries};
+use crate::ir::{Env, Graph, NodeId, Var};
+use crate::model::{JointKind, ParameterSet, Robot};
+
+/// Residual, relative to the column's norm, below which a column counts as dependent.
+const DEPENDENT: f64 = 1e-8;
+
+/// The base parameters of a robot.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BaseSet {
+    /// Names, one per base parameter: the regrouped entry it extends (`xxr2`, ...).
+    pub names: Vec<String>,
+    /// `NB × 10N`, row-major: base parameter `k` is `Σ_j combination[k*10N + j] π_j`.
+    pub combination: Vec<f64>,
+    /// The robot's base parameters, `combination · π` at the spec's standard parameters.
+    pub values: Vec<f64>,
+}
+
+/// The base parameters of `robot`, and the base regressor (`N × NB` row-major) on `g`'s graph
+/// (the regressor is computed on a graph of its own and then copied into `target`).
+pub fn base_regressor(target: &mut Graph, robot: &Robot) -> (BaseSet, Vec<NodeId>) {
+    let (g, cols, set) = analyse(robot);
+    let n = robot.dof();
+    let nb = set.names.len();
+    let mut yb = vec![NodeId(0); n * nb];
+    for (k, col) in cols.iter().enumerate() {
+        for (i, &id) in col.iter().enumerate() {
+            yb[i * nb + k] = id;
+        }
+    }
+    let yb = copy_into(&g, &yb, target);
+    (set, yb)
+}
+
+/// The base parameters of `robot` (names, combinations of the standard parameters, values).
+pub fn base_set(robot: &Robot) -> BaseSet {
+    analyse(robot).2
+}
+
+/// The regrouped derivation, the kept regressor columns (on its graph) and the base set.
+fn analyse(robot: &Robot) -> (Graph, Vec<Vec<NodeId>>, BaseSet) {
+    let n = robot.dof();
+    let sym = Robot {
+        parameters: ParameterSet::Base,
+        ..all_symbolic(robot)
+    };
+    let mut g = Graph::new();
+    let d = derive_with(&mut g, &sym, true);
+    let p = g.params().len();
+    let cols: Vec<Vec<NodeId>> = (0..p)
+        .map(|k| g.diff_many(&d.inverse_dynamics, Var::Param(k as u32)))
+        .collect();
+
+    // The columns at random states, stacked.
+    let flat: Vec<NodeId> = cols.iter().flatten().copied().collect();
+    let mut a = vec![Vec::new(); p];
+    let mut rng = SplitMix(0x5eed_ba5e);
+    for _ in 0..(10 * n).max(20) {
+        let env = Env {
+            q: robot
+                .bodies
+                .iter()
+                .map(|b| match b.joint {
+                    JointKind::Revolute => rng.range(-std::f64::consts::PI, std::f64::consts::PI),
+                    JointKind::Prismatic => rng.range(-0.5, 0.5),
+                })
+                .collect(),
+            qd: (0..n).map(|_| rng.range(-2.0, 2.0)).collect(),
+            qdd: (0..n).map(|_| rng.range(-2.0, 2.0)).collect(),
+            ..Env::default()
+        };
+        let v = g.eval_many(&flat, &env);
+        for (k, col) in v.chunks(n).enumerate() {
+            a[k].extend_from_slice(col);
+        }
+    }
+
+    // Modified Gram-Schmidt in column order: kept columns and, for each dropped one, its
+    // weights on the kept ones.
+    let mut q: Vec<Vec<f64>> = Vec::new();
+    let mut r: Vec<Vec<f64>> = Vec::new(); // r[i][k]: column of kept k on q_i
+    let mut kept: Vec<usize> = Vec::new();
+    let mut dropped: Vec<(usize, Vec<f64>)> = Vec::new();
+    for (j, col) in a.iter().enumerate() {
+        let norm = dot(col, col).sqrt();
+        let mut res = col.clone();
+        let mut c = vec![0.0; q.len()];
+        for _ in 0..2 {
+            for (i, qi) in q.iter().enumerate() {
+                let t = dot(qi, &res);
+                c[i] += t;
+                for (x, y) in res.iter_mut().zip(qi) {
+                    *x -= t * y;
+                }
+            }
+        }
+        let rn = dot(&res, &res).sqrt();
+        if norm > 0.0 && rn > DEPENDENT * norm {
+            for (ri, ci) in r.iter_mut().zip(&c) {
+                ri.push(*ci);
+            }
+            let mut last = vec![0.0; kept.len()];
+            last.push(rn);
+            r.push(last);
+            for x in &mut res {
+                *x /= rn;
+            }
+            q.push(res);
+            kept.push(j);
+        } else {
+            // col = Q c = A_K R⁻¹ c: back substitution.
+            let m = kept.len();
+            let mut beta = vec![0.0; m];
+            for i in (0..m).rev() {
+                let s: f64 = (i + 1..m).map(|k| r[i][k] * beta[k]).sum();
+                beta[i] = (c[i] - s) / r[i][i];
+            }
+            dropped.push((j, beta));
+        }
+    }
+
+    // Regrouped entries as combinations of the standard parameters (linear, so by differences).
+    let names: Vec<String> = g.params().iter().map(|x| x.name.clone()).collect();
+    let pi0 = standard_values(robot);
+    let unread = unread_base_entries(&sym);
+    let entries = |pi: &[f64]| -> HashMap<String, f64> {
+        let rb = all_symbolic(&with_standard(robot, pi));
+        let mut out = HashMap::new();
+        for (m, h, j) in params::base_entries(&snap_axes(&rb), &unread) {
+            let upper = [&j[0][0], &j[0][1], &j[0][2], &j[1][1], &j[1][2], &j[2][2]];
+            for (name, s) in std::iter::once(&m).chain(&h).chain(upper) {
+                if let S::X(v) = s {
+                    out.insert(name.clone(), *v);
+                }
+            }
+        }
+        out
+    };
+    let at0 = entries(&pi0);
+    let width = 10 * n;
+    let mut reg = vec![vec![0.0; width]; p];
+    for j in 0..width {
+        let mut pi = pi0.clone();
+        pi[j] += 1.0;
+        let at = entries(&pi);
+        for (k, name) in names.iter().enumerate() {
+            reg[k][j] = at[name] - at0[name];
+        }
+    }
+    let mut combination = Vec::with_capacity(kept.len() * width);
+    for (i, &k) in kept.iter().enumerate() {
+        let mut row = reg[k].clone();
+        // A dropped column is a combination of the columns kept before it only.
+        for (d, beta) in dropped.iter().filter(|(_, b)| i < b.len()) {
+            for (x, y) in row.iter_mut().zip(&reg[*d]) {
+                *x += beta[i] * y;
+            }
+        }
+        combination.extend(row);
+    }
+    let values = combination
+        .chunks(width)
+        .map(|row| dot(row, &pi0))
+        .collect();
+    let set = BaseSet {
+        names: kept.iter().map(|&k| names[k].clone()).collect(),
+        combination,
+        values,
+    };
+    let cols = kept.iter().map(|&k| cols[k].clone()).collect();
+    (g, cols, set)
+}
+
+fn dot(a: &[f64], b: &[f64]) -> f64 {
+    a.iter().zip(b).map(|(x, y)| x * y).sum()
+}
+
+/// The standard parameters of `robot` (spec values), in [`STANDARD_NAMES`] order per body.
+pub fn standard_values(robot: &Robot) -> Vec<f64> {
+    let mut pi = Vec::with_capacity(10 * robot.dof());
+    for b in &robot.bodies {
+        let (m, c) = (b.mass, b.com);
+        let cc: f64 = c.iter().map(|x| x * x).sum();
+        let pole = |a: usize, d: usize| {
+            let delta = if a == d { cc } else { 0.0 };
+            b.inertia_com[a][d] + m * (delta - c[a] * c[d])
+        };
+        pi.extend([m, m * c[0], m * c[1], m * c[2]]);
+        pi.extend([
+            pole(0, 0),
+            pole(0, 1),
+            pole(0, 2),
+            pole(1, 1),
+            pole(1, 2),
+            pole(2, 2),
+        ]);
+    }
+    debug_assert_eq!(pi.len(), STANDARD_NAMES.len() * robot.dof());
+    pi
+}
+
+/// `robot` with the standard parameters `pi` (mass, first moment, inertia about the pole per
+/// body; every mass must be non-zero).
+fn with_standard(robot: &Robot, pi: &[f64]) -> Robot {
+    let mut out = robot.clone();
+    for (b, p) in out.bodies.iter_mut().zip(pi.chunks(10)) {
+        let m = p[0];
+        let c = [p[1] / m, p[2] / m, p[3] / m];
+        let cc: f64 = c.iter().map(|x| x * x).sum();
+        let pole = [[p[4], p[5], p[6]], [p[5], p[7], p[8]], [p[6], p[8], p[9]]];
+        b.mass = m;
+        b.com = c;
+        for a in 0..3 {
+            for e in 0..3 {
+                let delta = if a == e { cc } else { 0.0 };
+                b.inertia_com[a][e] = pole[a][e] - m * (delta - c[a] * c[e]);
+            }
+        }
+    }
+    out
+}
+
+/// A small deterministic generator (SplitMix64) for the random states.
+struct SplitMix(u64);
+
+impl SplitMix {
+    fn range(&mut self, lo: f64, hi: f64) -> f64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^= z >> 31;
+        lo + (hi - lo) * ((z >> 11) as f64 / (1u64 << 53) as f64)
+    }
+}
+
+/// The base parameters of `robot` as text: one line per base parameter, its value and its
+/// combination of the standard parameters (`m1`, `mx1`, .., `izz1`, ... as in
+/// [`STANDARD_NAMES`]; coefficients within `1e-12` of zero left out).
+pub fn base_parameters_text(robot: &Robot) -> String {
+    use std::fmt::Write as _;
+    let set = base_set(robot);
+    let n = robot.dof();
+    let standard: Vec<String> = (1..=n)
+        .flat_map(|b| STANDARD_NAMES.iter().map(move |p| format!("{p}{b}")))
+        .collect();
+    let mut out = format!(
+        "{}: {} base parameters (of {} standard: m, mx, my, mz, ixx, ixy, ixz, iyy, iyz, izz per \
+         body, about its pole, tensor entries)\n\n",
+        robot.name,
+        set.names.len(),
+        10 * n
+    );
+    let width = set.names.iter().map(String::len).max().unwrap_or(0);
+    for (k, (name, value)) in set.names.iter().zip(&set.values).enumerate() {
+        let row = &set.combination[k * 10 * n..(k + 1) * 10 * n];
+        let mut terms = String::new();
+        for (c, s) in row.iter().zip(&standard) {
+            if c.abs() <= 1e-12 {
+                continue;
+            }
+            let sign = if c < &0.0 { "-" } else { "+" };
+            let mag = c.abs();
+            let term = if (mag - 1.0).abs() <= 1e-12 {
+                s.clone()
+            } else {
+                let digits = format!("{mag:.12}");
+                format!("{} {s}", digits.trim_end_matches('0').trim_end_matches('.'))
+            };
+            if terms.is_empty() {
+                let lead = if sign == "-" { "-" } else { "" };
+                let _ = write!(terms, "{lead}{term}");
+            } else {
+                let _ = write!(terms, " {sign} {term}");
+            }
+        }
+        let _ = writeln!(
+            out,
+            "{k:>3} {name:<width$} = {value:>+.12e} = {terms}",
+            k = k + 1
+        );
+    }
+    out
+}

@@ -1,0 +1,99 @@
+//! The inertial-parameter regressor: `τ = Y(q, q̇, q̈) π`, taken on the expression graph.
+//!
+//! The robot is derived once more with every inertial parameter of every body symbolic
+//! (physical parameter set); the inverse dynamics is linear in them, so column `(b, p)` of `Y`
+//! is `∂τ/∂π_{b,p}` ([`Graph::diff_many`]) and reads no parameter. The columns are then copied
+//! into the module's graph.
+
+use crate::derive::derive_with;
+use crate::ir::{Graph, Node, NodeId, Var};
+use crate::model::{ParameterSet, Robot, SymbolicInertial};
+
+/// The ten standard parameters of a body, in order: mass, first moment about the pole
+/// (`m · c`), inertia tensor about the pole in the body's axes (tensor entries,
+/// `ixy = -∫ x y dm`). Parameter `p` of body `i` (1-based) is named `{p}{i}` as the symbolic
+/// parameters are.
+pub const STANDARD_NAMES: [&str; 10] = [
+    "m", "mx", "my", "mz", "ixx", "ixy", "ixz", "iyy", "iyz", "izz",
+];
+
+/// The regressor of a robot, in the target graph.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Regressor {
+    /// `Y`, `N × 10N` row-major: `Y[i*10N + 10b + p] = ∂τ_i/∂π_{b,p}`.
+    pub y: Vec<NodeId>,
+    /// `π`, `10N`: the robot's standard parameters (the spec values) in [`STANDARD_NAMES`]
+    /// order, body by body.
+    pub standard: Vec<f64>,
+}
+
+/// `robot` with every inertial parameter of every body symbolic, physical parameter set.
+pub fn all_symbolic(robot: &Robot) -> Robot {
+    let mut out = robot.clone();
+    out.parameters = ParameterSet::Physical;
+    for b in &mut out.bodies {
+        b.symbolic = SymbolicInertial {
+            mass: true,
+            com: true,
+            inertia: true,
+        };
+    }
+    out
+}
+
+/// The inverse dynamics of `robot` with every inertial parameter symbolic, on a new graph:
+/// the graph, `τ` and the parameter index of each standard parameter (body by body).
+pub(crate) fn symbolic_inverse_dynamics(robot: &Robot) -> (Graph, Vec<NodeId>, Vec<u32>) {
+    let sym = all_symbolic(robot);
+    let mut g = Graph::new();
+    let d = derive_with(&mut g, &sym, true);
+    let n = robot.dof();
+    let mut index = Vec::with_capacity(10 * n);
+    for b in 0..n {
+        for p in STANDARD_NAMES {
+            let name = format!("{p}{}", b + 1);
+            let k = g
+                .params()
+                .iter()
+                .position(|x| x.name == name)
+                .expect("every standard parameter is read");
+            index.push(u32::try_from(k).expect("few parameters"));
+        }
+    }
+    (g, d.inverse_dynamics, index)
+}
+
+/// Derives the regressor of `robot` and copies it into `target`.
+pub fn regressor(target: &mut Graph, robot: &Robot) -> Regressor {
+    let (mut g, tau, index) = symbolic_inverse_dynamics(robot);
+    let n = robot.dof();
+    let standard: Vec<f64> = index
+        .iter()
+        .map(|&k| g.params()[k as usize].default)
+        .collect();
+    let mut y = vec![NodeId(0); n * 10 * n];
+    for (col, &k) in index.iter().enumerate() {
+        for (i, d) in g.diff_many(&tau, Var::Param(k)).into_iter().enumerate() {
+            y[i * 10 * n + col] = d;
+        }
+    }
+    Regressor {
+        y: copy_into(&g, &y, target),
+        standard,
+    }
+}
+
+/// Copies `roots` of `g` (which must read no parameter) into `target`.
+pub(crate) fn copy_into(g: &Graph, roots: &[NodeId], target: &mut Graph) -> Vec<NodeId> {
+    let live = g.reachable(roots);
+    assert!(
+        g.nodes()
+            .iter()
+            .zip(&live)
+            .all(|(node, l)| !l || !matches!(node, Node::Var(Var::Param(_)))),
+        "the dynamics are linear in the inertial parameters"
+    );
+    g.copy_live_into(target, roots, &live, |out, map, _, node| {
+        out.intern(map.children(node))
+    })
+}
