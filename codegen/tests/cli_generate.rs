@@ -217,6 +217,28 @@ fn urdf_tree_gets_a_function_per_frame() {
         "{}",
         text(&run.stderr)
     );
+    // --frame and --no-snap together: the snaps of a tree are listed, or none are made.
+    let hand = "tests/fixtures/urdf/allegro_left_hand.urdf";
+    let run = quasidyn(&["check", "--verbose", hand, "--frame", "link_1.0"]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert!(
+        text(&run.stdout).contains("body[1].com.y: -6.938893903907228e-18 -> 0"),
+        "{}",
+        text(&run.stdout)
+    );
+    let run = quasidyn(&[
+        "check",
+        "--verbose",
+        hand,
+        "--frame",
+        "link_1.0",
+        "--no-snap",
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert_eq!(
+        text(&run.stdout),
+        "ok: allegro_hand_left, 16 bodies\nno value snapped\n"
+    );
     let run = quasidyn(&["check", urdf, "--frame", "nose"]);
     assert_eq!(run.status.code(), Some(1));
     assert!(
