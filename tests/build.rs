@@ -5,6 +5,8 @@
 //!   library linked into the crate; plus the single-precision variant of one robot and the
 //!   header-only variant of another (through a small wrapper file), so that every emitter
 //!   path goes through the same strict compile;
+//! - the same for the URDF trees of `tests/fixtures/urdf/` listed in `URDF_TREES`, imported as
+//!   whole trees (module `urdf_STEM`);
 //! - `$OUT_DIR/generated.rs`: the `include!`s, FFI declarations and registries the tests iterate.
 
 use std::fmt::Write as _;
@@ -12,8 +14,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use quasidyn_codegen::emit::{camel_ident, frame_ident, param_fields, snake_ident};
+use quasidyn_codegen::import::ImportOptions;
 use quasidyn_codegen::{
-    build_module, emit_c, emit_rust, load_spec, COptions, FunctionKind, Module, SymbolicInertial,
+    build_module, emit_c, emit_rust, load_input_with, load_spec, COptions, FunctionKind, Module,
+    SymbolicInertial,
 };
 
 /// Robot generated a second time with its last body (the payload) symbolic.
@@ -22,6 +26,12 @@ const PAYLOAD_ROBOT: &str = "ur5";
 const FLOAT_ROBOT: &str = "planar3r";
 /// Robot whose header-only C variant is compiled and tested.
 const HEADER_ONLY_ROBOT: &str = "gimbal";
+/// URDF files of `tests/fixtures/urdf/` imported as whole trees, with the links asked for as
+/// extra frames (as `tools/urdf_reference.py`'s `URDF_TREES`, which wrote their fixtures).
+const URDF_TREES: &[(&str, &[&str])] = &[
+    ("allegro_left_hand", &["link_1.0", "link_13.0"]),
+    ("synthetic_tree", &["torso"]),
+];
 /// The flags the issue requires on every C compile (checked on the compiler's command line).
 const STRICT_FLAGS: [&str; 5] = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"];
 
@@ -148,6 +158,43 @@ fn main() {
         }
     }
 
+    let mut urdf_trees = String::new();
+    for (stem, frames) in URDF_TREES {
+        let path = manifest.join("fixtures/urdf").join(format!("{stem}.urdf"));
+        println!("cargo:rerun-if-changed={}", path.display());
+        // Snapped, as imported by default: the snapped model is checked against Pinocchio's
+        // reading of the values as written.
+        let options = ImportOptions {
+            tip: None,
+            frames: frames.iter().map(|f| (*f).to_owned()).collect(),
+            snap: true,
+        };
+        let mut robot = load_input_with(&path, &options)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+            .robot;
+        robot.name = format!("urdf_{stem}");
+        let module = build_module(&robot);
+        let name = robot.name.clone();
+        let rust = emit_rust(&module).unwrap_or_else(|e| panic!("{name}: emit_rust: {e}"));
+        write(&rust_dir.join(format!("{name}.rs")), &rust);
+        let c =
+            emit_c(&module, &COptions::default()).unwrap_or_else(|e| panic!("{name}: emit_c: {e}"));
+        write(&c_dir.join(&c.header_name), &c.header);
+        let source = c_dir.join(c.source_name.as_deref().expect("a source file"));
+        write(&source, c.source.as_deref().expect("a source file"));
+        c_files.push(source);
+        let _ = writeln!(
+            gen,
+            "/// Generated Rust of `tests/fixtures/urdf/{stem}.urdf`, the whole tree.
+pub mod              {name} {{
+    include!(concat!(env!(\"OUT_DIR\"), \"/rust/{name}.rs\"));
+}}
+"
+        );
+        gen.push_str(&tree_glue(&format!("urdf/{stem}"), &name, &module));
+        let _ = writeln!(urdf_trees, "    &TREE_{},", name.to_ascii_uppercase());
+    }
+
     let (glue, payload_c) = payload_variant(&robots_dir, &rust_dir, &c_dir);
     gen.push_str(&glue);
     c_files.extend(payload_c);
@@ -162,6 +209,11 @@ fn main() {
         gen,
         "/// Every generated tree robot, sorted by spec file name.\npub static TREES: \
          &[&GeneratedTree] = &[\n{trees}];\n"
+    );
+    let _ = writeln!(
+        gen,
+        "/// The URDF trees of `tests/fixtures/urdf/`, imported whole (`stem` is `urdf/NAME`).\n\
+         pub static URDF_TREES: &[&GeneratedTree] = &[\n{urdf_trees}];\n"
     );
     let _ = writeln!(
         gen,

@@ -12,6 +12,12 @@ What it does:
    hand-written synthetic.urdf): loads it with pin.buildModelFromUrdf, locks every joint that is
    not on the root-to-tip path at 0 (pin.buildReducedModel, which merges the locked links'
    inertia into their parents), and writes tests/fixtures/urdf/NAME.json.
+   For every URDF listed in URDF_TREES (the Allegro hand copied from example-robot-data and the
+   hand-written synthetic_tree.urdf): the whole tree as pin.buildModelFromUrdf builds it (its
+   joint order is the order quasidyn's importer must give), with a frame per leaf link that
+   moves and per link named in the list (quasidyn's `--frame`), in Pinocchio's frame order;
+   written to tests/fixtures/urdf/NAME.json with the `frames` field of tools/reference.py (no
+   tool).
 3. For every DH table in tests/fixtures/dh/*.toml: builds a Pinocchio model directly from the
    table (joints about z, placements from the standard or modified DH transforms; no quasidyn
    code involved) and writes tests/fixtures/dh/NAME.json.
@@ -25,6 +31,9 @@ Each JSON holds 30 random states:
          "static_force", "static_moment" (dof rows of 3: at rest, on body i by its carrier, about
          the joint origin, in quasidyn's body axes: R0_i times Pinocchio's joint-frame force),
          "centrifugal", "coriolis", "gyroscopic" (seed 001 split, as tools/reference.py)}]}
+Tree fixtures hold "frame_links" (the extra frames asked for), "frames" (every frame's link
+name) and, per state, "frames": [{"name", "rotation", "position", "jacobian"}] (the link frame's
+pose in the base frame and its LOCAL_WORLD_ALIGNED Jacobian) instead of the tool fields.
 `q` holds joint angles/displacements (continuous joints too, not Pinocchio's cos/sin pair).
 
 Usage (from the repository root):
@@ -64,6 +73,11 @@ PUBLIC_URDFS = {
         "panda_hand_tcp",
         ["panda_description/README.md", "panda_description/LICENSE"],
     ),
+    "allegro_left_hand": (
+        "allegro_hand_description/urdf/allegro_left_hand.urdf",
+        None,
+        ["allegro_hand_description/README.md", "@package-license"],
+    ),
     "ur10": (
         "ur_description/urdf/ur10_robot.urdf",
         "tool0",
@@ -98,6 +112,9 @@ URDF_ROBOTS = {"ur5": "tool0", "panda": "panda_hand_tcp", "so101": "gripper_fram
 # fixtures of the others do not change.
 URDF_SEED_ORDER = ["panda", "so101", "synthetic", "ur5", "ur10", "kinova", "xarm7"]
 assert sorted(URDF_SEED_ORDER) == sorted(URDF_ROBOTS)
+
+# name -> links that become frames besides the moving leaf links, for every tree fixture
+URDF_TREES = {"allegro_left_hand": ["link_1.0", "link_13.0"], "synthetic_tree": ["torso"]}
 
 STRIP = {"visual", "collision", "gazebo", "transmission"}
 
@@ -171,7 +188,9 @@ def zero_rotations(model):
     return [data.oMi[i].rotation.copy() for i in range(1, model.njoints)]
 
 
-def evaluate(model, frame_id, q, qd, qdd, tau_fd):
+def evaluate(model, frame_id, q, qd, qdd, tau_fd, frames=None):
+    """One state; the tool is frame `frame_id`, or with `frames` (a list of (name, frame id)) a
+    tree's named frames."""
     data = model.createData()
     model0 = model.copy()
     model0.gravity = pin.Motion.Zero()
@@ -192,9 +211,7 @@ def evaluate(model, frame_id, q, qd, qdd, tau_fd):
     assert np.max(np.abs(hc + ho + hg - (nle - grav))) <= 1e-10 * max(1.0, np.abs(nle).max())
     assert abs(float(hg @ qd)) <= 1e-10 * max(1.0, np.abs(hg).max() * np.abs(qd).max())
     pin.framesForwardKinematics(model, data, qp)
-    pose = data.oMf[frame_id]
-    jac = pin.computeFrameJacobian(model, data, qp, frame_id, pin.LOCAL_WORLD_ALIGNED)
-    return {
+    out = {
         "q": q.tolist(),
         "qd": qd.tolist(),
         "qdd": qdd.tolist(),
@@ -202,9 +219,25 @@ def evaluate(model, frame_id, q, qd, qdd, tau_fd):
         "mass_matrix": mass.tolist(),
         "nonlinear_effects": nle.tolist(),
         "gravity": grav.tolist(),
-        "tool_rotation": pose.rotation.tolist(),
-        "tool_position": pose.translation.tolist(),
-        "jacobian": jac.tolist(),
+    }
+    if frames is None:
+        pose = data.oMf[frame_id]
+        jac = pin.computeFrameJacobian(model, data, qp, frame_id, pin.LOCAL_WORLD_ALIGNED)
+        out["tool_rotation"] = pose.rotation.tolist()
+        out["tool_position"] = pose.translation.tolist()
+        out["jacobian"] = jac.tolist()
+    else:
+        out["frames"] = []
+        for name, fid in frames:
+            pose = data.oMf[fid]
+            jac = pin.computeFrameJacobian(model, data, qp, fid, pin.LOCAL_WORLD_ALIGNED)
+            out["frames"].append({
+                "name": name,
+                "rotation": pose.rotation.tolist(),
+                "position": pose.translation.tolist(),
+                "jacobian": jac.tolist(),
+            })
+    out.update({
         "tau_fd": tau_fd.tolist(),
         "qdd_fd": qdd_fd.tolist(),
         "kinetic_energy": ke,
@@ -213,7 +246,8 @@ def evaluate(model, frame_id, q, qd, qdd, tau_fd):
         "centrifugal": hc.tolist(),
         "coriolis": ho.tolist(),
         "gyroscopic": hg.tolist(),
-    }
+    })
+    return out
 
 
 def is_prismatic(joint):
@@ -245,6 +279,41 @@ def urdf_fixture(name, tip, seed):
     lock = [j for j in range(1, full.njoints) if j not in keep]
     model = pin.buildReducedModel(full, lock, pin.neutral(full)) if lock else full
     write_fixture(URDF_DIR / f"{name}.json", full.name, model, tip, model.getFrameId(tip), seed)
+
+
+def urdf_tree_fixture(name, frame_links, seed):
+    """The whole tree, in Pinocchio's joint order, with a frame per moving leaf link and per
+    link of `frame_links`, in Pinocchio's frame order."""
+    model = pin.buildModelFromUrdf(str(URDF_DIR / f"{name}.urdf"))
+    xml = ET.parse(URDF_DIR / f"{name}.urdf").getroot()
+    parents = {j.find("parent").get("link") for j in xml.iter("joint")}
+    leaves = {link.get("name") for link in xml.iter("link")} - parents
+    frames = []
+    for fid, frame in enumerate(model.frames):
+        if frame.type != pin.FrameType.BODY:
+            continue
+        moving = frame.parentJoint != 0
+        wanted = frame.name in frame_links or frame.name in leaves
+        if wanted and moving:
+            frames.append((frame.name, fid))
+        elif frame.name in frame_links:
+            sys.exit(f"{name}: frame link {frame.name} does not move")
+    prismatic = [is_prismatic(j) for j in model.joints[1:]]
+    states = [evaluate(model, None, *s, frames=frames)
+              for s in random_states(model, seed, prismatic)]
+    doc = {
+        "robot": model.name,
+        "dof": model.nv,
+        "frame_links": frame_links,
+        "joints": list(model.names[1:]),
+        "frames": [f for f, _ in frames],
+        "generator": f"pinocchio {pin.__version__}",
+        "states": states,
+    }
+    path = URDF_DIR / f"{name}.json"
+    path.write_text(json.dumps(doc, indent=1) + "\n")
+    print(f"wrote {path.relative_to(ROOT)}: {model.nv} dof, {len(frames)} frames, "
+          f"{len(states)} states")
 
 
 def rot(axis, angle):
@@ -324,6 +393,8 @@ def main():
     copy_public_urdfs()
     for seed, name in enumerate(URDF_SEED_ORDER):
         urdf_fixture(name, URDF_ROBOTS[name], 1000 + seed)
+    for seed, (name, frame_links) in enumerate(sorted(URDF_TREES.items())):
+        urdf_tree_fixture(name, frame_links, 3000 + seed)
     for seed, path in enumerate(sorted(DH_DIR.glob("*.toml"))):
         dh_fixture(path, 2000 + seed)
 

@@ -80,7 +80,8 @@ impl fmt::Debug for Error {
 }
 
 /// Reads a robot from `path`: a quasidyn spec, a URDF file (serial chain from the root to
-/// `tip`, or to the single leaf) or a DH table, detected by extension and content.
+/// `tip`, or to the single leaf; the whole tree without `tip` if there are several leaves) or a
+/// DH table, detected by extension and content.
 pub fn load_input(path: &Path, tip: Option<&str>) -> Result<Robot, Error> {
     let options = ImportOptions {
         tip: tip.map(str::to_owned),
@@ -236,6 +237,7 @@ pub struct Builder {
     input: Option<PathBuf>,
     inline: Option<(String, String)>,
     tip: Option<String>,
+    frames: Vec<String>,
     name: Option<String>,
     out_dir: Option<PathBuf>,
     quiet: bool,
@@ -262,7 +264,8 @@ impl Builder {
         self
     }
 
-    /// For URDF input: the link the chain ends at (the tool frame).
+    /// For URDF input: the link the chain ends at (the tool frame). Without it, a URDF with
+    /// several leaf links imports as the whole tree.
     pub fn tip(mut self, link: impl Into<String>) -> Builder {
         self.tip = Some(link.into());
         self
@@ -273,6 +276,13 @@ impl Builder {
     /// inertia to `0`; docs/spec.md). On by default; `.snap(false)` keeps every value as written.
     pub fn snap(mut self, snap: bool) -> Builder {
         self.no_snap = !snap;
+        self
+    }
+
+    /// For URDF input: a link that becomes a named frame (its own forward kinematics and
+    /// Jacobian); may be called several times. A tree's leaf links are frames anyway.
+    pub fn frame(mut self, link: impl Into<String>) -> Builder {
+        self.frames.push(link.into());
         self
     }
 
@@ -298,6 +308,7 @@ impl Builder {
     pub fn load(&self) -> Result<Robot, Error> {
         let options = ImportOptions {
             tip: self.tip.clone(),
+            frames: self.frames.clone(),
             snap: !self.no_snap,
         };
         let imported = match (&self.inline, &self.input) {
@@ -335,8 +346,8 @@ impl Builder {
     }
 }
 
-/// One call for build scripts: generates `$OUT_DIR/<name>.rs` from a spec, URDF (single leaf
-/// as tip) or DH table. Include it with `quasidyn::include_robot!("<name>")`.
+/// One call for build scripts: generates `$OUT_DIR/<name>.rs` from a spec, URDF (the single
+/// leaf as tip, or the whole tree) or DH table. Include it with `quasidyn::include_robot!("<name>")`.
 pub fn compile(path: impl AsRef<Path>) -> Result<PathBuf, Error> {
     Builder::new().spec(path).generate()
 }

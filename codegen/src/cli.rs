@@ -56,11 +56,16 @@ pub enum Command {
         /// Name of the generated files and identifier prefix (default: the robot's name).
         #[arg(long)]
         name: Option<String>,
-        /// URDF only: the link the chain ends at (default: the single leaf).
+        /// URDF only: the link the chain ends at (default: the single leaf, or the whole tree
+        /// if there are several leaves).
         #[arg(long)]
         tip: Option<String>,
-        /// Keep every URDF value as written: do not snap angles within 1e-9 of multiples of
-        /// pi/2, axis components within 1e-9 of 0 or +-1, negligible offsets and products of
+        /// URDF only: a link that becomes a named frame (repeatable; a tree's leaves are frames
+        /// anyway).
+        #[arg(long = "frame", value_name = "LINK")]
+        frames: Vec<String>,
+        /// Keep every URDF value as written: do not snap angles within 5e-10 of multiples of
+        /// pi/2, axis components within 5e-10 of 0 or +-1, negligible offsets and products of
         /// inertia to exact values.
         #[arg(long)]
         no_snap: bool,
@@ -82,8 +87,12 @@ pub enum Command {
         /// URDF only: the tip link.
         #[arg(long)]
         tip: Option<String>,
-        /// Keep every URDF value as written: do not snap angles within 1e-9 of multiples of
-        /// pi/2, axis components within 1e-9 of 0 or +-1, negligible offsets and products of
+        /// URDF only: a link that becomes a named frame (repeatable; a tree's leaves are frames
+        /// anyway).
+        #[arg(long = "frame", value_name = "LINK")]
+        frames: Vec<String>,
+        /// Keep every URDF value as written: do not snap angles within 5e-10 of multiples of
+        /// pi/2, axis components within 5e-10 of 0 or +-1, negligible offsets and products of
         /// inertia to exact values.
         #[arg(long)]
         no_snap: bool,
@@ -95,8 +104,12 @@ pub enum Command {
         /// URDF only: the tip link.
         #[arg(long)]
         tip: Option<String>,
-        /// Keep every URDF value as written: do not snap angles within 1e-9 of multiples of
-        /// pi/2, axis components within 1e-9 of 0 or +-1, negligible offsets and products of
+        /// URDF only: a link that becomes a named frame (repeatable; a tree's leaves are frames
+        /// anyway).
+        #[arg(long = "frame", value_name = "LINK")]
+        frames: Vec<String>,
+        /// Keep every URDF value as written: do not snap angles within 5e-10 of multiples of
+        /// pi/2, axis components within 5e-10 of 0 or +-1, negligible offsets and products of
         /// inertia to exact values.
         #[arg(long)]
         no_snap: bool,
@@ -114,8 +127,12 @@ pub enum Command {
         /// URDF only: the tip link.
         #[arg(long)]
         tip: Option<String>,
-        /// Keep every URDF value as written: do not snap angles within 1e-9 of multiples of
-        /// pi/2, axis components within 1e-9 of 0 or +-1, negligible offsets and products of
+        /// URDF only: a link that becomes a named frame (repeatable; a tree's leaves are frames
+        /// anyway).
+        #[arg(long = "frame", value_name = "LINK")]
+        frames: Vec<String>,
+        /// Keep every URDF value as written: do not snap angles within 5e-10 of multiples of
+        /// pi/2, axis components within 5e-10 of 0 or +-1, negligible offsets and products of
         /// inertia to exact values.
         #[arg(long)]
         no_snap: bool,
@@ -130,8 +147,12 @@ pub enum Command {
         /// URDF only: the tip link.
         #[arg(long)]
         tip: Option<String>,
-        /// Keep every URDF value as written: do not snap angles within 1e-9 of multiples of
-        /// pi/2, axis components within 1e-9 of 0 or +-1, negligible offsets and products of
+        /// URDF only: a link that becomes a named frame (repeatable; a tree's leaves are frames
+        /// anyway).
+        #[arg(long = "frame", value_name = "LINK")]
+        frames: Vec<String>,
+        /// Keep every URDF value as written: do not snap angles within 5e-10 of multiples of
+        /// pi/2, axis components within 5e-10 of 0 or +-1, negligible offsets and products of
         /// inertia to exact values.
         #[arg(long)]
         no_snap: bool,
@@ -143,8 +164,12 @@ pub enum Command {
         /// URDF only: the tip link.
         #[arg(long)]
         tip: Option<String>,
-        /// Keep every URDF value as written: do not snap angles within 1e-9 of multiples of
-        /// pi/2, axis components within 1e-9 of 0 or +-1, negligible offsets and products of
+        /// URDF only: a link that becomes a named frame (repeatable; a tree's leaves are frames
+        /// anyway).
+        #[arg(long = "frame", value_name = "LINK")]
+        frames: Vec<String>,
+        /// Keep every URDF value as written: do not snap angles within 5e-10 of multiples of
+        /// pi/2, axis components within 5e-10 of 0 or +-1, negligible offsets and products of
         /// inertia to exact values.
         #[arg(long)]
         no_snap: bool,
@@ -173,6 +198,7 @@ pub fn run(cli: Cli) -> miette::Result<()> {
             out,
             name,
             tip,
+            frames,
             no_snap,
             float,
             header_only,
@@ -181,54 +207,60 @@ pub fn run(cli: Cli) -> miette::Result<()> {
             lang,
             out: &out,
             name: name.as_deref(),
-            import: options(tip, no_snap),
+            import: options(tip, frames, no_snap),
             options: COptions { float, header_only },
         }),
         Command::Check {
             spec,
             verbose,
             tip,
+            frames,
             no_snap,
-        } => check(&spec, &options(tip, no_snap), verbose),
+        } => check(&spec, &options(tip, frames, no_snap), verbose),
         Command::Params {
             spec,
             tip,
+            frames,
             no_snap,
             base,
         } => {
             if base {
-                base_params(&spec, &options(tip, no_snap))
+                base_params(&spec, &options(tip, frames, no_snap))
             } else {
-                params(&spec, &options(tip, no_snap))
+                params(&spec, &options(tip, frames, no_snap))
             }
         }
         Command::Stats {
             input,
             tip,
+            frames,
             no_snap,
-        } => stats(&input, &options(tip, no_snap)),
+        } => stats(&input, &options(tip, frames, no_snap)),
         Command::Import {
             input,
             tip,
+            frames,
             no_snap,
-        } => import(&input, &options(tip, no_snap)),
+        } => import(&input, &options(tip, frames, no_snap)),
         Command::Equations {
             spec,
             tip,
+            frames,
             no_snap,
             format,
             function,
         } => {
-            let robot = load(&spec, &options(tip, no_snap))?;
+            let robot = load(&spec, &options(tip, frames, no_snap))?;
             print!("{}", equations(&robot, function, format));
             Ok(())
         }
     }
 }
 
-fn options(tip: Option<String>, no_snap: bool) -> ImportOptions {
+fn options(tip: Option<String>, frames: Vec<String>, no_snap: bool) -> ImportOptions {
     ImportOptions {
         tip,
+        frames,
         snap: !no_snap,
     }
 }

@@ -85,6 +85,61 @@ fn accepts_urdf_with_tip_and_dh_tables() {
 }
 
 #[test]
+fn urdf_trees_and_extra_frames() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures");
+    let robot = Builder::new()
+        .spec(fixtures.join("urdf/synthetic_tree.urdf"))
+        .frame("torso")
+        .frame("left_carriage")
+        .load()
+        .unwrap();
+    assert!(!robot.is_chain());
+    let frames: Vec<&str> = robot.frames.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(
+        frames,
+        [
+            "torso",
+            "head_link",
+            "left_carriage",
+            "left_tool",
+            "right_camera",
+            "right_hand",
+            "side_arm"
+        ]
+    );
+    let (_, code) = Builder::new()
+        .spec(fixtures.join("urdf/panda.urdf"))
+        .tip("panda_hand_tcp")
+        .frame("panda_link4")
+        .render()
+        .unwrap();
+    assert!(code.contains("pub fn forward_kinematics_panda_link4("));
+    assert!(code.contains("pub fn forward_kinematics("));
+}
+
+#[test]
+fn frames_and_snapping_together() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures");
+    let load = |snap: bool| {
+        Builder::new()
+            .spec(fixtures.join("urdf/allegro_left_hand.urdf"))
+            .frame("link_1.0")
+            .snap(snap)
+            .load()
+            .unwrap()
+    };
+    let (snapped, literal) = (load(true), load(false));
+    for robot in [&snapped, &literal] {
+        assert_eq!(robot.frames[0].name, "link_1.0");
+        assert_eq!(robot.frames.len(), 5);
+    }
+    // The first body's centre of mass is -6.9e-18 off the axis as written (composed in base
+    // axes), 0 snapped.
+    assert_eq!(literal.bodies[0].com[1], -6.938893903907228e-18);
+    assert_eq!(snapped.bodies[0].com[1], 0.0);
+}
+
+#[test]
 fn refuses_a_singular_mass_matrix() {
     // Body 2 turns about x, but all its mass sits on that axis and it has no inertia.
     let spec = "name = \"sing\"\n\

@@ -163,16 +163,89 @@ fn bad_name_is_rejected() {
 }
 
 #[test]
-fn urdf_needs_a_tip_when_ambiguous() {
+fn urdf_tree_with_mimic_joints_is_refused_and_tip_picks_a_chain() {
     let out = tempfile::tempdir().unwrap();
     let dir = out.path().to_str().unwrap();
     let urdf = "tests/fixtures/urdf/panda.urdf";
+    // Without --tip, the whole tree: its second finger mimics the first.
     let run = quasidyn(&["generate", urdf, "--out", dir]);
     assert_eq!(run.status.code(), Some(1));
-    assert!(text(&run.stderr).contains("panda_leftfinger"));
+    let stderr = text(&run.stderr);
+    for part in [
+        "panda.urdf:188:5: joint[panda_finger_joint2].mimic:",
+        "mimic joints are not supported",
+    ] {
+        assert!(stderr.contains(part), "{part}: {stderr}");
+    }
+    assert!(files_in(out.path()).is_empty());
     let run = quasidyn(&["generate", urdf, "--tip", "panda_hand_tcp", "--out", dir]);
     assert!(run.status.success(), "{}", text(&run.stderr));
     assert_eq!(files_in(out.path()), ["panda.c", "panda.h"]);
+}
+
+#[test]
+fn urdf_tree_gets_a_function_per_frame() {
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().to_str().unwrap();
+    let urdf = "tests/fixtures/urdf/synthetic_tree.urdf";
+    let run = quasidyn(&[
+        "generate", urdf, "--frame", "torso", "--frame", "head", "--out", dir,
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let header = std::fs::read_to_string(out.path().join("synthetic_tree.h")).unwrap();
+    for frame in [
+        "torso",
+        "head",
+        "head_link",
+        "left_tool",
+        "right_camera",
+        "right_hand",
+        "side_arm",
+    ] {
+        for f in ["forward_kinematics", "jacobian"] {
+            let name = format!("synthetic_tree_{f}_{frame}(");
+            assert!(header.contains(&name), "{name} missing");
+        }
+    }
+    assert!(!header.contains("synthetic_tree_forward_kinematics("));
+    // A link fixed to the base never moves: no frame, and asking for one is an error.
+    assert!(!header.contains("_sensor("));
+    let run = quasidyn(&["check", urdf, "--frame", "sensor"]);
+    assert_eq!(run.status.code(), Some(1));
+    assert!(
+        text(&run.stderr).contains("synthetic_tree.urdf:19:3: link[sensor]:"),
+        "{}",
+        text(&run.stderr)
+    );
+    // --frame and --no-snap together: the snaps of a tree are listed, or none are made.
+    let hand = "tests/fixtures/urdf/allegro_left_hand.urdf";
+    let run = quasidyn(&["check", "--verbose", hand, "--frame", "link_1.0"]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert!(
+        text(&run.stdout).contains("body[1].com.y: -6.938893903907228e-18 -> 0"),
+        "{}",
+        text(&run.stdout)
+    );
+    let run = quasidyn(&[
+        "check",
+        "--verbose",
+        hand,
+        "--frame",
+        "link_1.0",
+        "--no-snap",
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert_eq!(
+        text(&run.stdout),
+        "ok: allegro_hand_left, 16 bodies\nno value snapped\n"
+    );
+    let run = quasidyn(&["check", urdf, "--frame", "nose"]);
+    assert_eq!(run.status.code(), Some(1));
+    assert!(
+        text(&run.stderr).contains("no link named `nose`"),
+        "{}",
+        text(&run.stderr)
+    );
 }
 
 #[test]

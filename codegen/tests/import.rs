@@ -339,6 +339,7 @@ fn urdf_case(name: &str) {
     let options = ImportOptions {
         tip: Some(tip.to_owned()),
         snap: false,
+        ..ImportOptions::default()
     };
     let robot = import_urdf_with(&xml, &file, &options)
         .unwrap_or_else(|e| panic!("{e}"))
@@ -603,22 +604,185 @@ fn unknown_tip_is_rejected() {
     assert_eq!(e.to_string(), "r.urdf:1:1: tip: no link named `hand`");
 }
 
-#[test]
-fn ambiguous_tip_lists_the_leaves() {
-    let xml = format!(
-        "<robot name=\"x\">\n<link name=\"a\"/>\n{LINK_B}\n<link name=\"c\"/>\n\
-         <joint name=\"j1\" type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/></joint>\n\
-         <joint name=\"j2\" type=\"revolute\"><parent link=\"a\"/><child link=\"c\"/></joint>\n</robot>"
-    );
-    let e = urdf_err(&xml, None);
-    match &e {
-        ImportError::AmbiguousTip { leaves, .. } => assert_eq!(leaves, &["b", "c"]),
-        other => panic!("{other:?}"),
+/// A palm with four one-link fingers, listed in the file as 8, 4, 0, 12 (as in the Allegro
+/// hand), `extra` spliced in before `</robot>`.
+fn palm(extra: &str) -> String {
+    let mut xml = String::from("<robot name=\"palm\">\n<link name=\"palm\"/>\n");
+    for k in ["8", "4", "0", "12"] {
+        xml.push_str(&format!(
+            "<joint name=\"joint_{k}.0\" type=\"revolute\"><parent link=\"palm\"/>\
+             <child link=\"link_{k}.0\"/><origin xyz=\"0 0.{k} 0\"/><axis xyz=\"0 1 0\"/></joint>\n\
+             <link name=\"link_{k}.0\"><inertial><mass value=\"1\"/>\
+             <inertia ixx=\"1\" iyy=\"1\" izz=\"1\"/></inertial></link>\n"
+        ));
     }
+    xml.push_str(extra);
+    xml.push_str("</robot>\n");
+    xml
+}
+
+#[test]
+fn several_leaves_import_as_a_tree_in_pinocchio_order() {
+    let robot = import_urdf(&palm(""), "palm.urdf", None).expect("import");
+    assert!(!robot.is_chain());
+    let joints: Vec<&str> = robot.bodies.iter().map(|b| b.joint_name.as_str()).collect();
+    // Siblings by joint name as plain strings, not by file order.
+    assert_eq!(
+        joints,
+        ["joint_0.0", "joint_12.0", "joint_4.0", "joint_8.0"]
+    );
+    assert!(robot.bodies.iter().all(|b| b.parent.is_none()));
+    let frames: Vec<&str> = robot.frames.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(frames, ["link_0.0", "link_12.0", "link_4.0", "link_8.0"]);
+    for (k, b) in robot.bodies.iter().enumerate() {
+        assert_eq!(robot.frames[k].body, k);
+        assert_eq!(robot.frames[k].position, [0.0; 3]);
+        assert_eq!(b.next, [0.0; 3], "a leaf of a tree has no tool point");
+    }
+    assert_eq!(robot.bodies[1].origin, [0.0, 0.12, 0.0]);
+    assert_eq!(
+        robot.description.as_deref(),
+        Some("imported from URDF `palm.urdf`, tree from `palm`")
+    );
+    // The printed spec reads back as the same robot.
+    let back = quasidyn_codegen::parse_spec(&quasidyn_codegen::spec::to_toml(&robot), "p.toml")
+        .expect("printed spec parses");
+    assert_eq!(back, robot);
+}
+
+#[test]
+fn depth_first_through_fixed_joints() {
+    // b_fix carries a finger through a fixed joint; its name sorts between the palm's joints,
+    // so the finger's joint comes between theirs; the tip link of the fixed joint is a frame on
+    // the finger's body, at the link frame.
+    let extra = "<joint name=\"joint_1_fix\" type=\"fixed\"><parent link=\"palm\"/>\
+                 <child link=\"knuckle\"/><origin xyz=\"0 0 0.5\" rpy=\"0 0 1.5707963267948966\"/></joint>\n\
+                 <link name=\"knuckle\"/>\n\
+                 <joint name=\"a_last\" type=\"prismatic\"><parent link=\"knuckle\"/>\
+                 <child link=\"slider\"/><origin xyz=\"0.1 0 0\"/><axis xyz=\"1 0 0\"/></joint>\n\
+                 <link name=\"slider\"><inertial><mass value=\"1\"/>\
+                 <inertia ixx=\"1\" iyy=\"1\" izz=\"1\"/></inertial></link>\n\
+                 <joint name=\"tip_fix\" type=\"fixed\"><parent link=\"slider\"/>\
+                 <child link=\"tip\"/><origin xyz=\"0 0 0.2\"/></joint>\n<link name=\"tip\"/>\n";
+    let robot = import_urdf(&palm(extra), "palm.urdf", None).expect("import");
+    let joints: Vec<&str> = robot.bodies.iter().map(|b| b.joint_name.as_str()).collect();
+    assert_eq!(
+        joints,
+        [
+            "joint_0.0",
+            "joint_12.0",
+            "a_last",
+            "joint_4.0",
+            "joint_8.0"
+        ]
+    );
+    assert_eq!(robot.bodies[2].joint, JointKind::Prismatic);
+    let b = &robot.bodies[2];
+    // The knuckle is turned 90° about z: its x is the base's y.
+    assert!(
+        approx(b.axis[1], 1.0) && approx(b.axis[0], 0.0),
+        "{:?}",
+        b.axis
+    );
+    assert!(
+        approx(b.origin[1], 0.1) && approx(b.origin[2], 0.5),
+        "{:?}",
+        b.origin
+    );
+    let frames: Vec<&str> = robot.frames.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(
+        frames,
+        ["link_0.0", "link_12.0", "tip", "link_4.0", "link_8.0"]
+    );
+    let tip = &robot.frames[2];
+    assert_eq!(tip.body, 2);
+    assert!(approx(tip.position[2], 0.2) && approx(tip.position[0], 0.0));
+    assert!(approx(tip.rotation[1][0], 1.0) && approx(tip.rotation[0][1], -1.0));
+}
+
+#[test]
+fn extra_frames_and_their_errors() {
+    let options = ImportOptions {
+        tip: None,
+        frames: vec!["link_4.0".to_owned(), "link_0.0".to_owned()],
+        ..ImportOptions::default()
+    };
+    // Asking for a leaf again changes nothing; frames stay in link order.
+    let robot = import_urdf_with(&palm(""), "palm.urdf", &options)
+        .expect("import")
+        .robot;
+    assert_eq!(robot.frames.len(), 4);
+    // With a tip: the chain, its tool, and only the frames asked for.
+    let options = ImportOptions {
+        tip: Some("link_4.0".to_owned()),
+        frames: vec!["link_4.0".to_owned()],
+        ..ImportOptions::default()
+    };
+    let robot = import_urdf_with(&palm(""), "palm.urdf", &options)
+        .expect("import")
+        .robot;
+    assert!(robot.is_chain());
+    assert_eq!(robot.dof(), 1);
+    assert_eq!(robot.frames.len(), 1);
+    assert_eq!(robot.frames[0].name, "link_4.0");
+    // A finger locked on the base does not move: no frame on it.
+    let options = ImportOptions {
+        tip: Some("link_4.0".to_owned()),
+        frames: vec!["link_8.0".to_owned()],
+        ..ImportOptions::default()
+    };
+    let e = import_urdf_with(&palm(""), "palm.urdf", &options).expect_err("an error");
+    assert!(
+        e.to_string()
+            .contains("link `link_8.0` is fixed to the base"),
+        "{e}"
+    );
+    let with = |frames: &[&str], extra: &str| {
+        let options = ImportOptions {
+            tip: None,
+            frames: frames.iter().map(|f| (*f).to_owned()).collect(),
+            ..ImportOptions::default()
+        };
+        import_urdf_with(&palm(extra), "r.urdf", &options)
+            .expect_err("an error")
+            .to_string()
+    };
+    assert_eq!(
+        with(&["nose"], ""),
+        "r.urdf:1:1: frame: no link named `nose`"
+    );
+    assert_eq!(
+        with(&["palm"], ""),
+        "r.urdf:2:1: link[palm]: link `palm` is fixed to the base (no movable joint above \
+         it), so a frame on it never moves"
+    );
+    let clash = "<joint name=\"z\" type=\"fixed\"><parent link=\"link_0.0\"/>\
+                 <child link=\"link_0_0\"/></joint>\n<link name=\"link_0_0\"/>\n";
+    assert_eq!(
+        with(&["link_0.0"], clash),
+        "r.urdf:12:1: link[link_0_0]: the frame of link `link_0_0` gets the same function \
+         names as the frame of link `link_0.0` (`link_0_0`)"
+    );
+}
+
+#[test]
+fn mimic_joints_are_named() {
+    let mimic = "<joint name=\"joint_9.0\" type=\"revolute\"><parent link=\"link_8.0\"/>\
+                 <child link=\"link_9.0\"/><axis xyz=\"0 1 0\"/>\
+                 <mimic joint=\"joint_8.0\" multiplier=\"0.5\"/></joint>\n\
+                 <link name=\"link_9.0\"><inertial><mass value=\"1\"/>\
+                 <inertia ixx=\"1\" iyy=\"1\" izz=\"1\"/></inertial></link>\n";
+    let e = urdf_err(&palm(mimic), None);
+    assert!(matches!(e, ImportError::UnsupportedJoint { .. }), "{e:?}");
     assert_eq!(
         e.to_string(),
-        "r.urdf:1:1: tip: no tip link given and the tree has 2 leaf links: b, c"
+        "r.urdf:11:109: joint[joint_9.0].mimic: mimic joints are not supported: `joint_9.0` \
+         (mimics `joint_8.0`); every movable joint becomes an independent coordinate, so make \
+         it fixed, or choose a --tip whose path avoids it"
     );
+    // Off the chain to a tip, a mimic joint is locked like any other.
+    let robot = import_urdf(&palm(mimic), "r.urdf", Some("link_0.0")).expect("import");
+    assert_eq!(robot.dof(), 1);
 }
 
 #[test]

@@ -29,9 +29,11 @@
 //! ```
 //!
 //! Arguments: the input (a string literal, or `file = "PATH"`), then optionally
-//! `name = "IDENT"`, `tip = "LINK"` (URDF only) and `snap = false` (URDF only: keep every value
-//! as written instead of snapping values within a tolerance of exact ones, such as angles
-//! within 1e-9 of multiples of pi/2), comma-separated.
+//! `name = "IDENT"`, `tip = "LINK"` (URDF only: the chain's last link; without it a URDF with
+//! several leaf links imports as the whole tree), `frame = "LINK"` (URDF only, repeatable: a
+//! link that becomes a named frame) and `snap = false` (URDF only: keep every value as written
+//! instead of snapping values within a tolerance of exact ones, such as angles within 5e-10 of
+//! multiples of pi/2), comma-separated.
 //!
 //! A rejected input is one compile error on the literal (or the path) with the located
 //! message, `FILE:LINE:COL: FIELD: MESSAGE`; for an inline spec `FILE` is `robot!` and line 1
@@ -59,7 +61,8 @@ use quasidyn_codegen::{decode_input, module_name, parse_input_with, rust_code};
 /// Generates a robot's kinematics and dynamics module at compile time from a spec, URDF file
 /// or DH table: `robot!(file = "PATH")` (relative to the crate's `Cargo.toml`) or
 /// `robot!(r#"TOML"#)`, optionally preceded by a visibility and followed by `name = "IDENT"`,
-/// `tip = "LINK"` and `snap = false`. See the crate documentation.
+/// `tip = "LINK"`, `frame = "LINK"` (repeatable) and `snap = false`. See the crate
+/// documentation.
 #[proc_macro]
 pub fn robot(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
     let args = syn::parse_macro_input!(input as RobotArgs);
@@ -89,12 +92,13 @@ struct RobotArgs {
     source: Source,
     name: Option<LitStr>,
     tip: Option<LitStr>,
+    frames: Vec<LitStr>,
     snap: Option<LitBool>,
 }
 
 const ROBOT_USAGE: &str =
     "expected a robot description: robot!(r#\"...spec...\"#) or robot!(file = \"PATH\"), \
-     optionally followed by name = \"IDENT\", tip = \"LINK\" and snap = false";
+     optionally followed by name = \"IDENT\", tip = \"LINK\", frame = \"LINK\" and snap = false";
 
 impl Parse for RobotArgs {
     fn parse(input: ParseStream) -> syn::Result<Self> {
@@ -102,6 +106,7 @@ impl Parse for RobotArgs {
         let mut source = None;
         let mut name = None;
         let mut tip = None;
+        let mut frames = Vec::new();
         let mut snap: Option<LitBool> = None;
         if input.peek(LitStr) {
             source = Some(Source::Inline(input.parse()?));
@@ -138,13 +143,18 @@ impl Parse for RobotArgs {
                     source = Some(Source::File(value));
                     continue;
                 }
+                "frame" => {
+                    frames.push(value);
+                    continue;
+                }
                 "name" => &mut name,
                 "tip" => &mut tip,
                 other => {
                     return Err(syn::Error::new(
                         key.span(),
                         format!(
-                            "unknown argument `{other}`: expected `file`, `name`, `tip` or `snap`"
+                            "unknown argument `{other}`: expected `file`, `name`, `tip`, `frame` \
+                             or `snap`"
                         ),
                     ))
                 }
@@ -160,6 +170,7 @@ impl Parse for RobotArgs {
             source,
             name,
             tip,
+            frames,
             snap,
         })
     }
@@ -240,6 +251,7 @@ fn generate_robot(args: &RobotArgs) -> Result<TokenStream, Failure> {
     };
     let options = ImportOptions {
         tip: args.tip.as_ref().map(LitStr::value),
+        frames: args.frames.iter().map(LitStr::value).collect(),
         snap: args.snap.as_ref().map_or(true, LitBool::value),
     };
     let robot = parse_input_with(&text, &label, &options)

@@ -44,6 +44,7 @@ fn urdf(name: &str, tip: &str, snap: bool) -> Robot {
     let options = ImportOptions {
         tip: Some(tip.to_owned()),
         snap,
+        ..ImportOptions::default()
     };
     load_input_with(&path, &options)
         .expect("the URDF fixture imports")

@@ -428,7 +428,8 @@ impl<T: Real> Evaluate for CRobot<T> {
 /// One tree robot of `robots/` (no tool, so no `Dynamics` impl), generated and compiled by
 /// `build.rs`, with its functions (named frames included) behind [`Evaluate`].
 pub struct GeneratedTree {
-    /// Spec file stem (`robots/<stem>.toml`, `tests/fixtures/<stem>.json`).
+    /// Spec file stem (`robots/<stem>.toml`, `tests/fixtures/<stem>.json`); `urdf/<name>` for
+    /// a URDF tree of `tests/fixtures/urdf/` (whose [`GeneratedTree::spec`] does not apply).
     pub stem: &'static str,
     /// Module / C prefix name.
     pub name: &'static str,

@@ -124,6 +124,7 @@ fn check_imported(kind: &str, name: &str, tip: Option<&str>) {
     let options = quasidyn_codegen::import::ImportOptions {
         tip: tip.map(str::to_owned),
         snap: false,
+        ..Default::default()
     };
     let robot = quasidyn_codegen::load_input_with(&input, &options)
         .expect("fixture input imports")

@@ -1,7 +1,10 @@
-//! What every importer reduces its input to: the chain evaluated at the zero configuration, all
-//! in base-frame coordinates, and the conversion of that into the method's frames.
+//! What every importer reduces its input to: the chain or tree evaluated at the zero
+//! configuration, all in base-frame coordinates, and the conversion of that into the method's
+//! frames.
 
-use crate::model::{BaseMotion, JointKind, ParameterSet, Robot, RobotBody, SymbolicInertial};
+use crate::model::{
+    BaseMotion, Frame, JointKind, ParameterSet, Robot, RobotBody, SymbolicInertial,
+};
 
 pub(crate) type V3 = [f64; 3];
 pub(crate) type M3 = [[f64; 3]; 3];
@@ -181,6 +184,9 @@ pub(crate) struct ChainJoint {
     pub body_name: String,
     pub joint_name: String,
     pub kind: JointKind,
+    /// The joint whose body carries this one (an index into [`Chain::joints`], always smaller
+    /// than this joint's), `None` for the base.
+    pub parent: Option<usize>,
     /// A point on the joint axis: becomes the pole.
     pub pole: V3,
     /// Unit axis in base axes.
@@ -188,31 +194,60 @@ pub(crate) struct ChainJoint {
     pub body: MassProps,
 }
 
-/// Everything an importer found, before conversion to the method's frames.
+/// A named frame fixed on a body, at the zero configuration in base axes.
+#[derive(Clone, Debug)]
+pub(crate) struct ChainFrame {
+    pub name: String,
+    /// Index into [`Chain::joints`] of the body carrying it.
+    pub body: usize,
+    /// The frame (axes and origin) in base axes at `q = 0`.
+    pub pose: Pose,
+}
+
+/// Everything an importer found, before conversion to the method's frames: a serial chain
+/// (every joint's parent the one before it, with a tool) or a tree (parents anywhere earlier,
+/// no tool, named frames).
 #[derive(Clone, Debug)]
 pub(crate) struct Chain {
     pub name: String,
     pub description: Option<String>,
     pub source: Option<String>,
     pub gravity: V3,
+    /// Joints, parents before children.
     pub joints: Vec<ChainJoint>,
-    /// Tool frame at the zero configuration, base axes.
-    pub tool: Pose,
+    /// Tool frame at the zero configuration, base axes (`None`: a tree, whose leaves' `next`
+    /// is zero).
+    pub tool: Option<Pose>,
+    /// Named frames.
+    pub frames: Vec<ChainFrame>,
 }
 
 impl Chain {
     /// The method's frames: poles on the axes, every body frame parallel to the base at `q = 0`,
-    /// so vectors in base axes at zero are the body-frame vectors.
+    /// so vectors in base axes at zero are the body-frame vectors. A body's `next` points at its
+    /// first child's pole (at the tool point for a leaf of a chain, zero for a leaf of a tree).
     pub fn into_robot(self) -> Robot {
         let n = self.joints.len();
         let poles: Vec<V3> = self.joints.iter().map(|j| j.pole).collect();
+        let mut first_child: Vec<Option<usize>> = vec![None; n];
+        for (i, j) in self.joints.iter().enumerate().rev() {
+            if let Some(p) = j.parent {
+                debug_assert!(p < i, "parents come before their children");
+                first_child[p] = Some(i);
+            }
+        }
+        let tool = self.tool;
         let bodies = self
             .joints
             .into_iter()
             .enumerate()
             .map(|(i, j)| {
-                let next_point = poles.get(i + 1).copied().unwrap_or(self.tool.p);
-                let origin = match i.checked_sub(1) {
+                let next = match (first_child[i], tool) {
+                    (Some(c), _) => sub(poles[c], j.pole),
+                    (None, Some(tool)) => sub(tool.p, j.pole),
+                    (None, None) => [0.0; 3],
+                };
+                let origin = match j.parent {
                     Some(p) => sub(j.pole, poles[p]),
                     None => j.pole,
                 };
@@ -221,9 +256,9 @@ impl Chain {
                     joint_name: j.joint_name,
                     joint: j.kind,
                     axis: j.axis,
-                    parent: i.checked_sub(1),
+                    parent: j.parent,
                     origin,
-                    next: sub(next_point, j.pole),
+                    next,
                     mass: j.body.mass,
                     com: sub(j.body.com, j.pole),
                     inertia_com: j.body.inertia,
@@ -232,15 +267,25 @@ impl Chain {
             })
             .collect::<Vec<_>>();
         debug_assert_eq!(bodies.len(), n);
+        let frames = self
+            .frames
+            .into_iter()
+            .map(|f| Frame {
+                name: f.name,
+                body: f.body,
+                position: sub(f.pose.p, poles[f.body]),
+                rotation: f.pose.r,
+            })
+            .collect();
         Robot {
             name: self.name,
             description: self.description,
             source: self.source,
             gravity: self.gravity,
             base: poles.first().copied().unwrap_or([0.0; 3]),
-            tool_rotation: self.tool.r,
+            tool_rotation: tool.map_or(IDENTITY, |t| t.r),
             bodies,
-            frames: Vec::new(),
+            frames,
             parameters: ParameterSet::Physical,
             motion: BaseMotion::Fixed,
             base_body: None,

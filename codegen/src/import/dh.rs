@@ -233,6 +233,7 @@ pub fn import_dh(text: &str, file_name: &str) -> Result<Robot, ImportError> {
             body_name,
             joint_name,
             kind,
+            parent: joints.len().checked_sub(1),
             pole,
             axis,
             body: MassProps::in_base(&frame, mass, com, &inertia),
@@ -245,7 +246,8 @@ pub fn import_dh(text: &str, file_name: &str) -> Result<Robot, ImportError> {
         source: file.source,
         gravity,
         joints,
-        tool: frame.then(&tool),
+        tool: Some(frame.then(&tool)),
+        frames: Vec::new(),
     }
     .into_robot())
 }

@@ -80,12 +80,13 @@ pub enum ImportError {
         /// What is wrong.
         message: String,
     },
-    /// A joint type the method cannot express (floating, planar, unknown).
+    /// A joint the method cannot express (floating, planar, unknown type; a mimic joint).
     #[error("{at}: {what}: {message}")]
     #[diagnostic(
         code(quasidyn::import::unsupported_joint),
         help(
-            "only revolute, continuous, prismatic and fixed joints describe a serial manipulator"
+            "only independent revolute, continuous, prismatic and fixed joints are supported \
+             (no floating, planar or mimic joints)"
         )
     )]
     UnsupportedJoint {
@@ -107,7 +108,7 @@ pub enum ImportError {
         /// What is wrong.
         message: String,
     },
-    /// The requested tip link does not exist.
+    /// The requested tip link, or a link asked for as a frame, does not exist.
     #[error("{at}: {what}: {message}")]
     #[diagnostic(code(quasidyn::import::unknown_tip))]
     UnknownTip {
@@ -118,23 +119,7 @@ pub enum ImportError {
         /// What is wrong.
         message: String,
     },
-    /// No tip was given and the tree has several leaves.
-    #[error("{at}: {what}: {message}")]
-    #[diagnostic(
-        code(quasidyn::import::ambiguous_tip),
-        help("choose the tip link (the tool frame) explicitly")
-    )]
-    AmbiguousTip {
-        /// Where.
-        at: Location,
-        /// The element or field concerned.
-        what: String,
-        /// What is wrong.
-        message: String,
-        /// The leaf links, any of which could be the tip.
-        leaves: Vec<String>,
-    },
-    /// The moving part of the chain has no mass at all.
+    /// The moving part of the chain or tree has no mass at all.
     #[error("{at}: {what}: {message}")]
     #[diagnostic(code(quasidyn::import::zero_total_mass))]
     ZeroTotalMass {
@@ -170,7 +155,6 @@ impl ImportError {
             | ImportError::UnsupportedJoint { at, .. }
             | ImportError::Topology { at, .. }
             | ImportError::UnknownTip { at, .. }
-            | ImportError::AmbiguousTip { at, .. }
             | ImportError::ZeroTotalMass { at, .. }
             | ImportError::ZeroMassBody { at, .. } => at,
         }
@@ -185,7 +169,6 @@ impl ImportError {
             | ImportError::UnsupportedJoint { what, .. }
             | ImportError::Topology { what, .. }
             | ImportError::UnknownTip { what, .. }
-            | ImportError::AmbiguousTip { what, .. }
             | ImportError::ZeroTotalMass { what, .. }
             | ImportError::ZeroMassBody { what, .. } => what,
         }
@@ -200,7 +183,6 @@ impl ImportError {
             | ImportError::UnsupportedJoint { message, .. }
             | ImportError::Topology { message, .. }
             | ImportError::UnknownTip { message, .. }
-            | ImportError::AmbiguousTip { message, .. }
             | ImportError::ZeroTotalMass { message, .. }
             | ImportError::ZeroMassBody { message, .. } => message,
         }

@@ -1,8 +1,8 @@
 //! Importers: URDF files and Denavit–Hartenberg tables converted to the method's frames.
 //!
-//! Every importer evaluates the chain at the zero configuration and expresses it in base axes:
-//! the pole of body `i` is a point on joint axis `i` (the joint frame's origin), `next` joins
-//! consecutive poles, and centres of mass and inertia tensors are rotated into base-parallel
+//! Every importer evaluates the chain or tree at the zero configuration and expresses it in base
+//! axes: the pole of body `i` is a point on joint axis `i` (the joint frame's origin), `origin`
+//! joins the carrier's pole to it, and centres of mass and inertia tensors are rotated into base-parallel
 //! axes (`I' = R I Rᵀ`), which at `q = 0` are every body's axes.
 
 mod chain;
@@ -23,8 +23,11 @@ use crate::model::Robot;
 /// Options of the importers.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ImportOptions {
-    /// URDF only: the link the chain ends at (`None`: the tree's single leaf).
+    /// URDF only: the link the chain ends at (`None`: the single leaf link, or the whole tree if
+    /// there are several).
     pub tip: Option<String>,
+    /// URDF only: links that become named frames (besides a tree's leaf links).
+    pub frames: Vec<String>,
     /// Round values within a tolerance of exact ones (see [`snap`]); on by default.
     pub snap: bool,
 }
@@ -33,6 +36,7 @@ impl Default for ImportOptions {
     fn default() -> ImportOptions {
         ImportOptions {
             tip: None,
+            frames: Vec::new(),
             snap: true,
         }
     }

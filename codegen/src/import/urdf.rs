@@ -1,15 +1,19 @@
-//! URDF import: the serial chain from the root link to a tip link, in the method's frames.
+//! URDF import, in the method's frames: the whole tree, or the serial chain from the root link
+//! to a tip link.
 //!
-//! Links joined by fixed joints are merged into the body they are fixed to; movable joints off
-//! the root-to-tip path and everything beyond the tip are locked at zero and merged into the body
+//! Links joined by fixed joints are merged into the body they are fixed to. Without a tip and
+//! with several leaf links, every movable joint becomes a joint, numbered depth first from the
+//! root with siblings sorted by joint name (the order Pinocchio's URDF parser gives), and every
+//! leaf link becomes a named frame. With a tip (or a single leaf), movable joints off the
+//! root-to-tip path and everything beyond the tip are locked at zero and merged into the body
 //! they hang from. Mass before the first movable joint belongs to the base and is dropped.
 
 use std::cell::RefCell;
-use std::collections::{HashMap, VecDeque};
+use std::collections::HashMap;
 
 use roxmltree::{Document, Node};
 
-use super::chain::{normalize, rpy, Chain, ChainJoint, MassProps, Pose, V3};
+use super::chain::{normalize, rpy, Chain, ChainFrame, ChainJoint, MassProps, Pose, V3};
 use super::error::{ImportError, Location};
 use super::snap::{self, Snap};
 use super::{ImportOptions, Imported};
@@ -18,30 +22,40 @@ use crate::model::{JointKind, Robot};
 /// Most bodies a spec may have (docs/spec.md).
 const MAX_BODIES: usize = 64;
 
-/// Imports the serial chain from the root link of a URDF document to `tip` (a link name).
-///
-/// With `tip = None` the tree must have exactly one leaf link. `file_name` is only used in error
-/// messages. The result uses gravity `(0, 0, -9.81)` (URDF's z is up), the URDF root link's frame
-/// as the base frame, link names as body names and URDF joint names as joint names; the tool
-/// frame is the tip link's frame. Values within a tolerance of exact ones are snapped
-/// (see [`import_urdf_with`] and the `snap` module's documentation).
+/// Imports a URDF document: the serial chain from the root link to `tip` (a link name), or,
+/// with `tip = None`, the chain to the single leaf link or the whole tree if there are several
+/// leaves. Values within a tolerance of exact ones are snapped. See [`import_urdf_with`].
 pub fn import_urdf(xml: &str, file_name: &str, tip: Option<&str>) -> Result<Robot, ImportError> {
     let options = ImportOptions {
         tip: tip.map(str::to_owned),
-        snap: true,
+        ..ImportOptions::default()
     };
     import_urdf_with(xml, file_name, &options).map(|imported| imported.robot)
 }
 
-/// [`import_urdf`] with options: the tip link, and whether to snap values within a tolerance
-/// of exact ones (angles to multiples of `pi/2`, axis components to `0` or `±1`, negligible
-/// offsets and products of inertia to `0`). The result lists every snap made.
+/// Imports a URDF document with `options` (tip link, extra frames, snapping). The result
+/// lists every snap made.
+///
+/// - `options.tip` given, or a single leaf link: the serial chain from the root link to it, whose
+///   tool frame is the tip link's frame (other movable joints locked at zero).
+/// - No tip and several leaf links: the whole tree. Every movable joint is a joint, in the order
+///   of Pinocchio's URDF parser: depth first from the root link, siblings sorted by joint name
+///   (byte-wise, not file order). Every leaf link that moves becomes a named frame.
+///
+/// Every link in `options.frames` also becomes a named frame; frames are listed in the same
+/// depth-first order of their links, named after the links, at the link's frame. Fixed joints
+/// merge their child link into the body they are fixed to. `file_name` is only used in error
+/// messages. The result uses gravity `(0, 0, -9.81)` (URDF's z is up), the URDF root link's
+/// frame as the base frame, link names as body names and URDF joint names as joint names.
+///
+/// With `options.snap`, values within a tolerance of exact ones are snapped (angles to
+/// multiples of `pi/2`, axis components to `0` or `±1`, negligible offsets and products of
+/// inertia to `0`; see the `snap` module), on every joint, link and frame of the tree.
 pub fn import_urdf_with(
     xml: &str,
     file_name: &str,
     options: &ImportOptions,
 ) -> Result<Imported, ImportError> {
-    let tip = options.tip.as_deref();
     let mut cx = Cx {
         file: file_name,
         text: xml,
@@ -79,42 +93,105 @@ pub fn import_urdf_with(
     let links = parse_links(&cx, robot)?;
     let joints = parse_joints(&cx, robot, &links)?;
     let tree = Tree::build(&cx, robot, &links, &joints)?;
-
-    let tip_index = choose_tip(&cx, robot, &links, &tree, tip)?;
     let root = tree.root;
 
-    // Joints on the root→tip path, root first.
-    let mut path = Vec::new();
-    let mut link = tip_index;
-    while let Some(j) = tree.parent_joint[link] {
-        path.push(j);
-        link = joints[j].parent;
+    let link_index = |name: &str, what: &str| {
+        links
+            .iter()
+            .position(|l| l.name == name)
+            .ok_or_else(|| ImportError::UnknownTip {
+                at: cx.node_loc(robot),
+                what: what.to_owned(),
+                message: format!("no link named `{name}`"),
+            })
+    };
+    let tip_index = match &options.tip {
+        Some(tip) => Some(link_index(tip, "tip")?),
+        None => {
+            let mut leaves = (0..links.len()).filter(|&l| tree.children[l].is_empty());
+            match (leaves.next(), leaves.next()) {
+                (Some(one), None) => Some(one),
+                _ => None,
+            }
+        }
+    };
+    let mut named = vec![false; links.len()];
+    for frame in &options.frames {
+        named[link_index(frame, "frame")?] = true;
     }
-    path.reverse();
-    let moving: Vec<usize> = path
-        .iter()
-        .copied()
-        .filter(|&j| joints[j].kind.is_some())
-        .collect();
+
+    // The moving joints in body order: the movable joints on the root→tip path, root first, for
+    // a chain; every movable joint, depth first, for a tree.
+    let moving: Vec<usize> = match tip_index {
+        Some(tip) => {
+            let mut path = Vec::new();
+            let mut link = tip;
+            while let Some(j) = tree.parent_joint[link] {
+                path.push(j);
+                link = joints[j].parent;
+            }
+            path.reverse();
+            path.into_iter()
+                .filter(|&j| joints[j].kind.is_some())
+                .collect()
+        }
+        None => tree
+            .order
+            .iter()
+            .copied()
+            .filter(|&j| joints[j].kind.is_some())
+            .collect(),
+    };
+    let what = if tip_index.is_some() { "chain" } else { "tree" };
+    let between = match tip_index {
+        Some(tip) => format!(
+            "between the root link `{}` and the tip link `{}`",
+            links[root].name, links[tip].name
+        ),
+        None => format!("below the root link `{}`", links[root].name),
+    };
     if moving.is_empty() {
         return Err(ImportError::Invalid {
             at: cx.node_loc(robot),
-            what: "chain".to_owned(),
+            what: what.to_owned(),
+            message: format!("no movable joint {between}"),
+        });
+    }
+    let mimics: Vec<usize> = moving
+        .iter()
+        .copied()
+        .filter(|&j| child(joints[j].node, "mimic").is_some())
+        .collect();
+    if let Some(&first) = mimics.first() {
+        let names: Vec<String> = mimics
+            .iter()
+            .map(|&j| {
+                let target = child(joints[j].node, "mimic")
+                    .and_then(|m| m.attribute("joint"))
+                    .unwrap_or("?");
+                format!("`{}` (mimics `{target}`)", joints[j].name)
+            })
+            .collect();
+        let el = child(joints[first].node, "mimic").unwrap_or(joints[first].node);
+        return Err(ImportError::UnsupportedJoint {
+            at: cx.node_loc(el),
+            what: format!("joint[{}].mimic", joints[first].name),
             message: format!(
-                "no movable joint between the root link `{}` and the tip link `{}`",
-                links[root].name, links[tip_index].name
+                "mimic joints are not supported: {}; every movable joint becomes an \
+                 independent coordinate, so make {} fixed, or choose a --tip whose path avoids {}",
+                names.join(", "),
+                if mimics.len() == 1 { "it" } else { "them" },
+                if mimics.len() == 1 { "it" } else { "them" },
             ),
         });
     }
     if moving.len() > MAX_BODIES {
         return Err(ImportError::Invalid {
             at: cx.node_loc(robot),
-            what: "chain".to_owned(),
+            what: what.to_owned(),
             message: format!(
-                "{} movable joints between `{}` and `{}`; at most {MAX_BODIES} are supported",
-                moving.len(),
-                links[root].name,
-                links[tip_index].name
+                "{} movable joints {between}; at most {MAX_BODIES} are supported",
+                moving.len()
             ),
         });
     }
@@ -123,8 +200,8 @@ pub fn import_urdf_with(
         body_of_joint[j] = Some(k);
     }
 
-    // Every link belongs to the body of the nearest moving path joint above it (locked joints
-    // and fixed joints pass ownership down); links above the first moving joint are the base.
+    // Every link belongs to the body of the nearest moving joint above it (locked joints and
+    // fixed joints pass ownership down); links above the first moving joint are the base.
     let mut owner: Vec<Option<usize>> = vec![None; links.len()];
     for &j in &tree.order {
         let joint = &joints[j];
@@ -144,11 +221,10 @@ pub fn import_urdf_with(
     if total <= 0.0 {
         return Err(ImportError::ZeroTotalMass {
             at: cx.node_loc(robot),
-            what: "chain".to_owned(),
+            what: what.to_owned(),
             message: format!(
-                "the links moved by the joints between `{}` and `{}` have no mass; add <inertial> \
-                 elements with positive masses",
-                links[root].name, links[tip_index].name
+                "the links moved by the joints {between} have no mass; add <inertial> elements \
+                 with positive masses"
             ),
         });
     }
@@ -177,35 +253,99 @@ pub fn import_urdf_with(
             body_name: child.name.clone(),
             joint_name: joint.name.clone(),
             kind: joint.kind.unwrap_or(JointKind::Revolute),
+            parent: owner[joint.parent],
             pole: frame.p,
             axis: normalize(axis).unwrap_or(axis),
             body,
         });
     }
 
-    let mut robot = Chain {
-        name,
-        description: Some(format!(
+    // Named frames, in the depth-first order of their links: the links named in the options,
+    // and for a tree every leaf link that moves.
+    let mut frames: Vec<LinkFrame> = Vec::new();
+    let mut idents: HashMap<String, usize> = HashMap::new();
+    for &l in &tree.links {
+        let leaf = tip_index.is_none() && tree.children[l].is_empty();
+        if !(named[l] || leaf) {
+            continue;
+        }
+        let link = &links[l];
+        let Some(body) = owner[l] else {
+            if named[l] {
+                return Err(ImportError::Invalid {
+                    at: cx.node_loc(link.node),
+                    what: format!("link[{}]", link.name),
+                    message: format!(
+                        "link `{}` is fixed to the base (no movable joint above it), so a frame \
+                         on it never moves",
+                        link.name
+                    ),
+                });
+            }
+            continue;
+        };
+        let ident = crate::emit::frame_ident(&link.name);
+        if let Some(&other) = idents.get(&ident) {
+            return Err(ImportError::Invalid {
+                at: cx.node_loc(link.node),
+                what: format!("link[{}]", link.name),
+                message: format!(
+                    "the frame of link `{}` gets the same function names as the frame of link \
+                     `{}` (`{ident}`)",
+                    link.name, links[other].name
+                ),
+            });
+        }
+        idents.insert(ident, l);
+        frames.push(LinkFrame {
+            link: l,
+            frame: ChainFrame {
+                name: link.name.clone(),
+                body,
+                pose: tree.pose[l],
+            },
+        });
+    }
+
+    let description = match tip_index {
+        Some(tip) => format!(
             "imported from URDF `{}`, chain `{}` to `{}`",
             super::base_name(file_name),
             links[root].name,
-            links[tip_index].name
-        )),
+            links[tip].name
+        ),
+        None => format!(
+            "imported from URDF `{}`, tree from `{}`",
+            super::base_name(file_name),
+            links[root].name
+        ),
+    };
+    let frame_links: Vec<usize> = frames.iter().map(|f| f.link).collect();
+    let mut robot = Chain {
+        name,
+        description: Some(description),
         source: None,
         gravity: [0.0, 0.0, -9.81],
         joints: chain_joints,
-        tool: tree.pose[tip_index],
+        tool: tip_index.map(|tip| tree.pose[tip]),
+        frames: frames.into_iter().map(|f| f.frame).collect(),
     }
     .into_robot();
     let snaps = match cx.snap.take() {
         Some(snapper) => {
             let mut snaps = snapper.log.into_inner();
-            let joint_loc: Vec<Location> = moving
-                .iter()
-                .map(|&j| cx.node_loc(joints[j].node))
-                .collect();
-            let tip_loc = cx.node_loc(links[tip_index].node);
-            snap_robot(&mut robot, snapper.size, &joint_loc, &tip_loc, &mut snaps);
+            let locs = SnapLocations {
+                joints: moving
+                    .iter()
+                    .map(|&j| cx.node_loc(joints[j].node))
+                    .collect(),
+                frames: frame_links
+                    .iter()
+                    .map(|&l| cx.node_loc(links[l].node))
+                    .collect(),
+                tip: tip_index.map(|tip| cx.node_loc(links[tip].node)),
+            };
+            snap_robot(&mut robot, snapper.size, &locs, &mut snaps);
             snaps
         }
         None => Vec::new(),
@@ -233,17 +373,26 @@ fn robot_size(robot: Node) -> f64 {
 
 const XYZ: [&str; 3] = ["x", "y", "z"];
 
-/// Snaps what the chain's composition left within a tolerance of exact values, in the method's
-/// frames: axes, `next`, centres of mass and inertia of every body, the base point and the tool
-/// rotation. Values of body `k` are located at the joint that moves it.
-fn snap_robot(
-    robot: &mut Robot,
-    size: f64,
-    joint_loc: &[Location],
-    tip_loc: &Location,
-    snaps: &mut Vec<Snap>,
-) {
-    let offset_tol = snap::OFFSET_TOL * size;
+/// A named frame and the link it is at.
+struct LinkFrame {
+    link: usize,
+    frame: ChainFrame,
+}
+
+/// Where values in the method's frames are reported: each body's at the joint that moves it,
+/// each frame's at its link, the tool rotation at the tip link.
+struct SnapLocations {
+    joints: Vec<Location>,
+    frames: Vec<Location>,
+    tip: Option<Location>,
+}
+
+/// Snaps what the composition of the tree left within a tolerance of exact values, in the
+/// method's frames: axis, `origin`, `next`, centre of mass and inertia of every body (every
+/// branch of a tree), the base point, every frame's position and rotation, and the tool
+/// rotation.
+fn snap_robot(robot: &mut Robot, size: f64, locs: &SnapLocations, snaps: &mut Vec<Snap>) {
+    let offset_tol = snap::COMPOSED_TOL * size;
     let mut log = |at: &Location, what: String, from: f64, to: f64| {
         snaps.push(Snap {
             at: at.clone(),
@@ -253,17 +402,32 @@ fn snap_robot(
             angle: false,
         });
     };
-    if let Some(at) = joint_loc.first() {
+    // A body's `origin` is usually its carrier's `next` (or the base point): listed once.
+    let listed: Vec<V3> = robot
+        .bodies
+        .iter()
+        .map(|b| match b.parent {
+            Some(p) => robot.bodies[p].next,
+            None => robot.base,
+        })
+        .collect();
+    if let Some(at) = locs.joints.first() {
         for (i, from) in snap::snap_small(&mut robot.base, offset_tol) {
             log(at, format!("base.{}", XYZ[i]), from, 0.0);
         }
     }
-    for (k, (body, at)) in robot.bodies.iter_mut().zip(joint_loc).enumerate() {
+    for (k, (body, at)) in robot.bodies.iter_mut().zip(&locs.joints).enumerate() {
         let what = |field: &str| format!("body[{}].{field}", k + 1);
-        let (axis, changes) = snap::snap_unit(body.axis);
+        let (axis, changes) = snap::snap_unit_within(body.axis, snap::COMPOSED_TOL);
         body.axis = axis;
         for (i, from, to) in changes {
             log(at, what(&format!("axis.{}", XYZ[i])), from, to);
+        }
+        let already = body.origin == listed[k];
+        for (i, from) in snap::snap_small(&mut body.origin, offset_tol) {
+            if !already {
+                log(at, what(&format!("origin.{}", XYZ[i])), from, 0.0);
+            }
         }
         for (i, from) in snap::snap_small(&mut body.next, offset_tol) {
             log(at, what(&format!("next.{}", XYZ[i])), from, 0.0);
@@ -275,13 +439,25 @@ fn snap_robot(
             log(at, what(&format!("inertia.{name}")), from, 0.0);
         }
     }
-    for (i, j, from, to) in snap::snap_rotation(&mut robot.tool_rotation) {
-        log(
-            tip_loc,
-            format!("tool.rotation[{}][{}]", i + 1, j + 1),
-            from,
-            to,
-        );
+    for (frame, at) in robot.frames.iter_mut().zip(&locs.frames) {
+        let name = frame.name.clone();
+        let what = |field: String| format!("frame[{name}].{field}");
+        for (i, from) in snap::snap_small(&mut frame.position, offset_tol) {
+            log(at, what(format!("position.{}", XYZ[i])), from, 0.0);
+        }
+        for (i, j, from, to) in snap::snap_rotation(&mut frame.rotation, snap::COMPOSED_TOL) {
+            log(
+                at,
+                what(format!("rotation[{}][{}]", i + 1, j + 1)),
+                from,
+                to,
+            );
+        }
+    }
+    if let Some(at) = &locs.tip {
+        for (i, j, from, to) in snap::snap_rotation(&mut robot.tool_rotation, snap::COMPOSED_TOL) {
+            log(at, format!("tool.rotation[{}][{}]", i + 1, j + 1), from, to);
+        }
     }
 }
 
@@ -662,8 +838,10 @@ struct Tree {
     parent_joint: Vec<Option<usize>>,
     /// Joints whose parent is the link.
     children: Vec<Vec<usize>>,
-    /// Joints, parents before children.
+    /// Joints depth first from the root, siblings sorted by joint name (Pinocchio's order).
     order: Vec<usize>,
+    /// Links in the same order: the root, then the child link of each joint of `order`.
+    links: Vec<usize>,
     /// Link frames in the root link's frame at `q = 0`.
     pose: Vec<Pose>,
 }
@@ -723,24 +901,29 @@ impl Tree {
                 });
             }
         };
+        // urdfdom keeps a link's child joints in the order of its name-sorted joint map, and
+        // Pinocchio's parser walks them depth first.
+        for list in &mut children {
+            list.sort_by(|&a, &b| joints[a].name.cmp(&joints[b].name));
+        }
         let mut pose = vec![Pose::IDENTITY; links.len()];
         let mut reached = vec![false; links.len()];
         let mut order = Vec::with_capacity(joints.len());
-        let mut queue = VecDeque::from([root]);
+        let mut walk = vec![root];
+        let mut stack: Vec<usize> = children[root].iter().rev().copied().collect();
         reached[root] = true;
-        while let Some(l) = queue.pop_front() {
-            for &j in &children[l] {
-                let c = joints[j].child;
-                // One parent per link and a single root: a link reached twice is impossible,
-                // but guard anyway rather than loop.
-                if reached[c] {
-                    continue;
-                }
-                reached[c] = true;
-                pose[c] = pose[l].then(&joints[j].origin);
-                order.push(j);
-                queue.push_back(c);
+        while let Some(j) = stack.pop() {
+            let (l, c) = (joints[j].parent, joints[j].child);
+            // One parent per link and a single root: a link reached twice is impossible, but
+            // guard anyway rather than loop.
+            if reached[c] {
+                continue;
             }
+            reached[c] = true;
+            pose[c] = pose[l].then(&joints[j].origin);
+            order.push(j);
+            walk.push(c);
+            stack.extend(children[c].iter().rev());
         }
         if let Some(l) = (0..links.len()).find(|&l| !reached[l]) {
             return Err(ImportError::Topology {
@@ -757,45 +940,8 @@ impl Tree {
             parent_joint,
             children,
             order,
+            links: walk,
             pose,
         })
-    }
-}
-
-fn choose_tip(
-    cx: &Cx,
-    robot: Node,
-    links: &[Link],
-    tree: &Tree,
-    tip: Option<&str>,
-) -> Result<usize, ImportError> {
-    if let Some(tip) = tip {
-        return links
-            .iter()
-            .position(|l| l.name == tip)
-            .ok_or_else(|| ImportError::UnknownTip {
-                at: cx.node_loc(robot),
-                what: "tip".to_owned(),
-                message: format!("no link named `{tip}`"),
-            });
-    }
-    let leaves: Vec<usize> = (0..links.len())
-        .filter(|&l| tree.children[l].is_empty())
-        .collect();
-    match leaves.as_slice() {
-        [one] => Ok(*one),
-        _ => {
-            let names: Vec<String> = leaves.iter().map(|&l| links[l].name.clone()).collect();
-            Err(ImportError::AmbiguousTip {
-                at: cx.node_loc(robot),
-                what: "tip".to_owned(),
-                message: format!(
-                    "no tip link given and the tree has {} leaf links: {}",
-                    names.len(),
-                    names.join(", ")
-                ),
-                leaves: names,
-            })
-        }
     }
 }
