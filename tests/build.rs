@@ -168,6 +168,7 @@ fn main() {
             tip: None,
             frames: frames.iter().map(|f| (*f).to_owned()).collect(),
             snap: true,
+            floating_base: false,
         };
         let mut robot = load_input_with(&path, &options)
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()))

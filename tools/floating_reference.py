@@ -130,6 +130,32 @@ def build(spec):
 
 def fixture(spec):
     model, fids = build(spec)
+    return fixture_of(model, fids, spec["name"], [f["name"] for f in spec.get("frame", [])])
+
+
+def urdf_leaf_links(path):
+    """Links that are no joint's parent, read from the URDF itself."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.parse(path).getroot()
+    parents = {j.find("parent").get("link") for j in root.findall("joint")}
+    return [l.get("name") for l in root.findall("link") if l.get("name") not in parents]
+
+
+def urdf_fixture(path):
+    """A URDF read by Pinocchio's own parser under a free-flyer root joint (the root link's
+    inertia, with the links fixed to it, rides on the free-flyer), every leaf link a frame in
+    Pinocchio's frame order: what `--floating-base` must reproduce."""
+    model = pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer())
+    fids = sorted(model.getFrameId(l, pin.BODY) for l in urdf_leaf_links(path))
+    name = os.path.basename(path)[: -len(".urdf")]
+    out = fixture_of(model, fids, name, [model.frames[f].name for f in fids])
+    out["joints"] = [str(n) for n in list(model.names)[2:]]
+    out["floating_base"] = True
+    return out
+
+
+def fixture_of(model, fids, name, frame_names):
     data = model.createData()
     nq, nv, n = model.nq, model.nv, model.nv - 6
     rng = np.random.default_rng(20261123)
@@ -170,13 +196,18 @@ def fixture(spec):
         ]
         states.append(st)
     return {
-        "name": spec["name"],
+        "name": name,
         "generator": "tools/floating_reference.py, Pinocchio " + pin.__version__,
         "nq": nq,
         "nv": nv,
-        "frames": [f["name"] for f in spec.get("frame", [])],
+        "frames": frame_names,
         "states": states,
     }
+
+
+# URDF fixtures (tests/fixtures/urdf/NAME.urdf) whose NAME.json is this script's floating-base
+# fixture of Pinocchio's free-flyer model of the file.
+URDF_FLOATING = ["solo12"]
 
 
 def main():
@@ -184,6 +215,15 @@ def main():
     paths = sys.argv[1:] or sorted(
         glob.glob(os.path.join(here, "..", "tests", "fixtures", "floating", "*.toml"))
     )
+    if not sys.argv[1:]:
+        # URDFs imported with --floating-base, next to the other URDF fixtures.
+        for stem in URDF_FLOATING:
+            p = os.path.join(here, "..", "tests", "fixtures", "urdf", stem + ".urdf")
+            out = p[: -len(".urdf")] + ".json"
+            with open(out, "w") as f:
+                json.dump(urdf_fixture(p), f, indent=1)
+                f.write("\n")
+            print("wrote", os.path.relpath(out))
     for p in paths:
         with open(p, "rb") as f:
             spec = tomllib.load(f)

@@ -94,6 +94,12 @@ PUBLIC_URDFS = {
         "link_eef",
         ["xarm_description/README.md", "@package-license"],
     ),
+    # A quadruped, for the floating-base import (its fixture: tools/floating_reference.py).
+    "solo12": (
+        "solo_description/robots/solo12.urdf",
+        None,
+        ["solo_description/README.md", "@package-license"],
+    ),
     "so101": (
         "so_arm_description/urdf/so101.urdf",
         "gripper_frame_link",

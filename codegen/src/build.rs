@@ -242,6 +242,7 @@ pub struct Builder {
     out_dir: Option<PathBuf>,
     quiet: bool,
     no_snap: bool,
+    floating_base: bool,
 }
 
 impl Builder {
@@ -279,6 +280,14 @@ impl Builder {
         self
     }
 
+    /// For URDF input: whether to put a free-flyer under the root link (a floating base, as
+    /// Pinocchio's `JointModelFreeFlyer`); the root link's inertia, with the links fixed to it,
+    /// becomes the floating base body (docs/spec.md). Off by default.
+    pub fn floating_base(mut self, floating: bool) -> Builder {
+        self.floating_base = floating;
+        self
+    }
+
     /// For URDF input: a link that becomes a named frame (its own forward kinematics and
     /// Jacobian); may be called several times. A tree's leaf links are frames anyway.
     pub fn frame(mut self, link: impl Into<String>) -> Builder {
@@ -310,6 +319,7 @@ impl Builder {
             tip: self.tip.clone(),
             frames: self.frames.clone(),
             snap: !self.no_snap,
+            floating_base: self.floating_base,
         };
         let imported = match (&self.inline, &self.input) {
             (Some((text, file)), _) => parse_input_with(text, file, &options)?,

@@ -69,6 +69,11 @@ pub enum Command {
         /// inertia to exact values.
         #[arg(long)]
         no_snap: bool,
+        /// URDF only: put a free-flyer under the root link (a floating base, as Pinocchio's
+        /// JointModelFreeFlyer): the root link's inertia, with the links fixed to it, becomes the
+        /// floating base body.
+        #[arg(long)]
+        floating_base: bool,
         /// C only: single precision (`float`, `sinf`, ...) for controllers without a double FPU.
         #[arg(long)]
         float: bool,
@@ -96,6 +101,11 @@ pub enum Command {
         /// inertia to exact values.
         #[arg(long)]
         no_snap: bool,
+        /// URDF only: put a free-flyer under the root link (a floating base, as Pinocchio's
+        /// JointModelFreeFlyer): the root link's inertia, with the links fixed to it, becomes the
+        /// floating base body.
+        #[arg(long)]
+        floating_base: bool,
     },
     /// Write out the equations of a generated function, named intermediates first.
     Equations {
@@ -113,6 +123,11 @@ pub enum Command {
         /// inertia to exact values.
         #[arg(long)]
         no_snap: bool,
+        /// URDF only: put a free-flyer under the root link (a floating base, as Pinocchio's
+        /// JointModelFreeFlyer): the root link's inertia, with the links fixed to it, becomes the
+        /// floating base body.
+        #[arg(long)]
+        floating_base: bool,
         /// Plain text or a LaTeX `align*` block.
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
@@ -136,6 +151,11 @@ pub enum Command {
         /// inertia to exact values.
         #[arg(long)]
         no_snap: bool,
+        /// URDF only: put a free-flyer under the root link (a floating base, as Pinocchio's
+        /// JointModelFreeFlyer): the root link's inertia, with the links fixed to it, becomes the
+        /// floating base body.
+        #[arg(long)]
+        floating_base: bool,
         /// Print the base parameters instead, each as its combination of the standard ones.
         #[arg(long)]
         base: bool,
@@ -156,6 +176,11 @@ pub enum Command {
         /// inertia to exact values.
         #[arg(long)]
         no_snap: bool,
+        /// URDF only: put a free-flyer under the root link (a floating base, as Pinocchio's
+        /// JointModelFreeFlyer): the root link's inertia, with the links fixed to it, becomes the
+        /// floating base body.
+        #[arg(long)]
+        floating_base: bool,
     },
     /// Convert a URDF file or DH table into an equivalent quasidyn spec (printed on stdout).
     Import {
@@ -173,6 +198,11 @@ pub enum Command {
         /// inertia to exact values.
         #[arg(long)]
         no_snap: bool,
+        /// URDF only: put a free-flyer under the root link (a floating base, as Pinocchio's
+        /// JointModelFreeFlyer): the root link's inertia, with the links fixed to it, becomes the
+        /// floating base body.
+        #[arg(long)]
+        floating_base: bool,
     },
 }
 
@@ -200,6 +230,7 @@ pub fn run(cli: Cli) -> miette::Result<()> {
             tip,
             frames,
             no_snap,
+            floating_base,
             float,
             header_only,
         } => generate(&Generate {
@@ -207,7 +238,7 @@ pub fn run(cli: Cli) -> miette::Result<()> {
             lang,
             out: &out,
             name: name.as_deref(),
-            import: options(tip, frames, no_snap),
+            import: options(tip, frames, no_snap, floating_base),
             options: COptions { float, header_only },
         }),
         Command::Check {
@@ -216,18 +247,24 @@ pub fn run(cli: Cli) -> miette::Result<()> {
             tip,
             frames,
             no_snap,
-        } => check(&spec, &options(tip, frames, no_snap), verbose),
+            floating_base,
+        } => check(
+            &spec,
+            &options(tip, frames, no_snap, floating_base),
+            verbose,
+        ),
         Command::Params {
             spec,
             tip,
             frames,
             no_snap,
+            floating_base,
             base,
         } => {
             if base {
-                base_params(&spec, &options(tip, frames, no_snap))
+                base_params(&spec, &options(tip, frames, no_snap, floating_base))
             } else {
-                params(&spec, &options(tip, frames, no_snap))
+                params(&spec, &options(tip, frames, no_snap, floating_base))
             }
         }
         Command::Stats {
@@ -235,33 +272,42 @@ pub fn run(cli: Cli) -> miette::Result<()> {
             tip,
             frames,
             no_snap,
-        } => stats(&input, &options(tip, frames, no_snap)),
+            floating_base,
+        } => stats(&input, &options(tip, frames, no_snap, floating_base)),
         Command::Import {
             input,
             tip,
             frames,
             no_snap,
-        } => import(&input, &options(tip, frames, no_snap)),
+            floating_base,
+        } => import(&input, &options(tip, frames, no_snap, floating_base)),
         Command::Equations {
             spec,
             tip,
             frames,
             no_snap,
+            floating_base,
             format,
             function,
         } => {
-            let robot = load(&spec, &options(tip, frames, no_snap))?;
+            let robot = load(&spec, &options(tip, frames, no_snap, floating_base))?;
             print!("{}", equations(&robot, function, format));
             Ok(())
         }
     }
 }
 
-fn options(tip: Option<String>, frames: Vec<String>, no_snap: bool) -> ImportOptions {
+fn options(
+    tip: Option<String>,
+    frames: Vec<String>,
+    no_snap: bool,
+    floating_base: bool,
+) -> ImportOptions {
     ImportOptions {
         tip,
         frames,
         snap: !no_snap,
+        floating_base,
     }
 }
 

@@ -7,20 +7,51 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use quasidyn_codegen::import::ImportOptions;
 use quasidyn_codegen::ir::Env;
 use quasidyn_codegen::{
-    build_module, emit_c, emit_rust, load_spec, COptions, FunctionKind, Module,
+    build_module, emit_c, emit_rust, load_input_with, load_spec, COptions, FunctionKind, Module,
 };
 use serde_json::Value;
 
-const SPECS: [&str; 2] = ["floater", "quadruped_floating"];
+/// Fixture stems under tests/fixtures: two specs, and Solo-12's URDF imported with
+/// `--floating-base` (its fixture from Pinocchio's own URDF parser under a free-flyer).
+const SPECS: [&str; 3] = [
+    "floating/floater",
+    "floating/quadruped_floating",
+    "urdf/solo12",
+];
 
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/floating")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
 }
 
 fn module(name: &str) -> Module {
-    let robot = load_spec(&dir().join(format!("{name}.toml"))).expect("fixture spec loads");
+    let urdf = dir().join(format!("{name}.urdf"));
+    let robot = if urdf.exists() {
+        let options = ImportOptions {
+            floating_base: true,
+            ..ImportOptions::default()
+        };
+        let robot = load_input_with(&urdf, &options)
+            .expect("fixture URDF imports")
+            .robot;
+        let joints: Vec<&str> = robot.bodies.iter().map(|b| b.joint_name.as_str()).collect();
+        let fixture: Value = serde_json::from_str(
+            &std::fs::read_to_string(dir().join(format!("{name}.json"))).unwrap(),
+        )
+        .unwrap();
+        let want: Vec<&str> = fixture["joints"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| j.as_str().unwrap())
+            .collect();
+        assert_eq!(joints, want, "{name}: Pinocchio's joint order");
+        robot
+    } else {
+        load_spec(&dir().join(format!("{name}.toml"))).expect("fixture spec loads")
+    };
     assert!(robot.is_floating(), "{name} has a floating base");
     build_module(&robot)
 }
@@ -206,7 +237,7 @@ fn emitted_code_compiles_and_parses() {
                 },
             )
             .expect("C emits");
-            let upper = name.to_ascii_uppercase();
+            let upper = module.robot_name.to_ascii_uppercase();
             assert!(files.header.contains(&format!("{upper}_NQ")));
             assert!(files.header.contains(&format!("{upper}_NV")));
             let out = tempfile::tempdir().expect("temp dir");

@@ -956,3 +956,42 @@ fn dh_standard_pole_is_on_the_previous_z_axis() {
     }
     assert_eq!(robot.gravity, [0.0, 0.0, -9.81]);
 }
+
+#[test]
+fn floating_base_needs_a_root_with_mass() {
+    let xml = "<robot name=\"r\">\n<link name=\"trunk\"/>\n\
+        <link name=\"leg\"><inertial><mass value=\"1\"/>\
+        <inertia ixx=\"0.1\" iyy=\"0.1\" izz=\"0.1\"/></inertial></link>\n\
+        <joint name=\"hip\" type=\"revolute\"><parent link=\"trunk\"/><child link=\"leg\"/>\
+        <axis xyz=\"0 0 1\"/></joint>\n</robot>";
+    let options = ImportOptions {
+        floating_base: true,
+        ..ImportOptions::default()
+    };
+    let e = import_urdf_with(xml, "r.urdf", &options).expect_err("a massless floating base");
+    assert!(
+        e.to_string().starts_with(
+            "r.urdf:2:1: link[trunk]: --floating-base makes the root link `trunk` the floating \
+             base body, which has no mass"
+        ),
+        "{e}"
+    );
+    // Without the option the root's mass is dropped as before, and the base is fixed.
+    let robot = import_urdf_with(xml, "r.urdf", &ImportOptions::default())
+        .expect("fixed base")
+        .robot;
+    assert!(!robot.is_floating());
+    // With mass on the root it becomes the base body, in the root link's frame.
+    let massive = xml.replace(
+        "<link name=\"trunk\"/>",
+        "<link name=\"trunk\"><inertial><origin xyz=\"0.1 0 0\"/><mass value=\"3\"/>\
+         <inertia ixx=\"0.2\" iyy=\"0.3\" izz=\"0.4\"/></inertial></link>",
+    );
+    let robot = import_urdf_with(&massive, "r.urdf", &options)
+        .expect("floating base")
+        .robot;
+    assert!(robot.is_floating());
+    let base = robot.base_body.expect("a base body");
+    assert_eq!((base.mass, base.com), (3.0, [0.1, 0.0, 0.0]));
+    assert_eq!(base.inertia_com[2][2], 0.4);
+}

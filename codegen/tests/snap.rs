@@ -66,6 +66,7 @@ fn import_with(
         tip: tip.map(str::to_owned),
         frames: frames.to_vec(),
         snap,
+        ..ImportOptions::default()
     };
     parse_input_with(xml, file, &options).unwrap_or_else(|e| panic!("{file}: {e}"))
 }

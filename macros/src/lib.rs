@@ -31,9 +31,10 @@
 //! Arguments: the input (a string literal, or `file = "PATH"`), then optionally
 //! `name = "IDENT"`, `tip = "LINK"` (URDF only: the chain's last link; without it a URDF with
 //! several leaf links imports as the whole tree), `frame = "LINK"` (URDF only, repeatable: a
-//! link that becomes a named frame) and `snap = false` (URDF only: keep every value as written
+//! link that becomes a named frame), `snap = false` (URDF only: keep every value as written
 //! instead of snapping values within a tolerance of exact ones, such as angles within 5e-10 of
-//! multiples of pi/2), comma-separated.
+//! multiples of pi/2) and `floating_base = true` (URDF only: a free-flyer under the root link),
+//! comma-separated.
 //!
 //! A rejected input is one compile error on the literal (or the path) with the located
 //! message, `FILE:LINE:COL: FIELD: MESSAGE`; for an inline spec `FILE` is `robot!` and line 1
@@ -61,8 +62,8 @@ use quasidyn_codegen::{decode_input, module_name, parse_input_with, rust_code};
 /// Generates a robot's kinematics and dynamics module at compile time from a spec, URDF file
 /// or DH table: `robot!(file = "PATH")` (relative to the crate's `Cargo.toml`) or
 /// `robot!(r#"TOML"#)`, optionally preceded by a visibility and followed by `name = "IDENT"`,
-/// `tip = "LINK"`, `frame = "LINK"` (repeatable) and `snap = false`. See the crate
-/// documentation.
+/// `tip = "LINK"`, `frame = "LINK"` (repeatable), `snap = false` and `floating_base = true`. See
+/// the crate documentation.
 #[proc_macro]
 pub fn robot(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
     let args = syn::parse_macro_input!(input as RobotArgs);
@@ -94,11 +95,13 @@ struct RobotArgs {
     tip: Option<LitStr>,
     frames: Vec<LitStr>,
     snap: Option<LitBool>,
+    floating_base: Option<LitBool>,
 }
 
 const ROBOT_USAGE: &str =
     "expected a robot description: robot!(r#\"...spec...\"#) or robot!(file = \"PATH\"), \
-     optionally followed by name = \"IDENT\", tip = \"LINK\", frame = \"LINK\" and snap = false";
+     optionally followed by name = \"IDENT\", tip = \"LINK\", frame = \"LINK\", snap = false and \
+     floating_base = true";
 
 impl Parse for RobotArgs {
     fn parse(input: ParseStream) -> syn::Result<Self> {
@@ -108,6 +111,7 @@ impl Parse for RobotArgs {
         let mut tip = None;
         let mut frames = Vec::new();
         let mut snap: Option<LitBool> = None;
+        let mut floating_base: Option<LitBool> = None;
         if input.peek(LitStr) {
             source = Some(Source::Inline(input.parse()?));
         } else if !input.peek(Ident) {
@@ -124,11 +128,16 @@ impl Parse for RobotArgs {
             first = false;
             let key: Ident = input.parse()?;
             input.parse::<Token![=]>()?;
-            if key == "snap" {
-                if snap.is_some() {
-                    return Err(syn::Error::new(key.span(), "`snap` given twice"));
+            if key == "snap" || key == "floating_base" {
+                let slot = if key == "snap" {
+                    &mut snap
+                } else {
+                    &mut floating_base
+                };
+                if slot.is_some() {
+                    return Err(syn::Error::new(key.span(), format!("`{key}` given twice")));
                 }
-                snap = Some(input.parse()?);
+                *slot = Some(input.parse()?);
                 continue;
             }
             let value: LitStr = input.parse()?;
@@ -153,8 +162,8 @@ impl Parse for RobotArgs {
                     return Err(syn::Error::new(
                         key.span(),
                         format!(
-                            "unknown argument `{other}`: expected `file`, `name`, `tip`, `frame` \
-                             or `snap`"
+                            "unknown argument `{other}`: expected `file`, `name`, `tip`, `frame`, \
+                             `snap` or `floating_base`"
                         ),
                     ))
                 }
@@ -172,6 +181,7 @@ impl Parse for RobotArgs {
             tip,
             frames,
             snap,
+            floating_base,
         })
     }
 }
@@ -253,6 +263,7 @@ fn generate_robot(args: &RobotArgs) -> Result<TokenStream, Failure> {
         tip: args.tip.as_ref().map(LitStr::value),
         frames: args.frames.iter().map(LitStr::value).collect(),
         snap: args.snap.as_ref().map_or(true, LitBool::value),
+        floating_base: args.floating_base.as_ref().is_some_and(LitBool::value),
     };
     let robot = parse_input_with(&text, &label, &options)
         .map_err(|e| fail(span, e.to_string(), Some(&text)))?

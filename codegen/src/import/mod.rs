@@ -30,6 +30,9 @@ pub struct ImportOptions {
     pub frames: Vec<String>,
     /// Round values within a tolerance of exact ones (see [`snap`]); on by default.
     pub snap: bool,
+    /// URDF only: a free-flyer under the root link (`[base] motion = "floating"`), the root
+    /// link's inertia with the links fixed to it as the base body; off by default.
+    pub floating_base: bool,
 }
 
 impl Default for ImportOptions {
@@ -38,6 +41,7 @@ impl Default for ImportOptions {
             tip: None,
             frames: Vec::new(),
             snap: true,
+            floating_base: false,
         }
     }
 }

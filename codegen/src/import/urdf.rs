@@ -17,7 +17,7 @@ use super::chain::{normalize, rpy, Chain, ChainFrame, ChainJoint, MassProps, Pos
 use super::error::{ImportError, Location};
 use super::snap::{self, Snap};
 use super::{ImportOptions, Imported};
-use crate::model::{JointKind, Robot};
+use crate::model::{BaseBody, BaseMotion, JointKind, Robot};
 
 /// Most bodies a spec may have (docs/spec.md).
 const MAX_BODIES: usize = 64;
@@ -208,13 +208,33 @@ pub fn import_urdf_with(
         owner[joint.child] = body_of_joint[j].or(owner[joint.parent]);
     }
 
+    // Links owned by no moving joint are the base: dropped on a fixed base, the floating base
+    // body with `floating_base`.
     let mut bodies = vec![MassProps::ZERO; moving.len()];
+    let mut base_props = MassProps::ZERO;
     for (l, link) in links.iter().enumerate() {
-        if let (Some(k), Some(inertial)) = (owner[l], &link.inertial) {
+        if let Some(inertial) = &link.inertial {
             let frame = tree.pose[l].then(&inertial.origin);
             let props = MassProps::in_base(&frame, inertial.mass, [0.0; 3], &inertial.inertia);
-            bodies[k] = bodies[k].merge(&props);
+            match owner[l] {
+                Some(k) => bodies[k] = bodies[k].merge(&props),
+                None => base_props = base_props.merge(&props),
+            }
         }
+    }
+    if options.floating_base && base_props.mass <= 0.0 {
+        let link = &links[root];
+        return Err(ImportError::ZeroMassBody {
+            at: cx.node_loc(link.node),
+            what: format!("link[{}]", link.name),
+            message: format!(
+                "--floating-base makes the root link `{}` the floating base body, which has no \
+                 mass, also with the links fixed to it; add an <inertial> with a positive mass \
+                 to link `{}`",
+                link.name, link.name
+            ),
+            link: link.name.clone(),
+        });
     }
 
     let total: f64 = bodies.iter().map(|b| b.mass).sum();
@@ -331,6 +351,14 @@ pub fn import_urdf_with(
         frames: frames.into_iter().map(|f| f.frame).collect(),
     }
     .into_robot();
+    if options.floating_base {
+        robot.motion = BaseMotion::Floating;
+        robot.base_body = Some(BaseBody {
+            mass: base_props.mass,
+            com: base_props.com,
+            inertia_com: base_props.inertia,
+        });
+    }
     let snaps = match cx.snap.take() {
         Some(snapper) => {
             let mut snaps = snapper.log.into_inner();
@@ -344,6 +372,7 @@ pub fn import_urdf_with(
                     .map(|&l| cx.node_loc(links[l].node))
                     .collect(),
                 tip: tip_index.map(|tip| cx.node_loc(links[tip].node)),
+                root: cx.node_loc(links[root].node),
             };
             snap_robot(&mut robot, snapper.size, &locs, &mut snaps);
             snaps
@@ -385,12 +414,14 @@ struct SnapLocations {
     joints: Vec<Location>,
     frames: Vec<Location>,
     tip: Option<Location>,
+    /// The root link, for the floating base body.
+    root: Location,
 }
 
 /// Snaps what the composition of the tree left within a tolerance of exact values, in the
 /// method's frames: axis, `origin`, `next`, centre of mass and inertia of every body (every
-/// branch of a tree), the base point, every frame's position and rotation, and the tool
-/// rotation.
+/// branch of a tree), the base point, a floating base body's centre of mass and inertia, every
+/// frame's position and rotation, and the tool rotation.
 fn snap_robot(robot: &mut Robot, size: f64, locs: &SnapLocations, snaps: &mut Vec<Snap>) {
     let offset_tol = snap::COMPOSED_TOL * size;
     let mut log = |at: &Location, what: String, from: f64, to: f64| {
@@ -452,6 +483,14 @@ fn snap_robot(robot: &mut Robot, size: f64, locs: &SnapLocations, snaps: &mut Ve
                 from,
                 to,
             );
+        }
+    }
+    if let Some(base) = &mut robot.base_body {
+        for (i, from) in snap::snap_small(&mut base.com, offset_tol) {
+            log(&locs.root, format!("base.com.{}", XYZ[i]), from, 0.0);
+        }
+        for (name, from) in snap::snap_products(&mut base.inertia_com) {
+            log(&locs.root, format!("base.inertia.{name}"), from, 0.0);
         }
     }
     if let Some(at) = &locs.tip {
