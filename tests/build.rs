@@ -443,22 +443,28 @@ fn tree_glue(stem: &str, name: &str, module: &Module) -> String {
     let upper = name.to_ascii_uppercase();
     // Adapter type names in upper camel case (`dual_arm` -> `TreeRustDualArm`).
     let camel = camel_ident(name);
-    // The dynamics and the frames (the derivative and identification functions are checked
-    // on the chains).
-    let kinds: Vec<FunctionKind> = module
-        .functions
+    // The dynamics and the frames (`kinds`, checked against the dynamics fixtures), then the
+    // derivative and identification functions (`extra_kinds`, against the derivative fixtures).
+    let is_dynamics_or_frame = |k: &FunctionKind| {
+        FunctionKind::ALL.contains(k)
+            || matches!(
+                k,
+                FunctionKind::FrameKinematics(_) | FunctionKind::FrameJacobian(_)
+            )
+    };
+    let generated: Vec<FunctionKind> = module.functions.iter().map(|f| f.kind).collect();
+    let kinds: Vec<FunctionKind> = generated
         .iter()
-        .map(|f| f.kind)
-        .filter(|k| {
-            FunctionKind::ALL.contains(k)
-                || matches!(
-                    k,
-                    FunctionKind::FrameKinematics(_) | FunctionKind::FrameJacobian(_)
-                )
-        })
+        .copied()
+        .filter(is_dynamics_or_frame)
+        .collect();
+    let extra: Vec<FunctionKind> = generated
+        .iter()
+        .copied()
+        .filter(|k| !is_dynamics_or_frame(k))
         .collect();
     let mut s = String::from("extern \"C\" {\n");
-    for &kind in &kinds {
+    for &kind in &generated {
         let (_, inputs, outputs) = c_signature(kind);
         let mut args: Vec<String> = inputs.iter().map(|i| format!("{i}: *const f64")).collect();
         args.extend((0..outputs).map(|k| format!("out{k}: *mut f64")));
@@ -468,7 +474,7 @@ fn tree_glue(stem: &str, name: &str, module: &Module) -> String {
     s.push_str("}\n\n");
     let mut rust_arms = String::new();
     let mut c_arms = String::new();
-    for &kind in &kinds {
+    for &kind in &generated {
         let (_, inputs, outputs) = c_signature(kind);
         let f = function_name(module, kind);
         let rust_args: Vec<String> = inputs.iter().map(|i| format!("&a(&x.{i})")).collect();
@@ -481,9 +487,16 @@ fn tree_glue(stem: &str, name: &str, module: &Module) -> String {
             FunctionKind::ForwardKinematics | FunctionKind::FrameKinematics(_) => {
                 format!("{{ let (o0, o1) = {call}; vec![flat_rows(&o0), o1.to_vec()] }}")
             }
-            FunctionKind::StaticJointReactions => {
+            FunctionKind::StaticJointReactions | FunctionKind::InverseDynamicsDerivatives => {
                 format!("{{ let (o0, o1) = {call}; vec![flat_rows(&o0), flat_rows(&o1)] }}")
             }
+            FunctionKind::ForwardDynamicsDerivatives => format!(
+                "{{ let (o0, o1, o2) = {call}; vec![flat_rows(&o0), flat_rows(&o1), \
+                 flat_rows(&o2)] }}"
+            ),
+            FunctionKind::GravityDerivatives
+            | FunctionKind::Regressor
+            | FunctionKind::BaseRegressor => format!("vec![flat_rows(&{call})]"),
             _ => format!("vec![{call}.to_vec()]"),
         };
         let path = kind_path(kind);
@@ -508,18 +521,30 @@ fn tree_glue(stem: &str, name: &str, module: &Module) -> String {
          /// The generated C of the tree `{stem}`, called uniformly through FFI.\npub struct TreeC{camel};\n\
          impl Evaluate for TreeC{camel} {{\n    fn dof(&self) -> usize {{\n        {n}\n    }}\n    \
          fn call(&self, kind: FunctionKind, x: &State) -> Vec<Vec<f64>> {{\n        \
-         let mut out: Vec<Vec<f64>> = output_lengths(kind, {n}).into_iter().map(|l| vec![0.0; l]).collect();\n        \
+         let lengths = if kind == FunctionKind::BaseRegressor {{ vec![{n} * {name}::NB] }} else {{ output_lengths(kind, {n}) }};\n        \
+         let mut out: Vec<Vec<f64>> = lengths.into_iter().map(|l| vec![0.0; l]).collect();\n        \
          // SAFETY: inputs hold {n} values and outputs the lengths the contract writes.\n        \
          match kind {{\n{c_arms}            _ => panic!(\"{{kind:?}} is not generated for {stem}\"),\n        \
          }}\n        out\n    }}\n}}\n\n\
          /// The tree `robots/{stem}.toml`, generated and compiled.\npub static TREE_{upper}: GeneratedTree = GeneratedTree {{\n    \
          stem: {stem:?},\n    name: {name:?},\n    dof: {n},\n    frames: &{frames:?},\n    \
-         kinds: &[{}],\n    rust: &TreeRust{camel},\n    c: &TreeC{camel},\n}};\n",
+         kinds: &[{}],\n    extra_kinds: &[{}],\n    standard_parameters: &{name}::STANDARD_PARAMETERS,\n    \
+         base_parameters: {base_parameters},\n    rust: &TreeRust{camel},\n    c: &TreeC{camel},\n}};\n",
         kinds
             .iter()
             .map(|&k| kind_path(k))
             .collect::<Vec<_>>()
-            .join(", ")
+            .join(", "),
+        extra
+            .iter()
+            .map(|&k| kind_path(k))
+            .collect::<Vec<_>>()
+            .join(", "),
+        base_parameters = if extra.contains(&FunctionKind::BaseRegressor) {
+            format!("&{name}::BASE_PARAMETERS")
+        } else {
+            "&[]".to_owned()
+        },
     );
     s
 }

@@ -108,7 +108,7 @@ def vec(a):
 
 def fixture(spec_path):
     robot = load_spec(spec_path)
-    model, _ = build_model(robot)
+    model = build_model(robot)[0]
     data = model.createData()
     n = model.nv
     rng = np.random.default_rng(SEED)
@@ -190,7 +190,7 @@ def timings(spec_path):
         prismatic = np.zeros(model.nv, dtype=bool)
     else:
         robot = load_spec(spec_path)
-        model, _ = build_model(robot)
+        model = build_model(robot)[0]
         prismatic = np.array([b["joint"] == "prismatic" for b in robot["bodies"]])
     data = model.createData()
     n = model.nv

@@ -307,7 +307,7 @@ def check(robot, path, states=200, seed=7):
     from reference import build_model, mass_matrix
     from spec_check import load_spec
 
-    spec_model, sf = build_model(load_spec(path))
+    spec_model, sf, _ = build_model(load_spec(path))
     ref_model, rf = dh_model(robot)
     sd, rd = spec_model.createData(), ref_model.createData()
     n = spec_model.nv

@@ -437,8 +437,15 @@ pub struct GeneratedTree {
     pub dof: usize,
     /// Named frames, in order (`FrameKinematics(k)` is frame `k`).
     pub frames: &'static [&'static str],
-    /// Every generated function.
+    /// The generated dynamics and frame functions (those of the dynamics fixtures).
     pub kinds: &'static [FunctionKind],
+    /// The generated derivative and identification functions (those of the derivative
+    /// fixtures, `tests/fixtures/derivatives/<stem>.json`).
+    pub extra_kinds: &'static [FunctionKind],
+    /// The robot's standard inertial parameters (`STANDARD_PARAMETERS`, 10 per body).
+    pub standard_parameters: &'static [f64],
+    /// The robot's base parameters (`BASE_PARAMETERS`; empty when no base regressor).
+    pub base_parameters: &'static [f64],
     /// The generated Rust.
     pub rust: &'static dyn Evaluate,
     /// The generated C (double precision), through FFI.
