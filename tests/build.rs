@@ -56,6 +56,7 @@ fn main() {
     let mut c_files = Vec::new();
     let mut registry = String::new();
     let mut trees = String::new();
+    let mut floating = String::new();
     for spec in &specs {
         println!("cargo:rerun-if-changed={}", spec.display());
         let stem = spec
@@ -82,6 +83,11 @@ fn main() {
             "/// Generated Rust of `robots/{stem}.toml`.\npub mod {name} {{\n    \
              include!(concat!(env!(\"OUT_DIR\"), \"/rust/{name}.rs\"));\n}}\n"
         );
+        if robot.is_floating() {
+            gen.push_str(&floating_glue(stem, &name, &module));
+            let _ = writeln!(floating, "    &FLOATING_{},", name.to_ascii_uppercase());
+            continue;
+        }
         if !robot.is_chain() {
             // A tree has no tool, hence no `Dynamics` impl: adapters call its functions.
             gen.push_str(&tree_glue(stem, &name, &module));
@@ -210,6 +216,11 @@ pub mod              {name} {{
         gen,
         "/// Every generated tree robot, sorted by spec file name.\npub static TREES: \
          &[&GeneratedTree] = &[\n{trees}];\n"
+    );
+    let _ = writeln!(
+        gen,
+        "/// Every generated floating-base robot, sorted by spec file name.\npub static \
+         FLOATING: &[&GeneratedFloating] = &[\n{floating}];\n"
     );
     let _ = writeln!(
         gen,
@@ -469,7 +480,7 @@ fn tree_glue(stem: &str, name: &str, module: &Module) -> String {
         let mut args: Vec<String> = inputs.iter().map(|i| format!("{i}: *const f64")).collect();
         args.extend((0..outputs).map(|k| format!("out{k}: *mut f64")));
         let f = function_name(module, kind);
-        let _ = writeln!(s, "    fn {name}_{f}({});", args.join(", "));
+        let _ = writeln!(s, "    pub fn {name}_{f}({});", args.join(", "));
     }
     s.push_str("}\n\n");
     let mut rust_arms = String::new();
@@ -545,6 +556,106 @@ fn tree_glue(stem: &str, name: &str, module: &Module) -> String {
         } else {
             "&[]".to_owned()
         },
+    );
+    s
+}
+
+/// Inputs and number of outputs of a floating-base function (the emitter's contract restated:
+/// `q` holds `NQ` values, `v`, `a` and `tau` `NV`).
+fn floating_signature(kind: FunctionKind) -> (&'static [&'static str], usize) {
+    match kind {
+        FunctionKind::InverseDynamics => (&["q", "v", "a"], 1),
+        FunctionKind::Gravity | FunctionKind::MassMatrix | FunctionKind::FrameJacobian(_) => {
+            (&["q"], 1)
+        }
+        FunctionKind::NonlinearEffects => (&["q", "v"], 1),
+        FunctionKind::ForwardDynamics => (&["q", "v", "tau"], 1),
+        FunctionKind::FrameKinematics(_) => (&["q"], 2),
+        other => panic!("no floating-base contract for {other:?}"),
+    }
+}
+
+/// Rust and C adapters and the registry entry of a floating-base robot: its functions called
+/// uniformly, with `State::q` of `NQ` values and `qd`, `qdd`, `tau` standing for `v`, `a`,
+/// `tau` of `NV` values.
+fn floating_glue(stem: &str, name: &str, module: &Module) -> String {
+    let (n, nq, nv) = (module.dof, module.dof + 7, module.dof + 6);
+    let upper = name.to_ascii_uppercase();
+    let camel = camel_ident(name);
+    let kinds: Vec<FunctionKind> = module.functions.iter().map(|f| f.kind).collect();
+    // The state field holding each input.
+    let field = |i: &'static str| -> &'static str {
+        match i {
+            "v" => "qd",
+            "a" => "qdd",
+            other => other,
+        }
+    };
+    let mut s = format!("/// C functions of the floating-base `{stem}`.\npub mod {name}_c {{\n    extern \"C\" {{\n");
+    let (mut rust_arms, mut c_arms) = (String::new(), String::new());
+    for &kind in &kinds {
+        let (inputs, outputs) = floating_signature(kind);
+        let f = function_name(module, kind);
+        let mut args: Vec<String> = inputs.iter().map(|i| format!("{i}: *const f64")).collect();
+        args.extend((0..outputs).map(|k| format!("out{k}: *mut f64")));
+        let _ = writeln!(s, "        pub fn {name}_{f}({});", args.join(", "));
+        let rust_args: Vec<String> = inputs
+            .iter()
+            .map(|&i| format!("&{}(&x.{})", if i == "q" { "aq" } else { "av" }, field(i)))
+            .collect();
+        let call = format!("{name}::{f}({})", rust_args.join(", "));
+        let rust_out = match kind {
+            FunctionKind::MassMatrix | FunctionKind::FrameJacobian(_) => {
+                format!("vec![flat_rows(&{call})]")
+            }
+            FunctionKind::FrameKinematics(_) => {
+                format!("{{ let (o0, o1) = {call}; vec![flat_rows(&o0), o1.to_vec()] }}")
+            }
+            _ => format!("vec![{call}.to_vec()]"),
+        };
+        let path = kind_path(kind);
+        let _ = writeln!(rust_arms, "            {path} => {rust_out},");
+        let mut c_args: Vec<String> = inputs
+            .iter()
+            .map(|i| format!("x.{}.as_ptr()", field(i)))
+            .collect();
+        c_args.extend((0..outputs).map(|k| format!("out[{k}].as_mut_ptr()")));
+        let _ = writeln!(
+            c_arms,
+            "            {path} => unsafe {{ {name}_c::{name}_{f}({}) }},",
+            c_args.join(", ")
+        );
+    }
+    s.push_str("    }\n}\n\n");
+    let frames: Vec<&str> = module.frame_names.iter().map(String::as_str).collect();
+    let _ = writeln!(
+        s,
+        "/// The generated Rust of the floating-base `{stem}`, called uniformly.\n\
+         pub struct FloatingRust{camel};\n\
+         impl Evaluate for FloatingRust{camel} {{\n    fn dof(&self) -> usize {{\n        {n}\n    }}\n    \
+         fn call(&self, kind: FunctionKind, x: &State) -> Vec<Vec<f64>> {{\n        \
+         let aq = |v: &[f64]| -> [f64; {nq}] {{ v.try_into().expect(\"NQ values\") }};\n        \
+         let av = |v: &[f64]| -> [f64; {nv}] {{ v.try_into().expect(\"NV values\") }};\n        \
+         match kind {{\n{rust_arms}            _ => panic!(\"{{kind:?}} is not generated for {stem}\"),\n        \
+         }}\n    }}\n}}\n\n\
+         /// The generated C of the floating-base `{stem}`, called uniformly through FFI.\n\
+         pub struct FloatingC{camel};\n\
+         impl Evaluate for FloatingC{camel} {{\n    fn dof(&self) -> usize {{\n        {n}\n    }}\n    \
+         fn call(&self, kind: FunctionKind, x: &State) -> Vec<Vec<f64>> {{\n        \
+         assert_eq!((x.q.len(), x.qd.len(), x.qdd.len(), x.tau.len()), ({nq}, {nv}, {nv}, {nv}));\n        \
+         let mut out: Vec<Vec<f64>> = output_lengths(kind, {nv}).into_iter().map(|l| vec![0.0; l]).collect();\n        \
+         // SAFETY: inputs hold NQ / NV values (asserted) and outputs the lengths the contract writes.\n        \
+         match kind {{\n{c_arms}            _ => panic!(\"{{kind:?}} is not generated for {stem}\"),\n        \
+         }}\n        out\n    }}\n}}\n\n\
+         /// The floating-base robot `robots/{stem}.toml`, generated and compiled.\n\
+         pub static FLOATING_{upper}: GeneratedFloating = GeneratedFloating {{\n    \
+         stem: {stem:?},\n    name: {name:?},\n    dof: {n},\n    frames: &{frames:?},\n    \
+         kinds: &[{}],\n    rust: &FloatingRust{camel},\n    c: &FloatingC{camel},\n}};\n",
+        kinds
+            .iter()
+            .map(|&k| kind_path(k))
+            .collect::<Vec<_>>()
+            .join(", "),
     );
     s
 }

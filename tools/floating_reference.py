@@ -2,9 +2,10 @@
 """Pinocchio reference fixtures for floating-base specs (`[base] motion = "floating"`).
 
 Install:  pip install pin          (the Pinocchio Python wheels; `import pinocchio as pin`)
-Run:      python3 tools/floating_reference.py                      # every tests/fixtures/floating/*.toml
+Run:      python3 tools/floating_reference.py      # tests/fixtures/floating/*.toml, the floating
+                                                  # robots/*.toml and the URDF_FLOATING below
           python3 tools/floating_reference.py tests/fixtures/floating/floater.toml
-Writes:   tests/fixtures/floating/NAME.json next to each spec (NAME = the spec's `name`).
+Writes:   tests/fixtures/floating/NAME.json for each spec (NAME = the spec's `name`).
 
 The robot is built directly in Pinocchio from the TOML (a plain reading of docs/spec.md, not
 the generator):
@@ -210,11 +211,19 @@ def fixture_of(model, fids, name, frame_names):
 URDF_FLOATING = ["solo12"]
 
 
+def is_floating(path):
+    with open(path, "rb") as f:
+        base = tomllib.load(f).get("base")
+    # `base = [x, y, z]` is the fixed base's position.
+    return isinstance(base, dict) and base.get("motion") == "floating"
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
-    paths = sys.argv[1:] or sorted(
-        glob.glob(os.path.join(here, "..", "tests", "fixtures", "floating", "*.toml"))
-    )
+    fixtures = os.path.join(here, "..", "tests", "fixtures", "floating")
+    paths = sys.argv[1:] or sorted(glob.glob(os.path.join(fixtures, "*.toml"))) + [
+        p for p in sorted(glob.glob(os.path.join(here, "..", "robots", "*.toml"))) if is_floating(p)
+    ]
     if not sys.argv[1:]:
         # URDFs imported with --floating-base, next to the other URDF fixtures.
         for stem in URDF_FLOATING:
@@ -227,7 +236,7 @@ def main():
     for p in paths:
         with open(p, "rb") as f:
             spec = tomllib.load(f)
-        out = os.path.join(os.path.dirname(os.path.abspath(p)), spec["name"] + ".json")
+        out = os.path.join(fixtures, spec["name"] + ".json")
         with open(out, "w") as f:
             json.dump(fixture(spec), f, indent=1)
             f.write("\n")

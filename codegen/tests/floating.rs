@@ -14,7 +14,8 @@ use quasidyn_codegen::{
 };
 use serde_json::Value;
 
-/// Fixture stems under tests/fixtures: two specs, and Solo-12's URDF imported with
+/// Fixture stems under tests/fixtures: two specs (the quadruped's shipped in robots/), and
+/// Solo-12's URDF imported with
 /// `--floating-base` (its fixture from Pinocchio's own URDF parser under a free-flyer).
 const SPECS: [&str; 3] = [
     "floating/floater",
@@ -50,7 +51,15 @@ fn module(name: &str) -> Module {
         assert_eq!(joints, want, "{name}: Pinocchio's joint order");
         robot
     } else {
-        load_spec(&dir().join(format!("{name}.toml"))).expect("fixture spec loads")
+        // A spec shipped in robots/ keeps its fixture here.
+        let stem = name.rsplit('/').next().expect("a stem");
+        let shipped = dir().join(format!("../../robots/{stem}.toml"));
+        let spec = if shipped.exists() {
+            shipped
+        } else {
+            dir().join(format!("{name}.toml"))
+        };
+        load_spec(&spec).expect("fixture spec loads")
     };
     assert!(robot.is_floating(), "{name} has a floating base");
     build_module(&robot)

@@ -23,9 +23,19 @@ fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/floating")
 }
 
+/// A floating-base spec: shipped in robots/, or a test-only one next to its fixture.
+fn spec_path(name: &str) -> PathBuf {
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../robots/{name}.toml"));
+    if shipped.exists() {
+        shipped
+    } else {
+        dir().join(format!("{name}.toml"))
+    }
+}
+
 /// The fixture robot with its base's motion prescribed instead of free.
 fn robot(name: &str, motion: BaseMotion) -> Robot {
-    let mut robot = load_spec(&dir().join(format!("{name}.toml"))).expect("fixture spec loads");
+    let mut robot = load_spec(&spec_path(name)).expect("fixture spec loads");
     robot.motion = motion;
     robot.base_body = None;
     robot

@@ -15,7 +15,8 @@ pub mod generated {
     // The tree adapters use these; a robots/ without trees leaves them unused.
     #[allow(unused_imports)]
     use super::{
-        flat_rows, output_lengths, CRobot, Evaluate, GeneratedRobot, GeneratedTree, State, ViaTrait,
+        flat_rows, output_lengths, CRobot, Evaluate, GeneratedFloating, GeneratedRobot,
+        GeneratedTree, State, ViaTrait,
     };
     #[allow(unused_imports)]
     use quasidyn_codegen::FunctionKind;
@@ -446,6 +447,27 @@ pub struct GeneratedTree {
     pub standard_parameters: &'static [f64],
     /// The robot's base parameters (`BASE_PARAMETERS`; empty when no base regressor).
     pub base_parameters: &'static [f64],
+    /// The generated Rust.
+    pub rust: &'static dyn Evaluate,
+    /// The generated C (double precision), through FFI.
+    pub c: &'static dyn Evaluate,
+}
+
+/// A generated floating-base robot of `robots/` (registered in
+/// [`generated::FLOATING`]), called through [`Evaluate`] with [`State::q`] holding `NQ = 7 + N`
+/// values (base position, quaternion x y z w, joints) and `qd`, `qdd`, `tau` standing for `v`,
+/// `a` and `tau` of `NV = 6 + N` values.
+pub struct GeneratedFloating {
+    /// Spec file stem (`robots/<stem>.toml`, `tests/fixtures/floating/<stem>.json`).
+    pub stem: &'static str,
+    /// Module / C prefix name.
+    pub name: &'static str,
+    /// Number of joints (without the base's six coordinates).
+    pub dof: usize,
+    /// Named frames, in order (`FrameKinematics(k)` is frame `k`).
+    pub frames: &'static [&'static str],
+    /// The generated functions.
+    pub kinds: &'static [FunctionKind],
     /// The generated Rust.
     pub rust: &'static dyn Evaluate,
     /// The generated C (double precision), through FFI.

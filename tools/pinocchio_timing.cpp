@@ -1,0 +1,107 @@
+// Pinocchio's own C++ time per call, for the README's comparisons (no Python in the loop).
+// Built and run by tools/pinocchio_timing.py, which writes each model with Model::saveToBinary
+// (the same model the fixtures come from) and passes the files here:
+//   pinocchio_timing NAME=MODEL.bin [...]
+// For each model: 256 random states (q uniform in [-pi, pi], a floating base's position in
+// [-1, 1] and its quaternion normalised; v, a, tau uniform in [-2, 2]), best of 15 runs of
+// each algorithm over all states, in ns per call.
+
+#include <pinocchio/algorithm/aba-derivatives.hpp>
+#include <pinocchio/algorithm/aba.hpp>
+#include <pinocchio/algorithm/crba.hpp>
+#include <pinocchio/algorithm/regressor.hpp>
+#include <pinocchio/algorithm/rnea-derivatives.hpp>
+#include <pinocchio/algorithm/rnea.hpp>
+#include <pinocchio/multibody.hpp>
+#include <pinocchio/serialization.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr int kStates = 256;
+constexpr int kRuns = 15;
+
+struct State {
+  Eigen::VectorXd q, v, a, tau;
+};
+
+double best_ns(const std::vector<State>& states, const std::function<void(const State&)>& call) {
+  double best = std::numeric_limits<double>::infinity();
+  for (int run = 0; run < kRuns; ++run) {
+    const auto start = std::chrono::steady_clock::now();
+    for (const State& s : states) call(s);
+    const auto stop = std::chrono::steady_clock::now();
+    const double ns = std::chrono::duration<double, std::nano>(stop - start).count() / states.size();
+    if (ns < best) best = ns;
+  }
+  return best;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::mt19937_64 rng(20261123);
+  std::uniform_real_distribution<double> angle(-3.141592653589793, 3.141592653589793);
+  std::uniform_real_distribution<double> unit(-1.0, 1.0);
+  std::uniform_real_distribution<double> rate(-2.0, 2.0);
+  for (int k = 1; k < argc; ++k) {
+    const std::string arg = argv[k];
+    const auto eq = arg.find('=');
+    const std::string name = arg.substr(0, eq);
+    pinocchio::Model model;
+    model.loadFromBinary(arg.substr(eq + 1));
+    pinocchio::Data data(model);
+    const bool floating = model.nq != model.nv;
+    std::vector<State> states(kStates);
+    for (State& s : states) {
+      s.q.resize(model.nq);
+      int j = 0;
+      if (floating) {
+        for (; j < 3; ++j) s.q[j] = unit(rng);
+        Eigen::Vector4d quat(unit(rng), unit(rng), unit(rng), unit(rng));
+        quat.normalize();
+        s.q.segment<4>(3) = quat;
+        j = 7;
+      }
+      for (; j < model.nq; ++j) s.q[j] = angle(rng);
+      s.v.resize(model.nv);
+      s.a.resize(model.nv);
+      s.tau.resize(model.nv);
+      for (int i = 0; i < model.nv; ++i) {
+        s.v[i] = rate(rng);
+        s.a[i] = rate(rng);
+        s.tau[i] = rate(rng);
+      }
+    }
+    std::printf("%s: Pinocchio C++ (%d joints, nq %d, nv %d), %d random states, best of %d\n",
+                name.c_str(), model.njoints - 1, model.nq, model.nv, kStates, kRuns);
+    const std::vector<std::pair<const char*, std::function<void(const State&)>>> rows = {
+        {"rnea", [&](const State& s) { pinocchio::rnea(model, data, s.q, s.v, s.a); }},
+        {"crba", [&](const State& s) { pinocchio::crba(model, data, s.q); }},
+        {"aba", [&](const State& s) { pinocchio::aba(model, data, s.q, s.v, s.tau); }},
+        {"computeRNEADerivatives",
+         [&](const State& s) { pinocchio::computeRNEADerivatives(model, data, s.q, s.v, s.a); }},
+        {"computeGeneralizedGravityDerivatives",
+         [&](const State& s) {
+           pinocchio::computeGeneralizedGravityDerivatives(model, data, s.q, data.dtau_dq);
+         }},
+        {"computeABADerivatives",
+         [&](const State& s) { pinocchio::computeABADerivatives(model, data, s.q, s.v, s.tau); }},
+        {"computeJointTorqueRegressor",
+         [&](const State& s) {
+           pinocchio::computeJointTorqueRegressor(model, data, s.q, s.v, s.a);
+         }},
+    };
+    for (const auto& row : rows) {
+      std::printf("  %-40s %10.1f ns/call\n", row.first, best_ns(states, row.second));
+    }
+  }
+  return 0;
+}

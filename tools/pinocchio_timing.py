@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Pinocchio's own C++ time per call (no Python in the loop), for the README's comparisons.
+
+Install:  pip install pin cmeel-eigen   (Pinocchio's wheels ship its C++ headers and library;
+                                        cmeel-eigen adds Eigen's headers)
+Run:      python3 tools/pinocchio_timing.py                 # the default robots below
+          python3 tools/pinocchio_timing.py robots/ur5.toml tests/fixtures/urdf/panda.urdf
+
+Each robot is built in Pinocchio by the fixture tooling (tools/reference.py for fixed-base
+specs, chains and trees; tools/floating_reference.py for floating-base specs; a URDF arm with
+its fingers locked as tools/derivatives_reference.py times it), written with
+Model::saveToBinary to a temporary directory, and timed by tools/pinocchio_timing.cpp, compiled
+here against the wheel's libpinocchio with -O3 -march=native. Printed per robot: ns per call
+of rnea, crba, aba, computeRNEADerivatives, computeGeneralizedGravityDerivatives,
+computeABADerivatives and computeJointTorqueRegressor (best of 15 runs over 256 random states).
+"""
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+import tomllib
+
+import cmeel
+import pinocchio as pin
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+
+from derivatives_reference import urdf_arm  # noqa: E402
+from floating_reference import build as build_floating  # noqa: E402
+from reference import build_model  # noqa: E402
+from spec_check import load_spec  # noqa: E402
+
+DEFAULT = [
+    "robots/ur5.toml",
+    "tests/fixtures/urdf/panda.urdf",
+    "robots/hand.toml",
+    "robots/quadruped_floating.toml",
+]
+
+
+def model_of(path):
+    path = ROOT / path
+    if path.suffix == ".urdf":
+        return path.stem, urdf_arm(path)[1]
+    with open(path, "rb") as f:
+        raw = tomllib.load(f)
+    base = raw.get("base")
+    if isinstance(base, dict) and base.get("motion") == "floating":
+        return raw["name"], build_floating(raw)[0]
+    return raw["name"], build_model(load_spec(path))[0]
+
+
+def compile_timer(out):
+    prefix = pathlib.Path(cmeel.__path__[0]).parent / "cmeel.prefix"
+    if not (prefix / "include" / "pinocchio").is_dir():
+        prefix = pathlib.Path(pin.__file__).resolve().parents[4]
+    flags = [
+        # Everything instantiated here with these flags (no PINOCCHIO_ENABLE_TEMPLATE_INSTANTIATION:
+        # the wheel's prebuilt instantiations assume another vector width, hence another ABI);
+        # -w: Eigen's AVX-512 paths warn inside Pinocchio's headers.
+        "-std=c++17", "-O3", "-DNDEBUG", "-march=native", "-w",
+        # Pinocchio's headers need Boost's MPL/Fusion limits raised, as its CMake config does.
+        "-DBOOST_MPL_LIMIT_LIST_SIZE=30", "-DBOOST_MPL_LIMIT_VECTOR_SIZE=30",
+        "-DBOOST_MPL_CFG_NO_PREPROCESSED_HEADERS", "-DBOOST_FUSION_INVOKE_MAX_ARITY=12",
+    ]
+    lib = prefix / "lib"
+    cmd = ["g++", *flags, f"-I{prefix / 'include'}", f"-I{prefix / 'include' / 'eigen3'}",
+           str(ROOT / "tools" / "pinocchio_timing.cpp"), "-o", str(out), f"-L{lib}",
+           "-lpinocchio_default", "-lboost_serialization", f"-Wl,-rpath,{lib}"]
+    subprocess.run(cmd, check=True)
+
+
+def main(argv):
+    paths = argv or DEFAULT
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = pathlib.Path(tmp)
+        args = []
+        for p in paths:
+            name, model = model_of(p)
+            file = tmp / f"{name}.bin"
+            model.saveToBinary(str(file))
+            args.append(f"{name}={file}")
+        timer = tmp / "pinocchio_timing"
+        compile_timer(timer)
+        print(f"Pinocchio {pin.__version__} C++, g++ -O3 -march=native, load average "
+              f"{os.getloadavg()[0]:.1f}")
+        sys.stdout.flush()
+        subprocess.run([str(timer), *args], check=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
