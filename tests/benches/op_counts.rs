@@ -1,4 +1,5 @@
-//! Operation counts of the emitted code of every robot in robots/, per function, as the
+//! Operation counts of the emitted code of every robot in robots/ (chains, trees, then the
+//! floating-base ones, whose functions take NQ/NV-sized inputs), per function, as the
 //! emitters see it (the lowered module: `sin`/`cos` of single joints only); then the public URDFs
 //! of example-robot-data (tests/fixtures/urdf, root to the fixture's tip, snapped as by default,
 //! and the UR5 also as written, `--no-snap`); then the Stäubli RX-90 (modified DH) with every
@@ -14,7 +15,7 @@ use quasidyn_codegen::{
     build_module, load_input, load_input_with, load_spec, FunctionKind, OpCount, ParameterSet,
     Robot, SymbolicInertial,
 };
-use quasidyn_tests::{shipped_robots, workspace_root};
+use quasidyn_tests::{shipped_floating_robots, shipped_robots, workspace_root};
 
 fn row(label: &str, c: &OpCount) {
     println!(
@@ -56,6 +57,7 @@ fn urdf(name: &str, tip: &str, snap: bool) -> Robot {
 fn robots() -> Vec<(String, Robot)> {
     let mut robots: Vec<(String, Robot)> = shipped_robots()
         .iter()
+        .chain(&shipped_floating_robots())
         .map(|path| {
             let robot = load_spec(path).expect("shipped spec parses");
             (robot.name.clone(), robot)

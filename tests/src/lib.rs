@@ -34,12 +34,27 @@ pub fn workspace_root() -> PathBuf {
         .to_path_buf()
 }
 
-/// Every robot spec shipped in `robots/`, sorted by file name.
+/// Every fixed-base robot spec shipped in `robots/` (chains and trees), sorted by file name.
 pub fn shipped_robots() -> Vec<PathBuf> {
+    robots_of_base(false)
+}
+
+/// The floating-base specs of `robots/` (`[base] motion = "floating"`), sorted.
+pub fn shipped_floating_robots() -> Vec<PathBuf> {
+    robots_of_base(true)
+}
+
+fn robots_of_base(floating: bool) -> Vec<PathBuf> {
     let mut paths: Vec<PathBuf> = std::fs::read_dir(workspace_root().join("robots"))
         .expect("robots/ exists")
         .map(|entry| entry.expect("readable robots/ entry").path())
         .filter(|path| path.extension().is_some_and(|ext| ext == "toml"))
+        .filter(|path| {
+            quasidyn_codegen::load_spec(path)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+                .is_floating()
+                == floating
+        })
         .collect();
     paths.sort();
     paths

@@ -6,10 +6,13 @@
 use quasidyn::reference::{NewtonEulerModel, QuasiVelocityModel, ReferenceModel};
 use quasidyn::Dynamics;
 use quasidyn_codegen::{build_module, emit_c, emit_rust, COptions, FunctionKind};
-use quasidyn_tests::generated::{self, C_COMPILER_ARGS, FLOAT_C, HEADER_ONLY_C, ROBOTS, TREES};
+use quasidyn_tests::generated::{
+    self, C_COMPILER_ARGS, FLOATING, FLOAT_C, HEADER_ONLY_C, ROBOTS, TREES,
+};
 use quasidyn_tests::{
     assert_close, assert_outputs_close, chain_of, fixture_inputs, fixture_outputs, load_fixture,
-    random_states, reference_call, shipped_robots, Evaluate, GeneratedRobot, State, OUT_DIR,
+    random_states, reference_call, shipped_floating_robots, shipped_robots, Evaluate,
+    GeneratedRobot, State, OUT_DIR,
 };
 
 /// Agreement required of double-precision generated code with every reference.
@@ -36,22 +39,28 @@ fn c_is_compiled_with_the_strict_flags() {
 
 #[test]
 fn every_shipped_robot_is_generated() {
-    // Chains in ROBOTS, trees in TREES.
-    let (mut chains, mut trees) = (Vec::new(), Vec::new());
-    for path in shipped_robots() {
+    // Chains in ROBOTS, fixed-base trees in TREES, floating-base robots in FLOATING.
+    let (mut chains, mut trees, mut floating) = (Vec::new(), Vec::new(), Vec::new());
+    for path in shipped_robots()
+        .into_iter()
+        .chain(shipped_floating_robots())
+    {
         let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
-        match quasidyn_codegen::load_spec(&path)
-            .expect("shipped spec parses")
-            .is_chain()
-        {
-            true => chains.push(stem),
-            false => trees.push(stem),
+        let robot = quasidyn_codegen::load_spec(&path).expect("shipped spec parses");
+        if robot.is_floating() {
+            floating.push(stem);
+        } else if robot.is_chain() {
+            chains.push(stem);
+        } else {
+            trees.push(stem);
         }
     }
     let registered: Vec<&str> = ROBOTS.iter().map(|r| r.stem).collect();
     assert_eq!(registered, chains);
     let registered: Vec<&str> = TREES.iter().map(|r| r.stem).collect();
     assert_eq!(registered, trees);
+    let registered: Vec<&str> = FLOATING.iter().map(|r| r.stem).collect();
+    assert_eq!(registered, floating);
     for r in ROBOTS {
         assert_eq!(r.dof, r.spec().dof(), "{}", r.stem);
         assert_eq!(r.rust.dof(), r.dof);

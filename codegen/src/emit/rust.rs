@@ -18,7 +18,8 @@ const ALLOWED_LINTS: &str = "\
 //   clippy::unreadable_literal    ditto (no digit grouping)
 //   clippy::too_many_lines        one statement per shared subexpression
 //   clippy::similar_names         locals are named after node ids (x12, x13, ...)
-//   clippy::many_single_char_names  q, p, sN/cN follow the equations";
+//   clippy::many_single_char_names  q, p, sN/cN follow the equations
+//   clippy::needless_late_init    long functions declare their locals first (shallow scopes)";
 
 struct RustLang<'a> {
     fields: &'a [Ident],
@@ -104,7 +105,8 @@ pub fn emit_rust(module: &Module) -> Result<String, EmitError> {
             clippy::unreadable_literal,
             clippy::too_many_lines,
             clippy::similar_names,
-            clippy::many_single_char_names
+            clippy::many_single_char_names,
+            clippy::needless_late_init
         )]
     };
 
@@ -362,11 +364,7 @@ fn function(
         doc.push(format!(" - returns `{}`: {}, {}", o.name, o.doc, shape));
     }
 
-    let stmts = plan.locals.iter().map(|(name, e)| {
-        let id = format_ident!("{}", name);
-        let v = render(&lang, e);
-        quote!(let #id = #v;)
-    });
+    let stmts = local_statements(plan, &lang);
     let outs: Vec<TokenStream> = plan
         .contract
         .outputs
@@ -400,6 +398,42 @@ fn function(
             #value
         }
     }
+}
+
+/// Functions with more locals than this declare them first and then assign them: every `let`
+/// opens a lexical scope nested in the previous one, and the compiler's debug info recurses
+/// once per level (thousands of nested scopes overflow its stack).
+const MAX_NESTED_LETS: usize = 256;
+
+/// Locals declared per `let (x1, x2, ...);` statement past [`MAX_NESTED_LETS`].
+const LOCALS_PER_DECLARATION: usize = 64;
+
+/// The statements computing the plan's locals: `let x = ...;` each, or for a long function
+/// declarations in groups followed by one assignment each (same values, shallow scopes).
+fn local_statements(plan: &Plan, lang: &RustLang) -> Vec<TokenStream> {
+    let value = |(name, e): &(String, Ex)| (format_ident!("{}", name), render(lang, e));
+    if plan.locals.len() <= MAX_NESTED_LETS {
+        return plan
+            .locals
+            .iter()
+            .map(|l| {
+                let (id, v) = value(l);
+                quote!(let #id = #v;)
+            })
+            .collect();
+    }
+    let declarations = plan.locals.chunks(LOCALS_PER_DECLARATION).map(|group| {
+        let ids: Vec<Ident> = group.iter().map(|(n, _)| format_ident!("{}", n)).collect();
+        match ids.as_slice() {
+            [one] => quote!(let #one;),
+            _ => quote!(let (#(#ids),*);),
+        }
+    });
+    let assignments = plan.locals.iter().map(|l| {
+        let (id, v) = value(l);
+        quote!(#id = #v;)
+    });
+    declarations.chain(assignments).collect()
 }
 
 fn trait_impl(module: &Module, plans: &[Plan], n: usize, has_params: bool) -> TokenStream {

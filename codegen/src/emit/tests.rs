@@ -386,6 +386,49 @@ fn rust_parses_and_is_deterministic() {
     assert!(without.contains("_q: &[f64; 2]"), "unused input is marked");
 }
 
+/// A long function (the hand's, thousands of locals) declares its locals in groups and assigns
+/// them, so no function nests more than `MAX_NESTED_LETS` + a group per 64 locals of `let`
+/// scopes; short ones keep one `let` per local. (Compiling and running the long form is the
+/// tests crate's: it includes every shipped robot's Rust and checks it against Pinocchio.)
+#[test]
+fn long_functions_keep_let_scopes_shallow() {
+    let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("../robots/hand.toml");
+    let module = crate::build_module(&crate::load_spec(&spec).expect("shipped spec"));
+    let rust = emit_rust(&module).expect("emits");
+    syn::parse_file(&rust).expect("generated Rust parses");
+    let mut longest = 0;
+    for body in rust.split("pub fn ").skip(1) {
+        let body = &body[..body.find("\n}\n").unwrap_or(body.len())];
+        let lets = body
+            .lines()
+            .filter(|l| l.trim_start().starts_with("let "))
+            .count();
+        let assignments = body
+            .lines()
+            .filter(|l| {
+                let l = l.trim_start();
+                l.starts_with('x') && l.contains(" = ") && !l.starts_with("let ")
+            })
+            .count();
+        assert!(
+            lets <= MAX_NESTED_LETS_FOR_TESTS,
+            "{} lets in one function",
+            lets
+        );
+        if assignments > 0 {
+            assert!(body.contains("let ("), "declarations in groups");
+        }
+        longest = longest.max(lets + assignments);
+    }
+    assert!(longest > 1000, "the hand has long functions ({longest})");
+    // A short function keeps plain `let`s.
+    let toy = emit_rust(&toy(false, false)).unwrap();
+    assert!(toy.contains("let x") && !toy.contains("let ("));
+}
+
+/// `rust::MAX_NESTED_LETS` plus one declaration per 64 of the longest function's locals.
+const MAX_NESTED_LETS_FOR_TESTS: usize = 256 + 64;
+
 #[test]
 fn c_is_deterministic() {
     let opts = COptions::default();

@@ -5,6 +5,9 @@
 use quasidyn::Dynamics;
 
 quasidyn::include_robot!(pub "ur5");
+// A tree (four fingers on a palm) and a floating-base quadruped, generated the same way.
+quasidyn::include_robot!(pub "hand");
+quasidyn::include_robot!(pub "quadruped_floating");
 
 /// Control and integration step: 1 kHz.
 pub const DT: f64 = 1e-3;

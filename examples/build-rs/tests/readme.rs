@@ -8,6 +8,7 @@ fn readme_quotes_the_build_script_example() {
     for (file, text) in [
         ("build.rs", include_str!("../build.rs")),
         ("src/main.rs", include_str!("../src/main.rs")),
+        ("src/bin/trees.rs", include_str!("../src/bin/trees.rs")),
     ] {
         assert!(README.contains(text), "README.md does not quote {file}");
     }
@@ -16,17 +17,30 @@ fn readme_quotes_the_build_script_example() {
     assert!(README.contains(include));
 }
 
-#[test]
-fn readme_quotes_the_c_example() {
-    let main_c = include_str!("../../c/main.c");
-    let start = README.find("#include \"ur5.h\"").expect("the C snippet");
+/// Every non-blank line of the README's C snippet starting at `include` is a line of `file`.
+fn assert_c_snippet_quotes(include: &str, file: &str, source: &str) {
+    let start = README.find(include).expect("the C snippet");
     let snippet = &README[start..start + README[start..].find("```").unwrap()];
     for line in snippet.lines().filter(|l| !l.trim().is_empty()) {
         assert!(
-            main_c.contains(line),
-            "examples/c/main.c has no line `{line}`"
+            source.lines().any(|l| l == line),
+            "examples/c/{file} has no line `{line}`"
         );
     }
+}
+
+#[test]
+fn readme_quotes_the_c_example() {
+    assert_c_snippet_quotes(
+        "#include \"ur5.h\"",
+        "main.c",
+        include_str!("../../c/main.c"),
+    );
+    assert_c_snippet_quotes(
+        "#include \"quadruped_floating.h\"",
+        "quadruped.c",
+        include_str!("../../c/quadruped.c"),
+    );
     let makefile = include_str!("../../c/Makefile");
     assert!(makefile.contains("-std=c99 -Wall -Wextra -Werror -pedantic -O2"));
     assert!(README.contains("gcc -std=c99 -Wall -Wextra -Werror -pedantic -O2 -Igen"));
