@@ -14,10 +14,11 @@ use quasidyn_codegen::{
 };
 use serde_json::Value;
 
-/// Fixture stems under tests/fixtures: two specs (the quadruped's shipped in robots/), and
-/// Solo-12's URDF imported with
+/// Fixture stems under tests/fixtures: three specs (a 30-joint humanoid, a small floater and
+/// the quadruped, whose spec is shipped in robots/), and Solo-12's URDF imported with
 /// `--floating-base` (its fixture from Pinocchio's own URDF parser under a free-flyer).
-const SPECS: [&str; 3] = [
+const SPECS: [&str; 4] = [
+    "floating/humanoid30",
     "floating/floater",
     "floating/quadruped_floating",
     "urdf/solo12",
