@@ -5,7 +5,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 
 use crate::emit::{emit_c, emit_rust, snake_ident, CFiles, COptions, EmitError};
-use crate::generate::build_module;
+use crate::generate::{build_module_only, select_functions};
 use crate::import::{
     detect, import_dh, import_urdf_with, ImportError, ImportOptions, Imported, InputKind, Location,
 };
@@ -57,6 +57,20 @@ pub enum Error {
     /// An option that does not apply to the chosen language.
     #[error("{0}")]
     Unsupported(&'static str),
+    /// `only` names a function the robot does not generate.
+    #[error(
+        "no function `{name}` for `{robot}`; it generates: {}",
+        .valid.join(", ")
+    )]
+    #[diagnostic(code(quasidyn::only))]
+    UnknownFunction {
+        /// The name given.
+        name: String,
+        /// The robot's name.
+        robot: String,
+        /// The names that would have been accepted.
+        valid: Vec<String>,
+    },
     /// A joint moves nothing with mass or inertia along its motion, so the mass matrix is
     /// singular at every configuration and forward dynamics is undefined.
     #[error(
@@ -163,22 +177,57 @@ pub fn module_name(robot: &Robot, name: Option<&str>) -> Result<String, Error> {
     }
 }
 
+/// What to generate, beyond the robot and its name: options shared by the Rust and C output.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Generate only these functions (names as generated, without the robot's prefix:
+    /// `inverse_dynamics`, `mass_matrix`, ..., `forward_kinematics_FRAME`, or `frames` for
+    /// every named frame's functions; see [`crate::generate::select_functions`]). `None`:
+    /// every function.
+    pub only: Option<Vec<String>>,
+}
+
 /// Generates the Rust module of `robot` (named `name`, see [`module_name`]).
 pub fn rust_code(robot: &Robot, name: &str) -> Result<String, Error> {
-    Ok(emit_rust(&checked_module(robot, name)?)?)
+    rust_code_with(robot, name, &Options::default())
+}
+
+/// [`rust_code`] with [`Options`].
+pub fn rust_code_with(robot: &Robot, name: &str, options: &Options) -> Result<String, Error> {
+    Ok(emit_rust(&checked_module(robot, name, options)?)?)
 }
 
 /// Generates the C files of `robot` (named `name`, see [`module_name`]).
 pub fn c_code(robot: &Robot, name: &str, options: &COptions) -> Result<CFiles, Error> {
-    Ok(emit_c(&checked_module(robot, name)?, options)?)
+    c_code_with(robot, name, options, &Options::default())
+}
+
+/// [`c_code`] with [`Options`].
+pub fn c_code_with(
+    robot: &Robot,
+    name: &str,
+    c: &COptions,
+    options: &Options,
+) -> Result<CFiles, Error> {
+    Ok(emit_c(&checked_module(robot, name, options)?, c)?)
 }
 
 /// Builds the module under `name`, refusing a robot whose mass matrix has a diagonal entry that
 /// is identically zero (forward dynamics would divide by zero).
-fn checked_module(robot: &Robot, name: &str) -> Result<Module, Error> {
+fn checked_module(robot: &Robot, name: &str, options: &Options) -> Result<Module, Error> {
     let mut robot = robot.clone();
     name.clone_into(&mut robot.name);
-    let module = build_module(&robot);
+    let only = match &options.only {
+        Some(names) => Some(select_functions(&robot, names)?),
+        None => None,
+    };
+    // The mass matrix is derived whatever is asked for: built for the check, then dropped.
+    let with_mass_matrix = only.as_ref().map(|kinds| {
+        let mut kinds = kinds.clone();
+        kinds.push(FunctionKind::MassMatrix);
+        kinds
+    });
+    let mut module = build_module_only(&robot, with_mass_matrix.as_deref());
     if let Some(mass_matrix) = module.function(FunctionKind::MassMatrix) {
         // Joints come after the base's six coordinates with a floating base.
         let off = if module.floating() { 6 } else { 0 };
@@ -192,6 +241,9 @@ fn checked_module(robot: &Robot, name: &str) -> Result<Module, Error> {
                 });
             }
         }
+    }
+    if let Some(only) = &only {
+        module.functions.retain(|f| only.contains(&f.kind));
     }
     Ok(module)
 }
@@ -243,6 +295,7 @@ pub struct Builder {
     quiet: bool,
     no_snap: bool,
     floating_base: bool,
+    options: Options,
 }
 
 impl Builder {
@@ -307,6 +360,25 @@ impl Builder {
         self
     }
 
+    /// Generate only these functions: their names as generated, without the robot's prefix
+    /// (`["inverse_dynamics", "mass_matrix"]`; `forward_kinematics_FRAME`, or `frames` for
+    /// every named frame's functions). The others are not derived at all, which is what makes
+    /// generation faster. A name the robot does not generate makes [`Builder::generate`] fail
+    /// with [`Error::UnknownFunction`], listing the valid ones.
+    pub fn only<I, S>(mut self, functions: I) -> Builder
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        self.options.only = Some(
+            functions
+                .into_iter()
+                .map(|f| f.as_ref().to_owned())
+                .collect(),
+        );
+        self
+    }
+
     /// Do not print `cargo:rerun-if-changed` lines (when not running in a build script).
     pub fn quiet(mut self) -> Builder {
         self.quiet = true;
@@ -333,7 +405,7 @@ impl Builder {
     pub fn render(&self) -> Result<(String, String), Error> {
         let robot = self.load()?;
         let name = module_name(&robot, self.name.as_deref())?;
-        let code = rust_code(&robot, &name)?;
+        let code = rust_code_with(&robot, &name, &self.options)?;
         Ok((name, code))
     }
 

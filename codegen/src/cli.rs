@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
-use crate::build::{c_code, load_input_with, module_name, rust_code, Error};
+use crate::build::{c_code_with, load_input_with, module_name, rust_code_with, Error, Options};
 use crate::emit::COptions;
 use crate::equations::{equations, function_by_name, function_name, Format};
 use crate::generate::build_module;
@@ -80,6 +80,15 @@ pub enum Command {
         /// C only: one header of `static inline` functions instead of a `.h`/`.c` pair.
         #[arg(long)]
         header_only: bool,
+        /// Generate only these functions (comma-separated names as generated, without the
+        /// robot's prefix: inverse_dynamics, gravity, nonlinear_effects, mass_matrix,
+        /// forward_dynamics, forward_kinematics, jacobian, centrifugal, coriolis, gyroscopic,
+        /// static_joint_reactions, inverse_dynamics_derivatives, gravity_derivatives,
+        /// forward_dynamics_derivatives, regressor, base_regressor, forward_kinematics_FRAME,
+        /// jacobian_FRAME, or `frames` for every named frame's functions). The others are not
+        /// derived at all.
+        #[arg(long, value_delimiter = ',', value_name = "FUNCTION,...")]
+        only: Option<Vec<String>>,
     },
     /// Validate an input; print `ok: NAME, N bodies` or the located error.
     Check {
@@ -233,6 +242,7 @@ pub fn run(cli: Cli) -> miette::Result<()> {
             floating_base,
             float,
             header_only,
+            only,
         } => generate(&Generate {
             input: &input,
             lang,
@@ -240,6 +250,7 @@ pub fn run(cli: Cli) -> miette::Result<()> {
             name: name.as_deref(),
             import: options(tip, frames, no_snap, floating_base),
             options: COptions { float, header_only },
+            generation: Options { only },
         }),
         Command::Check {
             spec,
@@ -330,6 +341,7 @@ struct Generate<'a> {
     name: Option<&'a str>,
     import: ImportOptions,
     options: COptions,
+    generation: Options,
 }
 
 /// Robots with more joints than this report progress on stderr while generating.
@@ -366,10 +378,13 @@ fn generate(args: &Generate) -> miette::Result<()> {
                     Error::Unsupported("--float and --header-only apply to C output only").into(),
                 );
             }
-            vec![(format!("{name}.rs"), rust_code(&robot, &name)?)]
+            vec![(
+                format!("{name}.rs"),
+                rust_code_with(&robot, &name, &args.generation)?,
+            )]
         }
         Lang::C => {
-            let c = c_code(&robot, &name, &args.options)?;
+            let c = c_code_with(&robot, &name, &args.options, &args.generation)?;
             let mut files = vec![(c.header_name, c.header)];
             files.extend(c.source_name.zip(c.source));
             files

@@ -130,6 +130,178 @@ fn bad_input_leaves_no_files_and_a_located_error() {
     assert!(!out.exists(), "no output directory for a failed run");
 }
 
+/// The `void NAME_FUNCTION(` definitions of a C source, in order.
+fn c_functions(source: &str, prefix: &str) -> Vec<String> {
+    source
+        .lines()
+        .filter_map(|l| l.strip_prefix(&format!("void {prefix}_")))
+        .map(|l| l.split('(').next().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn only_emits_exactly_the_requested_functions() {
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().to_str().unwrap();
+    let run = quasidyn(&[
+        "generate",
+        "robots/ur5.toml",
+        "--out",
+        dir,
+        "--only",
+        "mass_matrix,inverse_dynamics,coriolis,gravity_derivatives,regressor",
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert_eq!(files_in(out.path()), ["ur5.c", "ur5.h"]);
+    let source = std::fs::read_to_string(out.path().join("ur5.c")).unwrap();
+    assert_eq!(
+        c_functions(&source, "ur5"),
+        [
+            "inverse_dynamics",
+            "mass_matrix",
+            "coriolis",
+            "gravity_derivatives",
+            "regressor"
+        ]
+    );
+    let header = std::fs::read_to_string(out.path().join("ur5.h")).unwrap();
+    for constant in [
+        "#define UR5_DOF 6",
+        "ur5_joint_names[UR5_DOF]",
+        "ur5_standard_parameters[60]",
+    ] {
+        assert!(header.contains(constant), "{constant} missing");
+    }
+    // Same values as the full module's functions: compiled with the strict flags, both.
+    let full = out.path().join("full");
+    let run = quasidyn(&[
+        "generate",
+        "robots/ur5.toml",
+        "--out",
+        full.to_str().unwrap(),
+        "--name",
+        "all",
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let main = r#"#include <math.h>
+#include <stdio.h>
+#include "ur5.h"
+#include "full/all.h"
+int main(void)
+{
+    const double q[6] = {0.1, -0.7, 1.2, 0.4, -0.3, 0.9};
+    const double qd[6] = {0.5, 0.2, -0.4, 1.1, -0.8, 0.3};
+    const double qdd[6] = {-0.2, 0.6, 0.1, -1.0, 0.4, 0.7};
+    double a[6], b[6], ma[36], mb[36];
+    double worst = 0.0;
+    int i;
+    ur5_inverse_dynamics(q, qd, qdd, a);
+    all_inverse_dynamics(q, qd, qdd, b);
+    for (i = 0; i < 6; ++i) worst = fmax(worst, fabs(a[i] - b[i]) / fmax(1.0, fabs(b[i])));
+    ur5_mass_matrix(q, ma);
+    all_mass_matrix(q, mb);
+    for (i = 0; i < 36; ++i) worst = fmax(worst, fabs(ma[i] - mb[i]) / fmax(1.0, fabs(mb[i])));
+    ur5_coriolis(q, qd, a);
+    all_coriolis(q, qd, b);
+    for (i = 0; i < 6; ++i) worst = fmax(worst, fabs(a[i] - b[i]) / fmax(1.0, fabs(b[i])));
+    printf("%g\n", worst);
+    return worst <= 1e-12 ? 0 : 1;
+}
+"#;
+    std::fs::write(out.path().join("main.c"), main).unwrap();
+    let gcc = Command::new("gcc")
+        .args([
+            "-std=c99",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-pedantic",
+            "main.c",
+            "ur5.c",
+            "full/all.c",
+            "-o",
+            "check",
+            "-lm",
+        ])
+        .current_dir(out.path())
+        .output()
+        .expect("gcc runs");
+    assert!(gcc.status.success(), "{}", text(&gcc.stderr));
+    let check = Command::new(out.path().join("check")).output().unwrap();
+    assert!(
+        check.status.success(),
+        "--only differs from the full module by {}",
+        text(&check.stdout)
+    );
+}
+
+#[test]
+fn only_takes_frame_names_and_the_frames_family_in_rust() {
+    let out = tempfile::tempdir().unwrap();
+    let run = quasidyn(&[
+        "generate",
+        "robots/synthetic_tree.toml",
+        "--lang",
+        "rust",
+        "--out",
+        "-",
+        "--only",
+        "gravity",
+        "--only",
+        "jacobian_side_camera",
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let code = text(&run.stdout);
+    let functions: Vec<&str> = code
+        .lines()
+        .filter_map(|l| l.strip_prefix("pub fn "))
+        .map(|l| l.split('(').next().unwrap())
+        .collect();
+    assert_eq!(functions, ["gravity", "jacobian_side_camera"]);
+    let run = quasidyn(&[
+        "generate",
+        "robots/synthetic_tree.toml",
+        "--lang",
+        "rust",
+        "--out",
+        out.path().to_str().unwrap(),
+        "--only",
+        "frames",
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let code = std::fs::read_to_string(out.path().join("synthetic_tree.rs")).unwrap();
+    let count = |prefix: &str| code.matches(prefix).count();
+    assert_eq!(count("pub fn forward_kinematics_"), 3);
+    assert_eq!(count("pub fn jacobian_"), 3);
+    assert_eq!(count("pub fn "), 6);
+}
+
+#[test]
+fn only_with_an_unknown_name_writes_nothing() {
+    let work = tempfile::tempdir().unwrap();
+    let out = work.path().join("out");
+    let run = quasidyn(&[
+        "generate",
+        "robots/ur5.toml",
+        "--out",
+        out.to_str().unwrap(),
+        "--only",
+        "inverse_dynamics,corriolis",
+    ]);
+    assert_eq!(run.status.code(), Some(1));
+    let stderr = text(&run.stderr).replace(['│', '\n'], " ");
+    let stderr = stderr.split_whitespace().collect::<Vec<_>>().join(" ");
+    for part in [
+        "no function `corriolis` for `ur5`; it generates:",
+        "mass_matrix, forward_dynamics,",
+        "coriolis, gyroscopic,",
+        "regressor, base_regressor",
+    ] {
+        assert!(stderr.contains(part), "{part}: {stderr}");
+    }
+    assert!(!out.exists(), "no output directory for a failed run");
+}
+
 #[test]
 fn rust_rejects_c_only_options() {
     let out = tempfile::tempdir().unwrap();

@@ -463,10 +463,14 @@ pub fn frame_ident(name: &str) -> String {
 /// `inverse_dynamics`, ..., `forward_kinematics_FRAME` and `jacobian_FRAME` for a named frame
 /// (`None` if the module has no such frame).
 pub fn public_name(module: &Module, kind: FunctionKind) -> Option<String> {
+    function_name(kind, &module.frame_names)
+}
+
+/// [`public_name`] for a robot whose named frames are `frame_names` (in order).
+pub fn function_name(kind: FunctionKind, frame_names: &[String]) -> Option<String> {
     let base = contract(kind).name;
     match kind {
-        FunctionKind::FrameKinematics(k) | FunctionKind::FrameJacobian(k) => module
-            .frame_names
+        FunctionKind::FrameKinematics(k) | FunctionKind::FrameJacobian(k) => frame_names
             .get(usize::from(k))
             .map(|frame| format!("{base}_{}", frame_ident(frame))),
         _ => Some(base.to_owned()),
