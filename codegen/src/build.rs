@@ -3,13 +3,17 @@
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use crate::emit::{emit_c, emit_rust, snake_ident, CFiles, COptions, EmitError};
-use crate::generate::{build_module_only, select_functions};
+use crate::emit::{
+    emit_c_reporting, emit_rust_reporting, snake_ident, CFiles, COptions, EmitError,
+};
+use crate::generate::{build_module_reporting, select_functions};
 use crate::import::{
     detect, import_dh, import_urdf_with, ImportError, ImportOptions, Imported, InputKind, Location,
 };
 use crate::ir::{FunctionKind, Module};
+use crate::progress::{Progress, Silent, Step};
 use crate::spec::parse_spec;
 use crate::{Robot, SpecError};
 
@@ -194,7 +198,19 @@ pub fn rust_code(robot: &Robot, name: &str) -> Result<String, Error> {
 
 /// [`rust_code`] with [`Options`].
 pub fn rust_code_with(robot: &Robot, name: &str, options: &Options) -> Result<String, Error> {
-    Ok(emit_rust(&checked_module(robot, name, options)?)?)
+    rust_code_reporting(robot, name, options, &mut Silent)
+}
+
+/// [`rust_code_with`], reporting each step (derive, simplify, emit) to `progress` as it
+/// starts.
+pub fn rust_code_reporting(
+    robot: &Robot,
+    name: &str,
+    options: &Options,
+    progress: &mut dyn Progress,
+) -> Result<String, Error> {
+    let module = checked_module(robot, name, options, progress)?;
+    Ok(emit_rust_reporting(&module, progress)?)
 }
 
 /// Generates the C files of `robot` (named `name`, see [`module_name`]).
@@ -209,12 +225,29 @@ pub fn c_code_with(
     c: &COptions,
     options: &Options,
 ) -> Result<CFiles, Error> {
-    Ok(emit_c(&checked_module(robot, name, options)?, c)?)
+    c_code_reporting(robot, name, c, options, &mut Silent)
+}
+
+/// [`c_code_with`], reporting each step (derive, simplify, emit) to `progress` as it starts.
+pub fn c_code_reporting(
+    robot: &Robot,
+    name: &str,
+    c: &COptions,
+    options: &Options,
+    progress: &mut dyn Progress,
+) -> Result<CFiles, Error> {
+    let module = checked_module(robot, name, options, progress)?;
+    Ok(emit_c_reporting(&module, c, progress)?)
 }
 
 /// Builds the module under `name`, refusing a robot whose mass matrix has a diagonal entry that
 /// is identically zero (forward dynamics would divide by zero).
-fn checked_module(robot: &Robot, name: &str, options: &Options) -> Result<Module, Error> {
+fn checked_module(
+    robot: &Robot,
+    name: &str,
+    options: &Options,
+    progress: &mut dyn Progress,
+) -> Result<Module, Error> {
     let mut robot = robot.clone();
     name.clone_into(&mut robot.name);
     let only = match &options.only {
@@ -227,7 +260,7 @@ fn checked_module(robot: &Robot, name: &str, options: &Options) -> Result<Module
         kinds.push(FunctionKind::MassMatrix);
         kinds
     });
-    let mut module = build_module_only(&robot, with_mass_matrix.as_deref());
+    let mut module = build_module_reporting(&robot, with_mass_matrix.as_deref(), progress);
     if let Some(mass_matrix) = module.function(FunctionKind::MassMatrix) {
         // Joints come after the base's six coordinates with a floating base.
         let off = if module.floating() { 6 } else { 0 };
@@ -270,6 +303,16 @@ pub fn write_if_changed(path: &Path, contents: &str) -> Result<bool, Error> {
     Ok(true)
 }
 
+/// A progress callback shared by clones of a [`Builder`].
+#[derive(Clone)]
+struct ProgressFn(Arc<dyn Fn(&Step<'_>) + Send + Sync>);
+
+impl fmt::Debug for ProgressFn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ProgressFn")
+    }
+}
+
 /// Configurable generation of a robot's Rust module, for build scripts (in the manner of
 /// prost-build):
 ///
@@ -286,6 +329,7 @@ pub fn write_if_changed(path: &Path, contents: &str) -> Result<bool, Error> {
 /// and in the crate: `quasidyn::include_robot!("ur5");`.
 #[derive(Clone, Debug, Default)]
 pub struct Builder {
+    progress: Option<ProgressFn>,
     input: Option<PathBuf>,
     inline: Option<(String, String)>,
     tip: Option<String>,
@@ -379,6 +423,14 @@ impl Builder {
         self
     }
 
+    /// Calls `report` as each step of the generation starts (which stage, which function,
+    /// how far through; see [`Step`]). Nothing is reported without it: the builder prints
+    /// nothing but `cargo:rerun-if-changed`.
+    pub fn progress(mut self, report: impl Fn(&Step<'_>) + Send + Sync + 'static) -> Builder {
+        self.progress = Some(ProgressFn(Arc::new(report)));
+        self
+    }
+
     /// Do not print `cargo:rerun-if-changed` lines (when not running in a build script).
     pub fn quiet(mut self) -> Builder {
         self.quiet = true;
@@ -405,7 +457,14 @@ impl Builder {
     pub fn render(&self) -> Result<(String, String), Error> {
         let robot = self.load()?;
         let name = module_name(&robot, self.name.as_deref())?;
-        let code = rust_code_with(&robot, &name, &self.options)?;
+        let code = match &self.progress {
+            Some(ProgressFn(report)) => {
+                rust_code_reporting(&robot, &name, &self.options, &mut |step: &Step<'_>| {
+                    report(step);
+                })?
+            }
+            None => rust_code_with(&robot, &name, &self.options)?,
+        };
         Ok((name, code))
     }
 

@@ -7,6 +7,7 @@ use crate::derive::{
 };
 use crate::emit::function_name;
 use crate::ir::{Constant, Function, FunctionKind, Graph, Module, NodeId, Output, Var};
+use crate::progress::{Counter, Progress, Silent, Stage};
 use crate::{to_toml, BaseMotion, ParameterSet, Robot};
 
 /// Version of the generator, written into generated files.
@@ -19,7 +20,7 @@ pub const GENERATOR_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// operations. With [`crate::ParameterSet::Base`] the symbolic parameters are the regrouped
 /// ones themselves and the static joint reactions are left out.
 pub fn build_module(robot: &Robot) -> Module {
-    build(robot, true, None)
+    build(robot, true, None, &mut Silent)
 }
 
 /// [`build_module`] with only the functions of `only` (all with `None`): the others are not
@@ -30,13 +31,23 @@ pub fn build_module(robot: &Robot) -> Module {
 /// base regressor only, since finding the base parameters is the analysis the base regressor
 /// needs.
 pub fn build_module_only(robot: &Robot, only: Option<&[FunctionKind]>) -> Module {
-    build(robot, true, only)
+    build(robot, true, only, &mut Silent)
+}
+
+/// [`build_module_only`], reporting each part of the derivation to `progress` as it starts
+/// ([`Stage::Derive`]).
+pub fn build_module_reporting(
+    robot: &Robot,
+    only: Option<&[FunctionKind]>,
+    progress: &mut dyn Progress,
+) -> Module {
+    build(robot, true, only, progress)
 }
 
 /// [`build_module`] with the physical inertial parameters throughout: the papers' equations
 /// term by term, as the equations printer shows them.
 pub fn build_module_physical(robot: &Robot) -> Module {
-    build(robot, false, None)
+    build(robot, false, None, &mut Silent)
 }
 
 /// The functions [`build_module`] generates for `robot`, in file order, found without deriving
@@ -121,36 +132,54 @@ pub fn select_functions<S: AsRef<str>>(
     Ok(chosen)
 }
 
-fn build(robot: &Robot, regroup: bool, only: Option<&[FunctionKind]>) -> Module {
+fn build(
+    robot: &Robot,
+    regroup: bool,
+    only: Option<&[FunctionKind]>,
+    progress: &mut dyn Progress,
+) -> Module {
     let n = robot.dof();
     let wanted = |kind: FunctionKind| only.map_or(true, |only| only.contains(&kind));
     let any = |kinds: &[FunctionKind]| kinds.iter().any(|&k| wanted(k));
-    let mut graph = Graph::new();
-    let derived = derive_with(&mut graph, robot, regroup);
-    // Joint-space outputs span the base's coordinates too with a floating base.
-    let nv = if robot.is_floating() { n + 6 } else { n };
     // The split, the derivatives and the regressors are for fixed bases only so far.
     let moving = robot.motion != BaseMotion::Fixed;
-
-    // The seed-001 split reads dH_kj/dq_i only for k >= j and i > j (H_kj depends on the
-    // joints after j alone), so only those derivatives are built. (Not for a floating base
-    // yet: its functions leave the split out.)
     let split_kinds = [
         FunctionKind::Centrifugal,
         FunctionKind::Coriolis,
         FunctionKind::Gyroscopic,
     ];
-    let (centrifugal, coriolis, gyroscopic) = if moving || !any(&split_kinds) {
-        (Vec::new(), Vec::new(), Vec::new())
-    } else {
+    let do_split = !moving && any(&split_kinds);
+    let do_derivatives = !moving && any(&FunctionKind::DERIVATIVES);
+    let do_regressor = !moving && wanted(FunctionKind::Regressor);
+    let do_base = !moving && wanted(FunctionKind::BaseRegressor);
+    let parts = 1 + [do_split, do_derivatives, do_regressor, do_base]
+        .iter()
+        .filter(|&&b| b)
+        .count();
+    let mut step = Counter::new(progress, Stage::Derive, "part", parts);
+
+    step.next("dynamics and kinematics");
+    let mut graph = Graph::new();
+    let derived = derive_with(&mut graph, robot, regroup);
+    // Joint-space outputs span the base's coordinates too with a floating base.
+    let nv = if robot.is_floating() { n + 6 } else { n };
+
+    // The seed-001 split reads dH_kj/dq_i only for k >= j and i > j (H_kj depends on the
+    // joints after j alone), so only those derivatives are built. (Not for a floating base
+    // yet: its functions leave the split out.)
+    let (centrifugal, coriolis, gyroscopic) = if do_split {
+        step.next("velocity split (centrifugal, coriolis, gyroscopic)");
         split(&mut graph, n, &derived.mass_matrix)
+    } else {
+        (Vec::new(), Vec::new(), Vec::new())
     };
 
     // The derivatives and the regressors are for fixed bases only so far (a floating base
     // needs them on the configuration manifold): empty outputs, left out below.
-    let der = if moving || !any(&FunctionKind::DERIVATIVES) {
+    let der = if !do_derivatives {
         Derivatives::default()
     } else {
+        step.next("derivatives");
         derivatives(
             &mut graph,
             &derived.inverse_dynamics,
@@ -159,7 +188,7 @@ fn build(robot: &Robot, regroup: bool, only: Option<&[FunctionKind]>) -> Module 
             &derived.mass_matrix,
         )
     };
-    let reg = if moving || !wanted(FunctionKind::Regressor) {
+    let reg = if !do_regressor {
         Regressor {
             y: Vec::new(),
             // The constant is emitted whatever is generated (fixed bases).
@@ -170,12 +199,14 @@ fn build(robot: &Robot, regroup: bool, only: Option<&[FunctionKind]>) -> Module 
             },
         }
     } else {
+        step.next("regressor");
         regressor(&mut graph, robot)
     };
-    let (base, yb) = if moving || !wanted(FunctionKind::BaseRegressor) {
-        (BaseSet::default(), Vec::new())
-    } else {
+    let (base, yb) = if do_base {
+        step.next("base parameters and base regressor");
         base_regressor(&mut graph, robot)
+    } else {
+        (BaseSet::default(), Vec::new())
     };
     let nb = base.names.len();
 

@@ -236,3 +236,35 @@ fn only_rejects_a_name_the_robot_does_not_generate() {
     assert!(shown.contains("forward_kinematics_"), "{shown}");
     assert!(shown.ends_with(", frames"), "{shown}");
 }
+
+#[test]
+fn progress_reaches_the_callback_stage_by_stage() {
+    use std::sync::{Arc, Mutex};
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&seen);
+    let (_, code) = Builder::new()
+        .spec(robots().join("planar3r.toml"))
+        .only(["gravity", "coriolis"])
+        .progress(move |step| sink.lock().unwrap().push(step.to_string()))
+        .render()
+        .unwrap();
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(
+        seen,
+        [
+            "derive: part 1/2: dynamics and kinematics",
+            "derive: part 2/2: velocity split (centrifugal, coriolis, gyroscopic)",
+            "simplify: function 1/2: gravity",
+            "simplify: function 2/2: coriolis",
+            "emit: function 1/2: gravity",
+            "emit: function 2/2: coriolis",
+        ]
+    );
+    // Reporting changes nothing in the code.
+    let (_, silent) = Builder::new()
+        .spec(robots().join("planar3r.toml"))
+        .only(["gravity", "coriolis"])
+        .render()
+        .unwrap();
+    assert_eq!(code, silent);
+}

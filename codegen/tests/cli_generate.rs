@@ -459,28 +459,75 @@ fn import_writes_an_equivalent_spec() {
 }
 
 #[test]
-fn long_generations_report_progress() {
-    let work = tempfile::tempdir().unwrap();
-    let mut spec = String::from("name = \"snake\"\n");
-    for i in 0..10 {
-        let axis = ["x", "y", "z"][i % 3];
-        spec.push_str(&format!(
-            "[[body]]\njoint = \"revolute\"\naxis = \"{axis}\"\nnext = [0.1, 0.0, 0.02]\n\
-             mass = 1.0\ncom = [0.05, 0.0, 0.0]\n\
-             inertia = {{ ixx = 0.01, iyy = 0.012, izz = 0.013 }}\n"
-        ));
-    }
-    let path = work.path().join("snake.toml");
-    std::fs::write(&path, spec).unwrap();
-    let out = work.path().join("out");
+fn long_generations_report_progress_on_stderr_only() {
+    // `--progress-after 0` (hidden) stands for a generation longer than a second.
     let run = quasidyn(&[
         "generate",
-        path.to_str().unwrap(),
+        "robots/planar3r.toml",
+        "--lang",
+        "rust",
         "--out",
-        out.to_str().unwrap(),
+        "-",
+        "--progress-after",
+        "0",
     ]);
     assert!(run.status.success(), "{}", text(&run.stderr));
     let stderr = text(&run.stderr);
-    assert!(stderr.contains("deriving snake (10 joints)"), "{stderr}");
-    assert_eq!(files_in(&out), ["snake.c", "snake.h"]);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines[0], "quasidyn: generating planar3r (3 joints)");
+    assert!(
+        lines[1].ends_with("derive: part 1/5: dynamics and kinematics"),
+        "{stderr}"
+    );
+    for part in [
+        "derive: part 2/5: velocity split (centrifugal, coriolis, gyroscopic)",
+        "derive: part 5/5: base parameters and base regressor",
+        "simplify: function 1/16: inverse_dynamics",
+        "simplify: function 9/16: coriolis",
+        "simplify: function 16/16: base_regressor",
+        "emit: function 1/16: inverse_dynamics",
+        "emit: function 16/16: base_regressor",
+    ] {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("quasidyn: ") && l.ends_with(part)),
+            "{part} missing:\n{stderr}"
+        );
+    }
+    assert!(
+        lines
+            .last()
+            .unwrap()
+            .starts_with("quasidyn: planar3r (3 joints) generated in "),
+        "{stderr}"
+    );
+    // Stdout holds the generated code and nothing else: the same as without progress.
+    let (_, code) = quasidyn_codegen::Builder::new()
+        .spec(root().join("robots/planar3r.toml"))
+        .render()
+        .unwrap();
+    assert!(
+        text(&run.stdout) == code,
+        "stdout is not the generated code"
+    );
+
+    // --quiet: nothing on stderr; a short generation reports nothing either.
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().to_str().unwrap();
+    for extra in [&["--quiet", "--progress-after", "0"][..], &[]] {
+        let mut args = vec!["generate", "robots/planar3r.toml", "--out", dir];
+        args.extend(extra);
+        let run = quasidyn(&args);
+        assert!(run.status.success(), "{}", text(&run.stderr));
+        assert_eq!(text(&run.stderr), "", "{extra:?}");
+        assert_eq!(
+            text(&run.stdout),
+            format!(
+                "{}\n{}\n",
+                out.path().join("planar3r.h").display(),
+                out.path().join("planar3r.c").display()
+            )
+        );
+    }
 }

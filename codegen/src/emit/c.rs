@@ -8,6 +8,7 @@ use super::{
     Func, Input, Lang, Plan,
 };
 use crate::ir::{Module, BASE_PARAMETERS};
+use crate::progress::{Progress, Silent};
 
 /// Options of the C emitter.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -106,7 +107,16 @@ fn comment_safe(s: &str) -> String {
 /// `NAME_params_default(NAME_params *params)`, and every function takes
 /// `const NAME_params *params` first.
 pub fn emit_c(module: &Module, opts: &COptions) -> Result<CFiles, EmitError> {
-    let (lowered, plans) = plan_module(module)?;
+    emit_c_reporting(module, opts, &mut Silent)
+}
+
+/// [`emit_c`], reporting the simplification and each function written to `progress`.
+pub fn emit_c_reporting(
+    module: &Module,
+    opts: &COptions,
+    progress: &mut dyn Progress,
+) -> Result<CFiles, EmitError> {
+    let (lowered, plans) = plan_module(module, progress)?;
     let n = lowered.dof;
     let name = snake_ident(&module.robot_name);
     let upper = name.to_ascii_uppercase();

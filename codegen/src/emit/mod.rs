@@ -13,9 +13,10 @@ mod tests;
 
 use crate::ir::{BaseVar, Function, FunctionKind, Graph, Module, Node, NodeId, Var};
 use crate::model::BaseMotion;
+use crate::progress::{Counter, Progress, Stage};
 
-pub use c::{emit_c, CFiles, COptions};
-pub use rust::emit_rust;
+pub use c::{emit_c, emit_c_reporting, CFiles, COptions};
+pub use rust::{emit_rust, emit_rust_reporting};
 
 /// Why a module cannot be emitted.
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -603,8 +604,14 @@ impl Plan {
 const MAX_INLINE_DEPTH: u32 = 6;
 
 /// Checks a module against the contracts and plans every function (on the lowered module).
-pub(crate) fn plan_module(module: &Module) -> Result<(Module, Vec<Plan>), EmitError> {
-    let lowered = module.lowered();
+/// Reports [`Stage::Simplify`] (lowering and sharing) and [`Stage::Emit`] (one step per
+/// function) to `progress`.
+pub(crate) fn plan_module(
+    module: &Module,
+    progress: &mut dyn Progress,
+) -> Result<(Module, Vec<Plan>), EmitError> {
+    let lowered = module.lowered_reporting(progress);
+    let mut step = Counter::new(progress, Stage::Emit, "function", lowered.functions.len());
     let mut seen = Vec::new();
     let mut plans = Vec::new();
     for f in &lowered.functions {
@@ -612,8 +619,10 @@ pub(crate) fn plan_module(module: &Module) -> Result<(Module, Vec<Plan>), EmitEr
             return Err(EmitError::Duplicate(f.kind));
         }
         seen.push(f.kind);
+        let name = public_name(&lowered, f.kind).ok_or(EmitError::UnknownFrame(f.kind))?;
+        step.next(&name);
         let mut plan = plan_function(&lowered.graph, lowered.dof, lowered.nb(), lowered.motion, f)?;
-        plan.name = public_name(&lowered, f.kind).ok_or(EmitError::UnknownFrame(f.kind))?;
+        plan.name = name;
         plans.push(plan);
     }
     // Files list functions in contract order whatever order the derivation produced.

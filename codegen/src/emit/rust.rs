@@ -9,6 +9,7 @@ use super::{
     Plan,
 };
 use crate::ir::{FunctionKind, Module, BASE_PARAMETERS};
+use crate::progress::{Progress, Silent};
 
 /// Lints allowed on generated items, each unavoidable in generated straight-line code.
 const ALLOWED_LINTS: &str = "\
@@ -90,7 +91,15 @@ impl Lang for RustLang<'_> {
 /// `quasidyn::Dynamics<N>`; without, a unit struct named after the robot does. The trait is
 /// implemented only when the module has all eleven functions.
 pub fn emit_rust(module: &Module) -> Result<String, EmitError> {
-    let (lowered, plans) = plan_module(module)?;
+    emit_rust_reporting(module, &mut Silent)
+}
+
+/// [`emit_rust`], reporting the simplification and each function written to `progress`.
+pub fn emit_rust_reporting(
+    module: &Module,
+    progress: &mut dyn Progress,
+) -> Result<String, EmitError> {
+    let (lowered, plans) = plan_module(module, progress)?;
     let n = lowered.dof;
     let fields: Vec<Ident> = param_fields(&lowered.graph)
         .iter()
