@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use crate::emit::{
-    emit_c_reporting, emit_rust_reporting, snake_ident, CFiles, COptions, EmitError,
+    emit_c_reporting, emit_rust_reporting, snake_ident, CFiles, COptions, EmitError, RustOptions,
 };
 use crate::generate::{build_module_reporting, select_functions};
 use crate::import::{
@@ -189,6 +189,10 @@ pub struct Options {
     /// every named frame's functions; see [`crate::generate::select_functions`]). `None`:
     /// every function.
     pub only: Option<Vec<String>>,
+    /// Also generate each function over this many states at once (`FUNCTION_batch` in Rust,
+    /// `NAME_FUNCTION_batch` in C; 1 to [`crate::emit::MAX_BATCH`]). `None`: the scalar
+    /// functions only.
+    pub batch: Option<usize>,
 }
 
 /// Generates the Rust module of `robot` (named `name`, see [`module_name`]).
@@ -210,7 +214,10 @@ pub fn rust_code_reporting(
     progress: &mut dyn Progress,
 ) -> Result<String, Error> {
     let module = checked_module(robot, name, options, progress)?;
-    Ok(emit_rust_reporting(&module, progress)?)
+    let rust = RustOptions {
+        batch: options.batch,
+    };
+    Ok(emit_rust_reporting(&module, &rust, progress)?)
 }
 
 /// Generates the C files of `robot` (named `name`, see [`module_name`]).
@@ -237,7 +244,11 @@ pub fn c_code_reporting(
     progress: &mut dyn Progress,
 ) -> Result<CFiles, Error> {
     let module = checked_module(robot, name, options, progress)?;
-    Ok(emit_c_reporting(&module, c, progress)?)
+    let c = COptions {
+        batch: options.batch.or(c.batch),
+        ..*c
+    };
+    Ok(emit_c_reporting(&module, &c, progress)?)
 }
 
 /// Builds the module under `name`, refusing a robot whose mass matrix has a diagonal entry that
@@ -248,6 +259,10 @@ fn checked_module(
     options: &Options,
     progress: &mut dyn Progress,
 ) -> Result<Module, Error> {
+    if let Some(batch) = options.batch {
+        // Refused before anything is derived.
+        crate::emit::check_batch(batch)?;
+    }
     let mut robot = robot.clone();
     name.clone_into(&mut robot.name);
     let only = match &options.only {
@@ -420,6 +435,14 @@ impl Builder {
                 .map(|f| f.as_ref().to_owned())
                 .collect(),
         );
+        self
+    }
+
+    /// Also generate each function over `states` states at once, as `FUNCTION_batch`
+    /// (structure of arrays: every argument `&[[f64; BATCH]; ROWS]`, `pub const BATCH`; 1 to
+    /// [`crate::emit::MAX_BATCH`]).
+    pub fn batch(mut self, states: usize) -> Builder {
+        self.options.batch = Some(states);
         self
     }
 

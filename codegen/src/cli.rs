@@ -93,6 +93,11 @@ pub enum Command {
         /// derived at all.
         #[arg(long, value_delimiter = ',', value_name = "FUNCTION,...")]
         only: Option<Vec<String>>,
+        /// Also generate each function over N states at once (structure of arrays, N from 1 to
+        /// 1024): C `NAME_FUNCTION_batch` with every argument `[rows][NAME_BATCH]`, Rust
+        /// `FUNCTION_batch` over `&[[f64; BATCH]; ROWS]`.
+        #[arg(long, value_name = "N")]
+        batch: Option<usize>,
         /// Do not report progress on stderr (by default, a generation that takes more than a
         /// second reports each stage and function as it starts).
         #[arg(long, short)]
@@ -254,6 +259,7 @@ pub fn run(cli: Cli) -> miette::Result<()> {
             float,
             header_only,
             only,
+            batch,
             quiet,
             progress_after,
         } => generate(&Generate {
@@ -262,8 +268,12 @@ pub fn run(cli: Cli) -> miette::Result<()> {
             out: &out,
             name: name.as_deref(),
             import: options(tip, frames, no_snap, floating_base),
-            options: COptions { float, header_only },
-            generation: Options { only },
+            options: COptions {
+                float,
+                header_only,
+                batch: None,
+            },
+            generation: Options { only, batch },
             progress: (!quiet).then_some(progress_after),
         }),
         Command::Check {

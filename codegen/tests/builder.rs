@@ -268,3 +268,38 @@ fn progress_reaches_the_callback_stage_by_stage() {
         .unwrap();
     assert_eq!(code, silent);
 }
+
+#[test]
+fn batch_adds_the_batched_functions() {
+    let (_, code) = Builder::new()
+        .spec(robots().join("planar3r.toml"))
+        .only(["inverse_dynamics", "forward_kinematics"])
+        .batch(16)
+        .render()
+        .unwrap();
+    for item in [
+        "pub const BATCH: usize = 16;",
+        "pub fn inverse_dynamics(q: &[f64; 3], qd: &[f64; 3], qdd: &[f64; 3]) -> [f64; 3]",
+        "pub fn inverse_dynamics_batch(\n    q: &[[f64; BATCH]; 3],\n    qd: &[[f64; BATCH]; 3],\n    \
+         qdd: &[[f64; BATCH]; 3],\n    tau: &mut [[f64; BATCH]; 3],\n)",
+        "pub fn forward_kinematics_batch(\n    q: &[[f64; BATCH]; 3],\n    R: &mut [[f64; BATCH]; \
+         9],\n    p: &mut [[f64; BATCH]; 3],\n)",
+    ] {
+        assert!(code.contains(item), "{item} missing:\n{code}");
+    }
+    let (_, scalar) = Builder::new()
+        .spec(robots().join("planar3r.toml"))
+        .only(["inverse_dynamics", "forward_kinematics"])
+        .render()
+        .unwrap();
+    assert!(!scalar.contains("BATCH"));
+    let err = Builder::new()
+        .spec(robots().join("planar3r.toml"))
+        .batch(0)
+        .render()
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "cannot emit code: batch size 0: the batched functions take 1 to 1024 states"
+    );
+}

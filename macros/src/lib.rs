@@ -37,8 +37,10 @@
 //! `only = ["inverse_dynamics", "mass_matrix"]` (generate only these functions, named as
 //! generated: `gravity`, `coriolis`, `regressor`, `forward_kinematics_FRAME`, ..., or `frames`
 //! for every named frame's; the others are not derived, and the module has no `Dynamics`
-//! implementation unless all eleven of its functions are there), comma-separated. A name the
-//! robot does not generate is a compile error on that name, listing the valid ones.
+//! implementation unless all eleven of its functions are there) and `batch = N` (each function
+//! also over N states at once, `FUNCTION_batch` over `&[[f64; BATCH]; ROWS]`),
+//! comma-separated. A name the robot does not generate is a compile error on that name,
+//! listing the valid ones.
 //!
 //! A rejected input is one compile error on the literal (or the path) with the located
 //! message, `FILE:LINE:COL: FIELD: MESSAGE`; for an inline spec `FILE` is `robot!` and line 1
@@ -57,9 +59,9 @@ use std::path::{Path, PathBuf};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::parse::{Parse, ParseStream};
-use syn::{Ident, LitBool, LitStr, Token, Visibility};
+use syn::{Ident, LitBool, LitInt, LitStr, Token, Visibility};
 
-use quasidyn_codegen::emit::{camel_ident, snake_ident};
+use quasidyn_codegen::emit::{camel_ident, check_batch, snake_ident};
 use quasidyn_codegen::import::ImportOptions;
 use quasidyn_codegen::{
     decode_input, module_name, parse_input_with, rust_code_with, Error, Options,
@@ -68,8 +70,8 @@ use quasidyn_codegen::{
 /// Generates a robot's kinematics and dynamics module at compile time from a spec, URDF file
 /// or DH table: `robot!(file = "PATH")` (relative to the crate's `Cargo.toml`) or
 /// `robot!(r#"TOML"#)`, optionally preceded by a visibility and followed by `name = "IDENT"`,
-/// `tip = "LINK"`, `frame = "LINK"` (repeatable), `snap = false`, `floating_base = true` and
-/// `only = ["FUNCTION", ...]`. See the crate documentation.
+/// `tip = "LINK"`, `frame = "LINK"` (repeatable), `snap = false`, `floating_base = true`,
+/// `only = ["FUNCTION", ...]` and `batch = N`. See the crate documentation.
 #[proc_macro]
 pub fn robot(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
     let args = syn::parse_macro_input!(input as RobotArgs);
@@ -104,12 +106,14 @@ struct RobotArgs {
     floating_base: Option<LitBool>,
     /// `only = ["inverse_dynamics", ...]`: the functions to generate.
     only: Option<Vec<LitStr>>,
+    /// `batch = N`: also each function over N states.
+    batch: Option<LitInt>,
 }
 
 const ROBOT_USAGE: &str =
     "expected a robot description: robot!(r#\"...spec...\"#) or robot!(file = \"PATH\"), \
      optionally followed by name = \"IDENT\", tip = \"LINK\", frame = \"LINK\", snap = false, \
-     floating_base = true and only = [\"FUNCTION\", ...]";
+     floating_base = true, only = [\"FUNCTION\", ...] and batch = N";
 
 impl Parse for RobotArgs {
     fn parse(input: ParseStream) -> syn::Result<Self> {
@@ -121,6 +125,7 @@ impl Parse for RobotArgs {
         let mut snap: Option<LitBool> = None;
         let mut floating_base: Option<LitBool> = None;
         let mut only: Option<Vec<LitStr>> = None;
+        let mut batch: Option<LitInt> = None;
         if input.peek(LitStr) {
             source = Some(Source::Inline(input.parse()?));
         } else if !input.peek(Ident) {
@@ -147,6 +152,13 @@ impl Parse for RobotArgs {
                     return Err(syn::Error::new(key.span(), format!("`{key}` given twice")));
                 }
                 *slot = Some(input.parse()?);
+                continue;
+            }
+            if key == "batch" {
+                if batch.is_some() {
+                    return Err(syn::Error::new(key.span(), "`batch` given twice"));
+                }
+                batch = Some(input.parse()?);
                 continue;
             }
             if key == "only" {
@@ -183,7 +195,7 @@ impl Parse for RobotArgs {
                         key.span(),
                         format!(
                             "unknown argument `{other}`: expected `file`, `name`, `tip`, `frame`, \
-                             `snap`, `floating_base` or `only`"
+                             `snap`, `floating_base`, `only` or `batch`"
                         ),
                     ))
                 }
@@ -203,6 +215,7 @@ impl Parse for RobotArgs {
             snap,
             floating_base,
             only,
+            batch,
         })
     }
 }
@@ -299,11 +312,22 @@ fn generate_robot(args: &RobotArgs) -> Result<TokenStream, Failure> {
             None,
         )
     })?;
+    let batch = match &args.batch {
+        Some(lit) => Some(
+            lit.base10_parse::<usize>()
+                .map_err(|e| fail(lit.span(), format!("batch: {e}"), Some(&text)))?,
+        ),
+        None => None,
+    };
+    if let (Some(lit), Some(states)) = (&args.batch, batch) {
+        check_batch(states).map_err(|e| fail(lit.span(), e.to_string(), Some(&text)))?;
+    }
     let options = Options {
         only: args
             .only
             .as_ref()
             .map(|names| names.iter().map(LitStr::value).collect()),
+        batch,
     };
     let code = rust_code_with(&robot, &name, &options)
         .map_err(|e| {

@@ -16,7 +16,7 @@ use crate::model::BaseMotion;
 use crate::progress::{Counter, Progress, Stage};
 
 pub use c::{emit_c, emit_c_reporting, CFiles, COptions};
-pub use rust::{emit_rust, emit_rust_reporting};
+pub use rust::{emit_rust, emit_rust_reporting, RustOptions};
 
 /// Why a module cannot be emitted.
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -60,6 +60,9 @@ pub enum EmitError {
     /// Two functions of the same kind.
     #[error("{0:?} is generated twice")]
     Duplicate(FunctionKind),
+    /// A batch size out of range.
+    #[error("batch size {0}: the batched functions take 1 to {MAX_BATCH} states")]
+    Batch(usize),
     /// A frame function whose frame the module does not name.
     #[error("{0:?} refers to a frame the module does not name")]
     UnknownFrame(FunctionKind),
@@ -597,6 +600,25 @@ impl Plan {
             _ => self.out_n,
         }
     }
+}
+
+/// The largest batch of the `_batch` functions: their `sin`/`cos` arrays live on the stack
+/// (`8 * N` bytes per joint angle's sine or cosine in double precision).
+pub const MAX_BATCH: usize = 1024;
+
+/// Refuses a batch size outside `1..=MAX_BATCH`.
+pub fn check_batch(batch: usize) -> Result<(), EmitError> {
+    if (1..=MAX_BATCH).contains(&batch) {
+        Ok(())
+    } else {
+        Err(EmitError::Batch(batch))
+    }
+}
+
+/// Whether a local is the `sin` or `cos` of joint angles (read from the inputs only, so a
+/// batched function computes it for every state before its main loop).
+pub(crate) fn is_trig(e: &Ex) -> bool {
+    matches!(e, Ex::Call(Func::Sin | Func::Cos, _))
 }
 
 /// Deepest inlined expression before a local is introduced (keeps lines readable and the
