@@ -13,11 +13,12 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use quasidyn_codegen::emit::RustOptions;
 use quasidyn_codegen::emit::{camel_ident, frame_ident, param_fields, snake_ident};
 use quasidyn_codegen::import::ImportOptions;
 use quasidyn_codegen::{
-    build_module, emit_c, emit_rust, load_input_with, load_spec, COptions, FunctionKind, Module,
-    SymbolicInertial,
+    build_module, emit_c, emit_rust, emit_rust_reporting, load_input_with, load_spec, COptions,
+    FunctionKind, Module, Silent, SymbolicInertial,
 };
 
 /// Robot generated a second time with its last body (the payload) symbolic.
@@ -32,6 +33,9 @@ const URDF_TREES: &[(&str, &[&str])] = &[
     ("allegro_left_hand", &["link_1.0", "link_13.0"]),
     ("synthetic_tree", &["torso"]),
 ];
+/// Robots of `robots/` generated a second time with batched functions (module `STEM_batch`),
+/// and their batch sizes.
+const BATCHES: &[(&str, usize)] = &[("ur5", 8), ("synthetic_tree", 4)];
 /// The flags the issue requires on every C compile (checked on the compiler's command line).
 const STRICT_FLAGS: [&str; 5] = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"];
 
@@ -116,6 +120,7 @@ fn main() {
                 &COptions {
                     float: true,
                     header_only: false,
+                    batch: None,
                 },
             )
             .unwrap_or_else(|e| panic!("{name}: emit_c float: {e}"));
@@ -141,6 +146,7 @@ fn main() {
                 &COptions {
                     float: false,
                     header_only: true,
+                    batch: None,
                 },
             )
             .unwrap_or_else(|e| panic!("{name}: emit_c header-only: {e}"));
@@ -201,6 +207,48 @@ pub mod              {name} {{
         gen.push_str(&tree_glue(&format!("urdf/{stem}"), &name, &module));
         let _ = writeln!(urdf_trees, "    &TREE_{},", name.to_ascii_uppercase());
     }
+
+    let mut batches = String::new();
+    for (stem, batch) in BATCHES {
+        let spec = robots_dir.join(format!("{stem}.toml"));
+        let mut robot = load_spec(&spec).unwrap_or_else(|e| panic!("{}: {e}", spec.display()));
+        robot.name = format!("{stem}_batch");
+        let module = build_module(&robot);
+        let name = robot.name.clone();
+        let rust = emit_rust_reporting(
+            &module,
+            &RustOptions {
+                batch: Some(*batch),
+            },
+            &mut Silent,
+        )
+        .unwrap_or_else(|e| panic!("{name}: emit_rust: {e}"));
+        write(&rust_dir.join(format!("{name}.rs")), &rust);
+        let c = emit_c(
+            &module,
+            &COptions {
+                batch: Some(*batch),
+                ..COptions::default()
+            },
+        )
+        .unwrap_or_else(|e| panic!("{name}: emit_c: {e}"));
+        write(&c_dir.join(&c.header_name), &c.header);
+        let source = c_dir.join(c.source_name.as_deref().expect("a source file"));
+        write(&source, c.source.as_deref().expect("a source file"));
+        c_files.push(source);
+        let _ = writeln!(
+            gen,
+            "/// Generated Rust of `robots/{stem}.toml` with batched functions.\npub mod {name} {{\n    \
+             include!(concat!(env!(\"OUT_DIR\"), \"/rust/{name}.rs\"));\n}}\n"
+        );
+        gen.push_str(&batch_glue(&name, &module, *batch));
+        let _ = writeln!(batches, "    &BATCH_{},", name.to_ascii_uppercase());
+    }
+    let _ = writeln!(
+        gen,
+        "/// The modules generated with batched functions.\npub static BATCHES: &[&GeneratedBatch] \
+         = &[\n{batches}];\n"
+    );
 
     let (glue, payload_c) = payload_variant(&robots_dir, &rust_dir, &c_dir);
     gen.push_str(&glue);
@@ -656,6 +704,118 @@ fn floating_glue(stem: &str, name: &str, module: &Module) -> String {
             .map(|&k| kind_path(k))
             .collect::<Vec<_>>()
             .join(", "),
+    );
+    s
+}
+
+/// For a module generated with batched functions: `extern "C"` declarations of its scalar and
+/// batched C functions, and `GeneratedBatch` `BATCH_NAME` calling either form, Rust or C.
+fn batch_glue(name: &str, module: &Module, batch: usize) -> String {
+    let n = module.dof;
+    let upper = name.to_ascii_uppercase();
+    let kinds: Vec<FunctionKind> = module.functions.iter().map(|f| f.kind).collect();
+    let mut s = String::from("extern \"C\" {\n");
+    let mut arms = String::new();
+    for f in &module.functions {
+        let kind = f.kind;
+        let (_, inputs, outputs) = c_signature(kind);
+        assert_eq!(outputs, f.outputs.len(), "{kind:?}: outputs");
+        let fname = function_name(module, kind);
+        let mut args: Vec<String> = inputs.iter().map(|i| format!("{i}: *const f64")).collect();
+        args.extend((0..outputs).map(|k| format!("out{k}: *mut f64")));
+        let _ = writeln!(s, "    fn {name}_{fname}({});", args.join(", "));
+        let _ = writeln!(s, "    fn {name}_{fname}_batch({});", args.join(", "));
+        let lens: Vec<usize> = f.outputs.iter().map(|o| o.rows * o.cols).collect();
+        let path = kind_path(kind);
+        // Scalar: one call per state.
+        let a_args: Vec<String> = inputs.iter().map(|i| format!("&a(&x.{i})")).collect();
+        let outs: Vec<String> = (0..outputs).map(|k| format!("r{k}")).collect();
+        let pattern = if outputs == 1 {
+            "r0".to_owned()
+        } else {
+            format!("({})", outs.join(", "))
+        };
+        let flats: Vec<String> = outs.iter().map(|r| format!("{r}.flat()")).collect();
+        let _ = writeln!(
+            arms,
+            "        (false, false, {path}) => x.iter().map(|x| {{ let {pattern} = \
+             {name}::{fname}({}); vec![{}] }}).collect(),",
+            a_args.join(", "),
+            flats.join(", ")
+        );
+        let c_in: Vec<String> = inputs.iter().map(|i| format!("x.{i}.as_ptr()")).collect();
+        let c_out: Vec<String> = (0..outputs)
+            .map(|k| format!("o[{k}].as_mut_ptr()"))
+            .collect();
+        let _ = writeln!(
+            arms,
+            "        (true, false, {path}) => x.iter().map(|x| {{ let mut o: Vec<Vec<f64>> = \
+             vec![{}]; \
+             // SAFETY: inputs hold N values, outputs the lengths the module writes.\n            \
+             unsafe {{ {name}_{fname}({}) }}; o }}).collect(),",
+            lens.iter()
+                .map(|l| format!("vec![0.0; {l}]"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            c_in.iter()
+                .chain(&c_out)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        // Batched: one call for all states.
+        let mut setup = String::new();
+        for i in inputs {
+            let _ = write!(setup, "let {i}: [[f64; B]; {n}] = lanes(x, |s| &s.{i}); ");
+        }
+        for (k, l) in lens.iter().enumerate() {
+            let _ = write!(setup, "let mut o{k} = [[0.0; B]; {l}]; ");
+        }
+        let r_args: Vec<String> = inputs
+            .iter()
+            .map(|i| format!("&{i}"))
+            .chain((0..outputs).map(|k| format!("&mut o{k}")))
+            .collect();
+        let collect: Vec<String> = (0..outputs).map(|k| format!("unlanes(&o{k})")).collect();
+        let gather = format!(
+            "let per_output = [{}]; (0..B).map(|k| per_output.iter().map(|o| \
+             o[k].clone()).collect()).collect()",
+            collect.join(", ")
+        );
+        let _ = writeln!(
+            arms,
+            "        (false, true, {path}) => {{ {setup}{name}::{fname}_batch({}); {gather} }}",
+            r_args.join(", ")
+        );
+        let c_args: Vec<String> = inputs
+            .iter()
+            .map(|i| format!("{i}.as_ptr().cast::<f64>()"))
+            .chain((0..outputs).map(|k| format!("o{k}.as_mut_ptr().cast::<f64>()")))
+            .collect();
+        let _ = writeln!(
+            arms,
+            "        (true, true, {path}) => {{ {setup}\
+             // SAFETY: every array is [rows][B], as the C function reads and writes them.\n            \
+             unsafe {{ {name}_{fname}_batch({}) }}; {gather} }}",
+            c_args.join(", ")
+        );
+    }
+    s.push_str("}\n\n");
+    let _ = writeln!(
+        s,
+        "fn batch_call_{name}(c: bool, batched: bool, kind: FunctionKind, x: &[State]) -> \
+         Vec<Vec<Vec<f64>>> {{\n    const B: usize = {batch};\n    let a = |v: &[f64]| -> \
+         [f64; {n}] {{ v.try_into().expect(\"one value per joint\") }};\n    let _ = &a;\n    \
+         match (c, batched, kind) {{\n{arms}        _ => panic!(\"{{kind:?}} is not generated for \
+         {name}\"),\n    }}\n}}\n\n\
+         /// `{name}`: scalar and batched functions, Rust and C.\npub static BATCH_{upper}: \
+         GeneratedBatch = GeneratedBatch {{\n    name: {name:?},\n    dof: {n},\n    batch: \
+         {batch},\n    kinds: &[{}],\n    call: batch_call_{name},\n}};\n",
+        kinds
+            .iter()
+            .map(|&k| kind_path(k))
+            .collect::<Vec<_>>()
+            .join(", ")
     );
     s
 }

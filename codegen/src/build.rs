@@ -3,13 +3,17 @@
 
 use std::fmt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use crate::emit::{emit_c, emit_rust, snake_ident, CFiles, COptions, EmitError};
-use crate::generate::build_module;
+use crate::emit::{
+    emit_c_reporting, emit_rust_reporting, snake_ident, CFiles, COptions, EmitError, RustOptions,
+};
+use crate::generate::{build_module_reporting, select_functions};
 use crate::import::{
     detect, import_dh, import_urdf_with, ImportError, ImportOptions, Imported, InputKind, Location,
 };
 use crate::ir::{FunctionKind, Module};
+use crate::progress::{Progress, Silent, Step};
 use crate::spec::parse_spec;
 use crate::{Robot, SpecError};
 
@@ -57,6 +61,20 @@ pub enum Error {
     /// An option that does not apply to the chosen language.
     #[error("{0}")]
     Unsupported(&'static str),
+    /// `only` names a function the robot does not generate.
+    #[error(
+        "no function `{name}` for `{robot}`; it generates: {}",
+        .valid.join(", ")
+    )]
+    #[diagnostic(code(quasidyn::only))]
+    UnknownFunction {
+        /// The name given.
+        name: String,
+        /// The robot's name.
+        robot: String,
+        /// The names that would have been accepted.
+        valid: Vec<String>,
+    },
     /// A joint moves nothing with mass or inertia along its motion, so the mass matrix is
     /// singular at every configuration and forward dynamics is undefined.
     #[error(
@@ -163,22 +181,101 @@ pub fn module_name(robot: &Robot, name: Option<&str>) -> Result<String, Error> {
     }
 }
 
+/// What to generate, beyond the robot and its name: options shared by the Rust and C output.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Options {
+    /// Generate only these functions (names as generated, without the robot's prefix:
+    /// `inverse_dynamics`, `mass_matrix`, ..., `forward_kinematics_FRAME`, or `frames` for
+    /// every named frame's functions; see [`crate::generate::select_functions`]). `None`:
+    /// every function.
+    pub only: Option<Vec<String>>,
+    /// Also generate each function over this many states at once (`FUNCTION_batch` in Rust,
+    /// `NAME_FUNCTION_batch` in C; 1 to [`crate::emit::MAX_BATCH`]). `None`: the scalar
+    /// functions only.
+    pub batch: Option<usize>,
+}
+
 /// Generates the Rust module of `robot` (named `name`, see [`module_name`]).
 pub fn rust_code(robot: &Robot, name: &str) -> Result<String, Error> {
-    Ok(emit_rust(&checked_module(robot, name)?)?)
+    rust_code_with(robot, name, &Options::default())
+}
+
+/// [`rust_code`] with [`Options`].
+pub fn rust_code_with(robot: &Robot, name: &str, options: &Options) -> Result<String, Error> {
+    rust_code_reporting(robot, name, options, &mut Silent)
+}
+
+/// [`rust_code_with`], reporting each step (derive, simplify, emit) to `progress` as it
+/// starts.
+pub fn rust_code_reporting(
+    robot: &Robot,
+    name: &str,
+    options: &Options,
+    progress: &mut dyn Progress,
+) -> Result<String, Error> {
+    let module = checked_module(robot, name, options, progress)?;
+    let rust = RustOptions {
+        batch: options.batch,
+    };
+    Ok(emit_rust_reporting(&module, &rust, progress)?)
 }
 
 /// Generates the C files of `robot` (named `name`, see [`module_name`]).
 pub fn c_code(robot: &Robot, name: &str, options: &COptions) -> Result<CFiles, Error> {
-    Ok(emit_c(&checked_module(robot, name)?, options)?)
+    c_code_with(robot, name, options, &Options::default())
+}
+
+/// [`c_code`] with [`Options`].
+pub fn c_code_with(
+    robot: &Robot,
+    name: &str,
+    c: &COptions,
+    options: &Options,
+) -> Result<CFiles, Error> {
+    c_code_reporting(robot, name, c, options, &mut Silent)
+}
+
+/// [`c_code_with`], reporting each step (derive, simplify, emit) to `progress` as it starts.
+pub fn c_code_reporting(
+    robot: &Robot,
+    name: &str,
+    c: &COptions,
+    options: &Options,
+    progress: &mut dyn Progress,
+) -> Result<CFiles, Error> {
+    let module = checked_module(robot, name, options, progress)?;
+    let c = COptions {
+        batch: options.batch.or(c.batch),
+        ..*c
+    };
+    Ok(emit_c_reporting(&module, &c, progress)?)
 }
 
 /// Builds the module under `name`, refusing a robot whose mass matrix has a diagonal entry that
 /// is identically zero (forward dynamics would divide by zero).
-fn checked_module(robot: &Robot, name: &str) -> Result<Module, Error> {
+fn checked_module(
+    robot: &Robot,
+    name: &str,
+    options: &Options,
+    progress: &mut dyn Progress,
+) -> Result<Module, Error> {
+    if let Some(batch) = options.batch {
+        // Refused before anything is derived.
+        crate::emit::check_batch(batch)?;
+    }
     let mut robot = robot.clone();
     name.clone_into(&mut robot.name);
-    let module = build_module(&robot);
+    let only = match &options.only {
+        Some(names) => Some(select_functions(&robot, names)?),
+        None => None,
+    };
+    // The mass matrix is derived whatever is asked for: built for the check, then dropped.
+    let with_mass_matrix = only.as_ref().map(|kinds| {
+        let mut kinds = kinds.clone();
+        kinds.push(FunctionKind::MassMatrix);
+        kinds
+    });
+    let mut module = build_module_reporting(&robot, with_mass_matrix.as_deref(), progress);
     if let Some(mass_matrix) = module.function(FunctionKind::MassMatrix) {
         // Joints come after the base's six coordinates with a floating base.
         let off = if module.floating() { 6 } else { 0 };
@@ -192,6 +289,9 @@ fn checked_module(robot: &Robot, name: &str) -> Result<Module, Error> {
                 });
             }
         }
+    }
+    if let Some(only) = &only {
+        module.functions.retain(|f| only.contains(&f.kind));
     }
     Ok(module)
 }
@@ -218,6 +318,16 @@ pub fn write_if_changed(path: &Path, contents: &str) -> Result<bool, Error> {
     Ok(true)
 }
 
+/// A progress callback shared by clones of a [`Builder`].
+#[derive(Clone)]
+struct ProgressFn(Arc<dyn Fn(&Step<'_>) + Send + Sync>);
+
+impl fmt::Debug for ProgressFn {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ProgressFn")
+    }
+}
+
 /// Configurable generation of a robot's Rust module, for build scripts (in the manner of
 /// prost-build):
 ///
@@ -234,6 +344,7 @@ pub fn write_if_changed(path: &Path, contents: &str) -> Result<bool, Error> {
 /// and in the crate: `quasidyn::include_robot!("ur5");`.
 #[derive(Clone, Debug, Default)]
 pub struct Builder {
+    progress: Option<ProgressFn>,
     input: Option<PathBuf>,
     inline: Option<(String, String)>,
     tip: Option<String>,
@@ -243,6 +354,7 @@ pub struct Builder {
     quiet: bool,
     no_snap: bool,
     floating_base: bool,
+    options: Options,
 }
 
 impl Builder {
@@ -307,6 +419,41 @@ impl Builder {
         self
     }
 
+    /// Generate only these functions: their names as generated, without the robot's prefix
+    /// (`["inverse_dynamics", "mass_matrix"]`; `forward_kinematics_FRAME`, or `frames` for
+    /// every named frame's functions). The others are not derived at all, which is what makes
+    /// generation faster. A name the robot does not generate makes [`Builder::generate`] fail
+    /// with [`Error::UnknownFunction`], listing the valid ones.
+    pub fn only<I, S>(mut self, functions: I) -> Builder
+    where
+        I: IntoIterator<Item = S>,
+        S: AsRef<str>,
+    {
+        self.options.only = Some(
+            functions
+                .into_iter()
+                .map(|f| f.as_ref().to_owned())
+                .collect(),
+        );
+        self
+    }
+
+    /// Also generate each function over `states` states at once, as `FUNCTION_batch`
+    /// (structure of arrays: every argument `&[[f64; BATCH]; ROWS]`, `pub const BATCH`; 1 to
+    /// [`crate::emit::MAX_BATCH`]).
+    pub fn batch(mut self, states: usize) -> Builder {
+        self.options.batch = Some(states);
+        self
+    }
+
+    /// Calls `report` as each step of the generation starts (which stage, which function,
+    /// how far through; see [`Step`]). Nothing is reported without it: the builder prints
+    /// nothing but `cargo:rerun-if-changed`.
+    pub fn progress(mut self, report: impl Fn(&Step<'_>) + Send + Sync + 'static) -> Builder {
+        self.progress = Some(ProgressFn(Arc::new(report)));
+        self
+    }
+
     /// Do not print `cargo:rerun-if-changed` lines (when not running in a build script).
     pub fn quiet(mut self) -> Builder {
         self.quiet = true;
@@ -333,7 +480,14 @@ impl Builder {
     pub fn render(&self) -> Result<(String, String), Error> {
         let robot = self.load()?;
         let name = module_name(&robot, self.name.as_deref())?;
-        let code = rust_code(&robot, &name)?;
+        let code = match &self.progress {
+            Some(ProgressFn(report)) => {
+                rust_code_reporting(&robot, &name, &self.options, &mut |step: &Step<'_>| {
+                    report(step);
+                })?
+            }
+            None => rust_code_with(&robot, &name, &self.options)?,
+        };
         Ok((name, code))
     }
 

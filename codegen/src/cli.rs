@@ -4,15 +4,19 @@
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::{Duration, Instant};
 
 use clap::{Parser, Subcommand};
 
-use crate::build::{c_code, load_input_with, module_name, rust_code, Error};
+use crate::build::{
+    c_code_reporting, load_input_with, module_name, rust_code_reporting, Error, Options,
+};
 use crate::emit::COptions;
 use crate::equations::{equations, function_by_name, function_name, Format};
 use crate::generate::build_module;
 use crate::import::{ImportOptions, Imported};
 use crate::params::MethodParams;
+use crate::progress::{Progress, Step};
 use crate::spec::to_toml;
 use crate::{FunctionKind, Robot};
 
@@ -80,6 +84,27 @@ pub enum Command {
         /// C only: one header of `static inline` functions instead of a `.h`/`.c` pair.
         #[arg(long)]
         header_only: bool,
+        /// Generate only these functions (comma-separated names as generated, without the
+        /// robot's prefix: inverse_dynamics, gravity, nonlinear_effects, mass_matrix,
+        /// forward_dynamics, forward_kinematics, jacobian, centrifugal, coriolis, gyroscopic,
+        /// static_joint_reactions, inverse_dynamics_derivatives, gravity_derivatives,
+        /// forward_dynamics_derivatives, regressor, base_regressor, forward_kinematics_FRAME,
+        /// jacobian_FRAME, or `frames` for every named frame's functions). The others are not
+        /// derived at all.
+        #[arg(long, value_delimiter = ',', value_name = "FUNCTION,...")]
+        only: Option<Vec<String>>,
+        /// Also generate each function over N states at once (structure of arrays, N from 1 to
+        /// 1024): C `NAME_FUNCTION_batch` with every argument `[rows][NAME_BATCH]`, Rust
+        /// `FUNCTION_batch` over `&[[f64; BATCH]; ROWS]`.
+        #[arg(long, value_name = "N")]
+        batch: Option<usize>,
+        /// Do not report progress on stderr (by default, a generation that takes more than a
+        /// second reports each stage and function as it starts).
+        #[arg(long, short)]
+        quiet: bool,
+        /// Report progress once the generation has taken this many seconds (tests use 0).
+        #[arg(long, hide = true, default_value_t = 1.0, value_name = "SECONDS")]
+        progress_after: f64,
     },
     /// Validate an input; print `ok: NAME, N bodies` or the located error.
     Check {
@@ -233,13 +258,23 @@ pub fn run(cli: Cli) -> miette::Result<()> {
             floating_base,
             float,
             header_only,
+            only,
+            batch,
+            quiet,
+            progress_after,
         } => generate(&Generate {
             input: &input,
             lang,
             out: &out,
             name: name.as_deref(),
             import: options(tip, frames, no_snap, floating_base),
-            options: COptions { float, header_only },
+            options: COptions {
+                float,
+                header_only,
+                batch: None,
+            },
+            generation: Options { only, batch },
+            progress: (!quiet).then_some(progress_after),
         }),
         Command::Check {
             spec,
@@ -330,10 +365,57 @@ struct Generate<'a> {
     name: Option<&'a str>,
     import: ImportOptions,
     options: COptions,
+    generation: Options,
+    /// Report progress on stderr once this many seconds have passed (`None`: never).
+    progress: Option<f64>,
 }
 
-/// Robots with more joints than this report progress on stderr while generating.
-const PROGRESS_DOF: usize = 8;
+/// Prints the steps of a generation on stderr, once it has taken longer than `after`; the
+/// first line printed names the robot.
+struct Printer {
+    started: Instant,
+    after: Duration,
+    robot: String,
+    enabled: bool,
+    shown: bool,
+}
+
+impl Printer {
+    fn new(robot: &Robot, after: Option<f64>, started: Instant) -> Printer {
+        Printer {
+            started,
+            after: Duration::try_from_secs_f64(after.unwrap_or(0.0)).unwrap_or(Duration::MAX),
+            robot: format!("{} ({} joints)", robot.name, robot.dof()),
+            enabled: after.is_some(),
+            shown: false,
+        }
+    }
+
+    /// The closing line, if progress was shown.
+    fn finish(&self) {
+        if self.shown {
+            eprintln!(
+                "quasidyn: {} generated in {:.1} s",
+                self.robot,
+                self.started.elapsed().as_secs_f64()
+            );
+        }
+    }
+}
+
+impl Progress for Printer {
+    fn step(&mut self, step: &Step<'_>) {
+        let elapsed = self.started.elapsed();
+        if !self.enabled || elapsed < self.after {
+            return;
+        }
+        if !self.shown {
+            self.shown = true;
+            eprintln!("quasidyn: generating {}", self.robot);
+        }
+        eprintln!("quasidyn: {:6.1} s  {step}", elapsed.as_secs_f64());
+    }
+}
 
 /// `--out -`: the one output file goes to stdout.
 fn to_stdout(out: &Path) -> bool {
@@ -341,6 +423,7 @@ fn to_stdout(out: &Path) -> bool {
 }
 
 fn generate(args: &Generate) -> miette::Result<()> {
+    let started = Instant::now();
     if to_stdout(args.out) && args.lang == Lang::C && !args.options.header_only {
         return Err(Error::Unsupported(
             "--out -: C output is a header and a source file, and only one file can go to \
@@ -350,15 +433,7 @@ fn generate(args: &Generate) -> miette::Result<()> {
     }
     let robot = load(args.input, &args.import)?;
     let name = module_name(&robot, args.name)?;
-    let progress = robot.dof() > PROGRESS_DOF;
-    let started = std::time::Instant::now();
-    if progress {
-        eprintln!(
-            "quasidyn: deriving {} ({} joints)...",
-            robot.name,
-            robot.dof()
-        );
-    }
+    let mut printer = Printer::new(&robot, args.progress, started);
     let files: Vec<(String, String)> = match args.lang {
         Lang::Rust => {
             if args.options.float || args.options.header_only {
@@ -366,21 +441,19 @@ fn generate(args: &Generate) -> miette::Result<()> {
                     Error::Unsupported("--float and --header-only apply to C output only").into(),
                 );
             }
-            vec![(format!("{name}.rs"), rust_code(&robot, &name)?)]
+            vec![(
+                format!("{name}.rs"),
+                rust_code_reporting(&robot, &name, &args.generation, &mut printer)?,
+            )]
         }
         Lang::C => {
-            let c = c_code(&robot, &name, &args.options)?;
+            let c = c_code_reporting(&robot, &name, &args.options, &args.generation, &mut printer)?;
             let mut files = vec![(c.header_name, c.header)];
             files.extend(c.source_name.zip(c.source));
             files
         }
     };
-    if progress {
-        eprintln!(
-            "quasidyn: generated in {:.1} s, writing",
-            started.elapsed().as_secs_f64()
-        );
-    }
+    printer.finish();
     if to_stdout(args.out) {
         if let [(_, contents)] = files.as_slice() {
             print!("{contents}");

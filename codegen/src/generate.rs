@@ -2,10 +2,13 @@
 
 use crate::algebra::Algebra;
 use crate::derive::{
-    base_regressor, derivatives, derive_with, regressor, velocity_split, Derivatives, Split,
+    base_regressor, derivatives, derive_with, regressor, standard_values, velocity_split, BaseSet,
+    Derivatives, Regressor, Split,
 };
+use crate::emit::function_name;
 use crate::ir::{Constant, Function, FunctionKind, Graph, Module, NodeId, Output, Var};
-use crate::{to_toml, BaseMotion, Robot};
+use crate::progress::{Counter, Progress, Silent, Stage};
+use crate::{to_toml, BaseMotion, ParameterSet, Robot};
 
 /// Version of the generator, written into generated files.
 pub const GENERATOR_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -17,53 +20,193 @@ pub const GENERATOR_VERSION: &str = env!("CARGO_PKG_VERSION");
 /// operations. With [`crate::ParameterSet::Base`] the symbolic parameters are the regrouped
 /// ones themselves and the static joint reactions are left out.
 pub fn build_module(robot: &Robot) -> Module {
-    build(robot, true)
+    build(robot, true, None, &mut Silent)
+}
+
+/// [`build_module`] with only the functions of `only` (all with `None`): the others are not
+/// derived at all (the velocity split, the derivatives and the regressors are each derived
+/// only when one of their functions is asked for). Kinds the robot does not generate (see
+/// [`available_functions`]) are ignored; [`select_functions`] resolves names. The constants
+/// are those of [`build_module`], except that `base_parameters` (and so `NB`) comes with the
+/// base regressor only, since finding the base parameters is the analysis the base regressor
+/// needs.
+pub fn build_module_only(robot: &Robot, only: Option<&[FunctionKind]>) -> Module {
+    build(robot, true, only, &mut Silent)
+}
+
+/// [`build_module_only`], reporting each part of the derivation to `progress` as it starts
+/// ([`Stage::Derive`]).
+pub fn build_module_reporting(
+    robot: &Robot,
+    only: Option<&[FunctionKind]>,
+    progress: &mut dyn Progress,
+) -> Module {
+    build(robot, true, only, progress)
 }
 
 /// [`build_module`] with the physical inertial parameters throughout: the papers' equations
 /// term by term, as the equations printer shows them.
 pub fn build_module_physical(robot: &Robot) -> Module {
-    build(robot, false)
+    build(robot, false, None, &mut Silent)
 }
 
-fn build(robot: &Robot, regroup: bool) -> Module {
+/// The functions [`build_module`] generates for `robot`, in file order, found without deriving
+/// anything: the eleven dynamics and kinematics functions (a tree has no tool, so no
+/// `forward_kinematics` or `jacobian`; a moving base has no velocity split; with base
+/// parameters or a moving base no static joint reactions), the derivatives and the regressors
+/// (fixed bases), then each named frame's pose and Jacobian.
+pub fn available_functions(robot: &Robot) -> Vec<FunctionKind> {
+    let fixed = robot.motion == BaseMotion::Fixed;
+    let mut kinds: Vec<FunctionKind> = FunctionKind::ALL
+        .into_iter()
+        .filter(|kind| match kind {
+            FunctionKind::ForwardKinematics | FunctionKind::Jacobian => robot.is_chain(),
+            FunctionKind::Centrifugal | FunctionKind::Coriolis | FunctionKind::Gyroscopic => fixed,
+            FunctionKind::StaticJointReactions => fixed && robot.parameters != ParameterSet::Base,
+            _ => true,
+        })
+        .collect();
+    if fixed {
+        kinds.extend(FunctionKind::DERIVATIVES);
+        kinds.extend(FunctionKind::IDENTIFICATION);
+    }
+    for k in 0..robot.frames.len() {
+        let index = u16::try_from(k).expect("frames fit u16");
+        kinds.push(FunctionKind::FrameKinematics(index));
+        kinds.push(FunctionKind::FrameJacobian(index));
+    }
+    kinds.sort();
+    kinds
+}
+
+/// The family name that selects every named frame's `forward_kinematics_FRAME` and
+/// `jacobian_FRAME` in [`select_functions`].
+pub const FRAMES: &str = "frames";
+
+/// The functions of `robot` named by `names`, in file order and without repeats: each name is
+/// a generated function's name without the robot's prefix (`inverse_dynamics`,
+/// `mass_matrix`, `coriolis`, `inverse_dynamics_derivatives`, `regressor`,
+/// `forward_kinematics_FRAME`, ...; see [`available_functions`]) or [`FRAMES`] (`frames`) for
+/// every named frame's two functions. A name the robot does not generate is an error naming
+/// it and listing the valid ones.
+pub fn select_functions<S: AsRef<str>>(
+    robot: &Robot,
+    names: &[S],
+) -> Result<Vec<FunctionKind>, crate::Error> {
+    let available = available_functions(robot);
+    let frame_names: Vec<String> = robot.frames.iter().map(|f| f.name.clone()).collect();
+    let named: Vec<(FunctionKind, String)> = available
+        .iter()
+        .filter_map(|&k| function_name(k, &frame_names).map(|name| (k, name)))
+        .collect();
+    let is_frame = |k: FunctionKind| {
+        matches!(
+            k,
+            FunctionKind::FrameKinematics(_) | FunctionKind::FrameJacobian(_)
+        )
+    };
+    let mut chosen = Vec::new();
+    for name in names {
+        let name = name.as_ref().trim();
+        if name == FRAMES && !robot.frames.is_empty() {
+            chosen.extend(available.iter().copied().filter(|&k| is_frame(k)));
+            continue;
+        }
+        match named.iter().find(|(_, n)| n == name) {
+            Some((kind, _)) => chosen.push(*kind),
+            None => {
+                let mut valid: Vec<String> = named.iter().map(|(_, n)| n.clone()).collect();
+                if !robot.frames.is_empty() {
+                    valid.push(FRAMES.to_owned());
+                }
+                return Err(crate::Error::UnknownFunction {
+                    name: name.to_owned(),
+                    robot: robot.name.clone(),
+                    valid,
+                });
+            }
+        }
+    }
+    chosen.sort();
+    chosen.dedup();
+    Ok(chosen)
+}
+
+fn build(
+    robot: &Robot,
+    regroup: bool,
+    only: Option<&[FunctionKind]>,
+    progress: &mut dyn Progress,
+) -> Module {
     let n = robot.dof();
+    let wanted = |kind: FunctionKind| only.map_or(true, |only| only.contains(&kind));
+    let any = |kinds: &[FunctionKind]| kinds.iter().any(|&k| wanted(k));
+    // The split, the derivatives and the regressors are for fixed bases only so far.
+    let moving = robot.motion != BaseMotion::Fixed;
+    let split_kinds = [
+        FunctionKind::Centrifugal,
+        FunctionKind::Coriolis,
+        FunctionKind::Gyroscopic,
+    ];
+    let do_split = !moving && any(&split_kinds);
+    let do_derivatives = !moving && any(&FunctionKind::DERIVATIVES);
+    let do_regressor = !moving && wanted(FunctionKind::Regressor);
+    let do_base = !moving && wanted(FunctionKind::BaseRegressor);
+    let parts = 1 + [do_split, do_derivatives, do_regressor, do_base]
+        .iter()
+        .filter(|&&b| b)
+        .count();
+    let mut step = Counter::new(progress, Stage::Derive, "part", parts);
+
+    step.next("dynamics and kinematics");
     let mut graph = Graph::new();
     let derived = derive_with(&mut graph, robot, regroup);
     // Joint-space outputs span the base's coordinates too with a floating base.
     let nv = if robot.is_floating() { n + 6 } else { n };
-    // The split, the derivatives and the regressors are for fixed bases only so far.
-    let moving = robot.motion != BaseMotion::Fixed;
 
     // The seed-001 split reads dH_kj/dq_i only for k >= j and i > j (H_kj depends on the
     // joints after j alone), so only those derivatives are built. (Not for a floating base
     // yet: its functions leave the split out.)
-    let (centrifugal, coriolis, gyroscopic) = if moving {
-        (Vec::new(), Vec::new(), Vec::new())
-    } else {
+    let (centrifugal, coriolis, gyroscopic) = if do_split {
+        step.next("velocity split (centrifugal, coriolis, gyroscopic)");
         split(&mut graph, n, &derived.mass_matrix)
+    } else {
+        (Vec::new(), Vec::new(), Vec::new())
     };
 
     // The derivatives and the regressors are for fixed bases only so far (a floating base
     // needs them on the configuration manifold): empty outputs, left out below.
-    let (der, reg, base, yb) = if moving {
-        (
-            Derivatives::default(),
-            Default::default(),
-            Default::default(),
-            Vec::new(),
-        )
+    let der = if !do_derivatives {
+        Derivatives::default()
     } else {
-        let der = derivatives(
+        step.next("derivatives");
+        derivatives(
             &mut graph,
             &derived.inverse_dynamics,
             &derived.gravity,
             &derived.nonlinear_effects,
             &derived.mass_matrix,
-        );
-        let reg = regressor(&mut graph, robot);
-        let (base, yb) = base_regressor(&mut graph, robot);
-        (der, reg, base, yb)
+        )
+    };
+    let reg = if !do_regressor {
+        Regressor {
+            y: Vec::new(),
+            // The constant is emitted whatever is generated (fixed bases).
+            standard: if moving {
+                Vec::new()
+            } else {
+                standard_values(robot)
+            },
+        }
+    } else {
+        step.next("regressor");
+        regressor(&mut graph, robot)
+    };
+    let (base, yb) = if do_base {
+        step.next("base parameters and base regressor");
+        base_regressor(&mut graph, robot)
+    } else {
+        (BaseSet::default(), Vec::new())
     };
     let nb = base.names.len();
 
@@ -153,8 +296,8 @@ fn build(robot: &Robot, regroup: bool) -> Module {
         ));
     }
     // With base parameters the static reactions are not derived, and a tree has no tool
-    // (empty outputs).
-    functions.retain(|f| f.outputs.iter().all(|o| !o.values.is_empty()));
+    // (empty outputs); with `only`, what was not asked for goes too.
+    functions.retain(|f| wanted(f.kind) && f.outputs.iter().all(|o| !o.values.is_empty()));
     Module {
         robot_name: robot.name.clone(),
         dof: n,

@@ -18,19 +18,27 @@ pub mod ir;
 mod mat3;
 pub mod model;
 pub mod params;
+pub mod progress;
 pub mod spec;
 
 pub use build::{
-    c_code, compile, decode_input, load_input, load_input_with, module_name, parse_input,
-    parse_input_with, rust_code, write_if_changed, Builder, Error,
+    c_code, c_code_reporting, c_code_with, compile, decode_input, load_input, load_input_with,
+    module_name, parse_input, parse_input_with, rust_code, rust_code_reporting, rust_code_with,
+    write_if_changed, Builder, Error, Options,
 };
-pub use emit::{emit_c, emit_rust, CFiles, COptions, EmitError};
+pub use emit::{
+    emit_c, emit_c_reporting, emit_rust, emit_rust_reporting, CFiles, COptions, EmitError,
+};
 pub use error::{InvalidSpec, SourceView, SpecError};
-pub use generate::{build_module, build_module_physical, spec_hash, GENERATOR_VERSION};
+pub use generate::{
+    available_functions, build_module, build_module_only, build_module_physical, select_functions,
+    spec_hash, GENERATOR_VERSION,
+};
 pub use ir::{Function, FunctionKind, Graph, Module, NodeId, OpCount, Output, Var};
 pub use model::{
     BaseBody, BaseMotion, Frame, JointKind, ParameterSet, Robot, RobotBody, SymbolicInertial,
     Topology,
 };
 pub use params::{BodyParams, MethodParams};
+pub use progress::{Progress, Silent, Stage, Step};
 pub use spec::{load_spec, parse_spec, to_toml};

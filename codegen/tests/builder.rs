@@ -170,3 +170,136 @@ fn snap_is_on_by_default_and_can_be_turned_off() {
     assert!(!snapped.bodies.iter().any(|b| noise(&b.axis)));
     assert_eq!(builder.clone().snap(true).load().unwrap(), snapped);
 }
+
+#[test]
+fn only_generates_the_functions_asked_for() {
+    let names: &[&str] = &["inverse_dynamics", "mass_matrix"];
+    let (_, code) = Builder::new()
+        .spec(robots().join("ur5.toml"))
+        .only(names)
+        .render()
+        .unwrap();
+    let functions: Vec<&str> = code
+        .lines()
+        .filter_map(|l| l.strip_prefix("pub fn "))
+        .map(|l| l.split('(').next().unwrap())
+        .collect();
+    assert_eq!(functions, ["inverse_dynamics", "mass_matrix"]);
+    // The constants stay; no Dynamics implementation without all eleven functions.
+    for item in [
+        "pub const DOF: usize = 6;",
+        "pub const JOINT_NAMES",
+        "pub const STANDARD_PARAMETERS",
+    ] {
+        assert!(code.contains(item), "{item} missing");
+    }
+    assert!(!code.contains("impl ::quasidyn::Dynamics"));
+    // Names as an iterator of `String`s, repeats and order of no account.
+    let names = vec!["mass_matrix".to_owned(), "inverse_dynamics".to_owned()];
+    let (_, again) = Builder::new()
+        .spec(robots().join("ur5.toml"))
+        .only(names.iter().chain(&names))
+        .render()
+        .unwrap();
+    assert_eq!(code, again);
+}
+
+#[test]
+fn only_rejects_a_name_the_robot_does_not_generate() {
+    let out = tempfile::tempdir().unwrap();
+    let err = Builder::new()
+        .spec(robots().join("ur5.toml"))
+        .only(["gravity", "inverse_dynamic"])
+        .out_dir(out.path())
+        .quiet()
+        .generate()
+        .unwrap_err();
+    let Error::UnknownFunction { name, valid, .. } = &err else {
+        panic!("{err}");
+    };
+    assert_eq!(name, "inverse_dynamic");
+    assert!(valid.iter().any(|v| v == "inverse_dynamics"), "{valid:?}");
+    assert!(err
+        .to_string()
+        .contains("no function `inverse_dynamic` for `ur5`"));
+    assert!(
+        std::fs::read_dir(out.path()).unwrap().next().is_none(),
+        "nothing written"
+    );
+    // A tree has no tool: its frames are named instead.
+    let tree = Builder::new()
+        .spec(robots().join("synthetic_tree.toml"))
+        .only(["forward_kinematics"])
+        .render()
+        .unwrap_err();
+    let shown = tree.to_string();
+    assert!(shown.contains("forward_kinematics_"), "{shown}");
+    assert!(shown.ends_with(", frames"), "{shown}");
+}
+
+#[test]
+fn progress_reaches_the_callback_stage_by_stage() {
+    use std::sync::{Arc, Mutex};
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let sink = Arc::clone(&seen);
+    let (_, code) = Builder::new()
+        .spec(robots().join("planar3r.toml"))
+        .only(["gravity", "coriolis"])
+        .progress(move |step| sink.lock().unwrap().push(step.to_string()))
+        .render()
+        .unwrap();
+    let seen = seen.lock().unwrap().clone();
+    assert_eq!(
+        seen,
+        [
+            "derive: part 1/2: dynamics and kinematics",
+            "derive: part 2/2: velocity split (centrifugal, coriolis, gyroscopic)",
+            "simplify: function 1/2: gravity",
+            "simplify: function 2/2: coriolis",
+            "emit: function 1/2: gravity",
+            "emit: function 2/2: coriolis",
+        ]
+    );
+    // Reporting changes nothing in the code.
+    let (_, silent) = Builder::new()
+        .spec(robots().join("planar3r.toml"))
+        .only(["gravity", "coriolis"])
+        .render()
+        .unwrap();
+    assert_eq!(code, silent);
+}
+
+#[test]
+fn batch_adds_the_batched_functions() {
+    let (_, code) = Builder::new()
+        .spec(robots().join("planar3r.toml"))
+        .only(["inverse_dynamics", "forward_kinematics"])
+        .batch(16)
+        .render()
+        .unwrap();
+    for item in [
+        "pub const BATCH: usize = 16;",
+        "pub fn inverse_dynamics(q: &[f64; 3], qd: &[f64; 3], qdd: &[f64; 3]) -> [f64; 3]",
+        "pub fn inverse_dynamics_batch(\n    q: &[[f64; BATCH]; 3],\n    qd: &[[f64; BATCH]; 3],\n    \
+         qdd: &[[f64; BATCH]; 3],\n    tau: &mut [[f64; BATCH]; 3],\n)",
+        "pub fn forward_kinematics_batch(\n    q: &[[f64; BATCH]; 3],\n    R: &mut [[f64; BATCH]; \
+         9],\n    p: &mut [[f64; BATCH]; 3],\n)",
+    ] {
+        assert!(code.contains(item), "{item} missing:\n{code}");
+    }
+    let (_, scalar) = Builder::new()
+        .spec(robots().join("planar3r.toml"))
+        .only(["inverse_dynamics", "forward_kinematics"])
+        .render()
+        .unwrap();
+    assert!(!scalar.contains("BATCH"));
+    let err = Builder::new()
+        .spec(robots().join("planar3r.toml"))
+        .batch(0)
+        .render()
+        .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "cannot emit code: batch size 0: the batched functions take 1 to 1024 states"
+    );
+}

@@ -130,6 +130,408 @@ fn bad_input_leaves_no_files_and_a_located_error() {
     assert!(!out.exists(), "no output directory for a failed run");
 }
 
+/// The `void NAME_FUNCTION(` definitions of a C source, in order.
+fn c_functions(source: &str, prefix: &str) -> Vec<String> {
+    source
+        .lines()
+        .filter_map(|l| l.strip_prefix(&format!("void {prefix}_")))
+        .map(|l| l.split('(').next().unwrap().to_owned())
+        .collect()
+}
+
+#[test]
+fn only_emits_exactly_the_requested_functions() {
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().to_str().unwrap();
+    let run = quasidyn(&[
+        "generate",
+        "robots/ur5.toml",
+        "--out",
+        dir,
+        "--only",
+        "mass_matrix,inverse_dynamics,coriolis,gravity_derivatives,regressor",
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert_eq!(files_in(out.path()), ["ur5.c", "ur5.h"]);
+    let source = std::fs::read_to_string(out.path().join("ur5.c")).unwrap();
+    assert_eq!(
+        c_functions(&source, "ur5"),
+        [
+            "inverse_dynamics",
+            "mass_matrix",
+            "coriolis",
+            "gravity_derivatives",
+            "regressor"
+        ]
+    );
+    let header = std::fs::read_to_string(out.path().join("ur5.h")).unwrap();
+    for constant in [
+        "#define UR5_DOF 6",
+        "ur5_joint_names[UR5_DOF]",
+        "ur5_standard_parameters[60]",
+    ] {
+        assert!(header.contains(constant), "{constant} missing");
+    }
+    // Same values as the full module's functions: compiled with the strict flags, both.
+    let full = out.path().join("full");
+    let run = quasidyn(&[
+        "generate",
+        "robots/ur5.toml",
+        "--out",
+        full.to_str().unwrap(),
+        "--name",
+        "all",
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let main = r#"#include <math.h>
+#include <stdio.h>
+#include "ur5.h"
+#include "full/all.h"
+int main(void)
+{
+    const double q[6] = {0.1, -0.7, 1.2, 0.4, -0.3, 0.9};
+    const double qd[6] = {0.5, 0.2, -0.4, 1.1, -0.8, 0.3};
+    const double qdd[6] = {-0.2, 0.6, 0.1, -1.0, 0.4, 0.7};
+    double a[6], b[6], ma[36], mb[36];
+    double worst = 0.0;
+    int i;
+    ur5_inverse_dynamics(q, qd, qdd, a);
+    all_inverse_dynamics(q, qd, qdd, b);
+    for (i = 0; i < 6; ++i) worst = fmax(worst, fabs(a[i] - b[i]) / fmax(1.0, fabs(b[i])));
+    ur5_mass_matrix(q, ma);
+    all_mass_matrix(q, mb);
+    for (i = 0; i < 36; ++i) worst = fmax(worst, fabs(ma[i] - mb[i]) / fmax(1.0, fabs(mb[i])));
+    ur5_coriolis(q, qd, a);
+    all_coriolis(q, qd, b);
+    for (i = 0; i < 6; ++i) worst = fmax(worst, fabs(a[i] - b[i]) / fmax(1.0, fabs(b[i])));
+    printf("%g\n", worst);
+    return worst <= 1e-12 ? 0 : 1;
+}
+"#;
+    std::fs::write(out.path().join("main.c"), main).unwrap();
+    let gcc = Command::new("gcc")
+        .args([
+            "-std=c99",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-pedantic",
+            "main.c",
+            "ur5.c",
+            "full/all.c",
+            "-o",
+            "check",
+            "-lm",
+        ])
+        .current_dir(out.path())
+        .output()
+        .expect("gcc runs");
+    assert!(gcc.status.success(), "{}", text(&gcc.stderr));
+    let check = Command::new(out.path().join("check")).output().unwrap();
+    assert!(
+        check.status.success(),
+        "--only differs from the full module by {}",
+        text(&check.stdout)
+    );
+}
+
+#[test]
+fn only_takes_frame_names_and_the_frames_family_in_rust() {
+    let out = tempfile::tempdir().unwrap();
+    let run = quasidyn(&[
+        "generate",
+        "robots/synthetic_tree.toml",
+        "--lang",
+        "rust",
+        "--out",
+        "-",
+        "--only",
+        "gravity",
+        "--only",
+        "jacobian_side_camera",
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let code = text(&run.stdout);
+    let functions: Vec<&str> = code
+        .lines()
+        .filter_map(|l| l.strip_prefix("pub fn "))
+        .map(|l| l.split('(').next().unwrap())
+        .collect();
+    assert_eq!(functions, ["gravity", "jacobian_side_camera"]);
+    let run = quasidyn(&[
+        "generate",
+        "robots/synthetic_tree.toml",
+        "--lang",
+        "rust",
+        "--out",
+        out.path().to_str().unwrap(),
+        "--only",
+        "frames",
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let code = std::fs::read_to_string(out.path().join("synthetic_tree.rs")).unwrap();
+    let count = |prefix: &str| code.matches(prefix).count();
+    assert_eq!(count("pub fn forward_kinematics_"), 3);
+    assert_eq!(count("pub fn jacobian_"), 3);
+    assert_eq!(count("pub fn "), 6);
+}
+
+#[test]
+fn only_with_an_unknown_name_writes_nothing() {
+    let work = tempfile::tempdir().unwrap();
+    let out = work.path().join("out");
+    let run = quasidyn(&[
+        "generate",
+        "robots/ur5.toml",
+        "--out",
+        out.to_str().unwrap(),
+        "--only",
+        "inverse_dynamics,corriolis",
+    ]);
+    assert_eq!(run.status.code(), Some(1));
+    let stderr = text(&run.stderr).replace(['│', '\n'], " ");
+    let stderr = stderr.split_whitespace().collect::<Vec<_>>().join(" ");
+    for part in [
+        "no function `corriolis` for `ur5`; it generates:",
+        "mass_matrix, forward_dynamics,",
+        "coriolis, gyroscopic,",
+        "regressor, base_regressor",
+    ] {
+        assert!(stderr.contains(part), "{part}: {stderr}");
+    }
+    assert!(!out.exists(), "no output directory for a failed run");
+}
+
+fn gcc(dir: &Path, args: &[&str]) {
+    let mut all = vec!["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"];
+    all.extend(args);
+    let run = Command::new("gcc")
+        .args(&all)
+        .current_dir(dir)
+        .output()
+        .expect("gcc runs");
+    assert!(run.status.success(), "gcc {all:?}: {}", text(&run.stderr));
+}
+
+#[test]
+fn batched_c_compiles_strictly_and_vectorises() {
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().to_str().unwrap();
+    let run = quasidyn(&["generate", "robots/ur5.toml", "--out", dir, "--batch", "8"]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let header = std::fs::read_to_string(out.path().join("ur5.h")).unwrap();
+    for part in [
+        "#define UR5_BATCH 8",
+        "void ur5_inverse_dynamics_batch(const double (*UR5_RESTRICT q)[UR5_BATCH], const double \
+         (*UR5_RESTRICT qd)[UR5_BATCH], const double (*UR5_RESTRICT qdd)[UR5_BATCH], double \
+         (*UR5_RESTRICT tau)[UR5_BATCH]);",
+        "void ur5_mass_matrix_batch(const double (*UR5_RESTRICT q)[UR5_BATCH], double \
+         (*UR5_RESTRICT M)[UR5_BATCH]);",
+        "void ur5_base_regressor_batch(",
+    ] {
+        assert!(header.contains(part), "{part} missing");
+    }
+    // One batched function per scalar one.
+    let source = std::fs::read_to_string(out.path().join("ur5.c")).unwrap();
+    let functions = c_functions(&source, "ur5");
+    let batched = functions.iter().filter(|f| f.ends_with("_batch")).count();
+    assert_eq!(batched * 2, functions.len());
+    gcc(out.path(), &["-c", "ur5.c"]);
+    // The loop over the states is vectorised (the sin/cos loop before it calls libm).
+    let run = Command::new("gcc")
+        .args([
+            "-std=c99",
+            "-O3",
+            "-mavx2",
+            "-fopt-info-vec-optimized",
+            "-c",
+            "ur5.c",
+            "-o",
+            "ur5_avx2.o",
+        ])
+        .current_dir(out.path())
+        .output()
+        .expect("gcc runs");
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let report = text(&run.stderr);
+    let id = source
+        .find("void ur5_inverse_dynamics_batch(")
+        .expect("defined");
+    let loop_line = source[..id].lines().count()
+        + source[id..]
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| l.trim_start().starts_with("for (k = 0;"))
+            .nth(1)
+            .expect("two loops")
+            .0
+        + 1;
+    assert!(
+        report
+            .lines()
+            .any(|l| l.starts_with(&format!("ur5.c:{loop_line}:"))
+                && l.contains("optimized: loop vectorized")),
+        "line {loop_line} not vectorised:\n{report}"
+    );
+}
+
+#[test]
+fn batched_c_of_every_kind_of_robot_equals_scalar_calls() {
+    let work = tempfile::tempdir().unwrap();
+    // Symbolic parameters (a payload), a floating base (q of NQ entries), header-only floats.
+    std::fs::write(
+        work.path().join("payload.toml"),
+        "name = \"payload\"\n[[body]]\njoint = \"revolute\"\naxis = \"z\"\nnext = [0.3, 0.0, 0.1]\n\
+         mass = 2.0\ncom = [0.1, 0.0, 0.0]\n[[body]]\njoint = \"prismatic\"\naxis = \"x\"\n\
+         mass = 1.0\ncom = [0.0, 0.05, 0.0]\nsymbolic = [\"mass\", \"com\"]\n",
+    )
+    .unwrap();
+    let payload = work.path().join("payload.toml");
+    let floater = root().join("tests/fixtures/floating/floater.toml");
+    let dir = work.path().to_str().unwrap();
+    for (input, extra) in [
+        (payload.to_str().unwrap(), &[][..]),
+        (floater.to_str().unwrap(), &[][..]),
+        (
+            "robots/gimbal.toml",
+            &["--float", "--header-only", "--name", "gyro"][..],
+        ),
+    ] {
+        let mut args = vec!["generate", input, "--out", dir, "--batch", "4"];
+        args.extend(extra);
+        let run = quasidyn(&args);
+        assert!(run.status.success(), "{input}: {}", text(&run.stderr));
+    }
+    // Each robot's inverse dynamics, batched and state by state, at the same inputs.
+    let main = r#"#include <stdio.h>
+#include <string.h>
+#include "payload.h"
+#include "floater.h"
+#include "gyro.h"
+
+static int differ(const void *a, const void *b, size_t n, const char *what)
+{
+    if (memcmp(a, b, n) != 0) {
+        printf("%s: batched and scalar differ\n", what);
+        return 1;
+    }
+    return 0;
+}
+
+int main(void)
+{
+    int bad = 0, i, k;
+    {
+        payload_params p = PAYLOAD_PARAMS_DEFAULT;
+        double q[2][PAYLOAD_BATCH], qd[2][PAYLOAD_BATCH], qdd[2][PAYLOAD_BATCH];
+        double tau[2][PAYLOAD_BATCH], one[2], s[3], sd[3], sdd[3];
+        p.m2 = 1.7;
+        for (k = 0; k < PAYLOAD_BATCH; ++k)
+            for (i = 0; i < 2; ++i) {
+                q[i][k] = 0.3 * k - 0.7 * i + 0.1;
+                qd[i][k] = 0.5 - 0.2 * k + i;
+                qdd[i][k] = 0.25 * k * i - 0.4;
+            }
+        payload_inverse_dynamics_batch(&p, (const double (*)[PAYLOAD_BATCH])q,
+                                       (const double (*)[PAYLOAD_BATCH])qd,
+                                       (const double (*)[PAYLOAD_BATCH])qdd, tau);
+        for (k = 0; k < PAYLOAD_BATCH; ++k) {
+            double col[2];
+            for (i = 0; i < 2; ++i) {
+                s[i] = q[i][k];
+                sd[i] = qd[i][k];
+                sdd[i] = qdd[i][k];
+                col[i] = tau[i][k];
+            }
+            payload_inverse_dynamics(&p, s, sd, sdd, one);
+            bad |= differ(one, col, sizeof one, "payload");
+        }
+    }
+    {
+        double q[FLOATER_NQ][FLOATER_BATCH], v[FLOATER_NV][FLOATER_BATCH];
+        double a[FLOATER_NV][FLOATER_BATCH], tau[FLOATER_NV][FLOATER_BATCH];
+        double s[FLOATER_NQ], sv[FLOATER_NV], sa[FLOATER_NV], one[FLOATER_NV], col[FLOATER_NV];
+        for (k = 0; k < FLOATER_BATCH; ++k) {
+            for (i = 0; i < FLOATER_NQ; ++i) q[i][k] = 0.1 * (i + 1) - 0.13 * k;
+            for (i = 0; i < FLOATER_NV; ++i) {
+                v[i][k] = 0.2 * i - 0.3 * k + 0.05;
+                a[i][k] = 0.15 * k - 0.1 * i;
+            }
+        }
+        floater_inverse_dynamics_batch((const double (*)[FLOATER_BATCH])q,
+                                       (const double (*)[FLOATER_BATCH])v,
+                                       (const double (*)[FLOATER_BATCH])a, tau);
+        for (k = 0; k < FLOATER_BATCH; ++k) {
+            for (i = 0; i < FLOATER_NQ; ++i) s[i] = q[i][k];
+            for (i = 0; i < FLOATER_NV; ++i) {
+                sv[i] = v[i][k];
+                sa[i] = a[i][k];
+                col[i] = tau[i][k];
+            }
+            floater_inverse_dynamics(s, sv, sa, one);
+            bad |= differ(one, col, sizeof one, "floater");
+        }
+    }
+    {
+        float q[GYRO_DOF][GYRO_BATCH], M[GYRO_DOF * GYRO_DOF][GYRO_BATCH];
+        float s[GYRO_DOF], one[GYRO_DOF * GYRO_DOF], col[GYRO_DOF * GYRO_DOF];
+        for (k = 0; k < GYRO_BATCH; ++k)
+            for (i = 0; i < GYRO_DOF; ++i) q[i][k] = 0.4f * i - 0.3f * k;
+        gyro_mass_matrix_batch((const float (*)[GYRO_BATCH])q, M);
+        for (k = 0; k < GYRO_BATCH; ++k) {
+            for (i = 0; i < GYRO_DOF; ++i) s[i] = q[i][k];
+            for (i = 0; i < GYRO_DOF * GYRO_DOF; ++i) col[i] = M[i][k];
+            gyro_mass_matrix(s, one);
+            bad |= differ(one, col, sizeof one, "gyro");
+        }
+    }
+    if (!bad) printf("same\n");
+    return bad;
+}
+"#;
+    std::fs::write(work.path().join("main.c"), main).unwrap();
+    gcc(
+        work.path(),
+        &[
+            "-O3",
+            "main.c",
+            "payload.c",
+            "floater.c",
+            "-o",
+            "check",
+            "-lm",
+        ],
+    );
+    let check = Command::new(work.path().join("check")).output().unwrap();
+    assert!(check.status.success(), "{}", text(&check.stdout));
+    assert_eq!(text(&check.stdout), "same\n");
+}
+
+#[test]
+fn batch_size_out_of_range_writes_nothing() {
+    let work = tempfile::tempdir().unwrap();
+    let out = work.path().join("out");
+    for n in ["0", "1025"] {
+        let run = quasidyn(&[
+            "generate",
+            "robots/ur5.toml",
+            "--out",
+            out.to_str().unwrap(),
+            "--batch",
+            n,
+        ]);
+        assert_eq!(run.status.code(), Some(1));
+        assert!(
+            text(&run.stderr).contains(&format!(
+                "batch size {n}: the batched functions take 1 to 1024 states"
+            )),
+            "{}",
+            text(&run.stderr)
+        );
+        assert!(!out.exists(), "no output directory for a failed run");
+    }
+}
+
 #[test]
 fn rust_rejects_c_only_options() {
     let out = tempfile::tempdir().unwrap();
@@ -287,28 +689,75 @@ fn import_writes_an_equivalent_spec() {
 }
 
 #[test]
-fn long_generations_report_progress() {
-    let work = tempfile::tempdir().unwrap();
-    let mut spec = String::from("name = \"snake\"\n");
-    for i in 0..10 {
-        let axis = ["x", "y", "z"][i % 3];
-        spec.push_str(&format!(
-            "[[body]]\njoint = \"revolute\"\naxis = \"{axis}\"\nnext = [0.1, 0.0, 0.02]\n\
-             mass = 1.0\ncom = [0.05, 0.0, 0.0]\n\
-             inertia = {{ ixx = 0.01, iyy = 0.012, izz = 0.013 }}\n"
-        ));
-    }
-    let path = work.path().join("snake.toml");
-    std::fs::write(&path, spec).unwrap();
-    let out = work.path().join("out");
+fn long_generations_report_progress_on_stderr_only() {
+    // `--progress-after 0` (hidden) stands for a generation longer than a second.
     let run = quasidyn(&[
         "generate",
-        path.to_str().unwrap(),
+        "robots/planar3r.toml",
+        "--lang",
+        "rust",
         "--out",
-        out.to_str().unwrap(),
+        "-",
+        "--progress-after",
+        "0",
     ]);
     assert!(run.status.success(), "{}", text(&run.stderr));
     let stderr = text(&run.stderr);
-    assert!(stderr.contains("deriving snake (10 joints)"), "{stderr}");
-    assert_eq!(files_in(&out), ["snake.c", "snake.h"]);
+    let lines: Vec<&str> = stderr.lines().collect();
+    assert_eq!(lines[0], "quasidyn: generating planar3r (3 joints)");
+    assert!(
+        lines[1].ends_with("derive: part 1/5: dynamics and kinematics"),
+        "{stderr}"
+    );
+    for part in [
+        "derive: part 2/5: velocity split (centrifugal, coriolis, gyroscopic)",
+        "derive: part 5/5: base parameters and base regressor",
+        "simplify: function 1/16: inverse_dynamics",
+        "simplify: function 9/16: coriolis",
+        "simplify: function 16/16: base_regressor",
+        "emit: function 1/16: inverse_dynamics",
+        "emit: function 16/16: base_regressor",
+    ] {
+        assert!(
+            lines
+                .iter()
+                .any(|l| l.starts_with("quasidyn: ") && l.ends_with(part)),
+            "{part} missing:\n{stderr}"
+        );
+    }
+    assert!(
+        lines
+            .last()
+            .unwrap()
+            .starts_with("quasidyn: planar3r (3 joints) generated in "),
+        "{stderr}"
+    );
+    // Stdout holds the generated code and nothing else: the same as without progress.
+    let (_, code) = quasidyn_codegen::Builder::new()
+        .spec(root().join("robots/planar3r.toml"))
+        .render()
+        .unwrap();
+    assert!(
+        text(&run.stdout) == code,
+        "stdout is not the generated code"
+    );
+
+    // --quiet: nothing on stderr; a short generation reports nothing either.
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().to_str().unwrap();
+    for extra in [&["--quiet", "--progress-after", "0"][..], &[]] {
+        let mut args = vec!["generate", "robots/planar3r.toml", "--out", dir];
+        args.extend(extra);
+        let run = quasidyn(&args);
+        assert!(run.status.success(), "{}", text(&run.stderr));
+        assert_eq!(text(&run.stderr), "", "{extra:?}");
+        assert_eq!(
+            text(&run.stdout),
+            format!(
+                "{}\n{}\n",
+                out.path().join("planar3r.h").display(),
+                out.path().join("planar3r.c").display()
+            )
+        );
+    }
 }

@@ -244,6 +244,7 @@ fn emitted_code_compiles_and_parses() {
                 &COptions {
                     float,
                     header_only: false,
+                    batch: None,
                 },
             )
             .expect("C emits");

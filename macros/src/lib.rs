@@ -33,8 +33,14 @@
 //! several leaf links imports as the whole tree), `frame = "LINK"` (URDF only, repeatable: a
 //! link that becomes a named frame), `snap = false` (URDF only: keep every value as written
 //! instead of snapping values within a tolerance of exact ones, such as angles within 5e-10 of
-//! multiples of pi/2) and `floating_base = true` (URDF only: a free-flyer under the root link),
-//! comma-separated.
+//! multiples of pi/2), `floating_base = true` (URDF only: a free-flyer under the root link) and
+//! `only = ["inverse_dynamics", "mass_matrix"]` (generate only these functions, named as
+//! generated: `gravity`, `coriolis`, `regressor`, `forward_kinematics_FRAME`, ..., or `frames`
+//! for every named frame's; the others are not derived, and the module has no `Dynamics`
+//! implementation unless all eleven of its functions are there) and `batch = N` (each function
+//! also over N states at once, `FUNCTION_batch` over `&[[f64; BATCH]; ROWS]`),
+//! comma-separated. A name the robot does not generate is a compile error on that name,
+//! listing the valid ones.
 //!
 //! A rejected input is one compile error on the literal (or the path) with the located
 //! message, `FILE:LINE:COL: FIELD: MESSAGE`; for an inline spec `FILE` is `robot!` and line 1
@@ -53,17 +59,19 @@ use std::path::{Path, PathBuf};
 use proc_macro2::{Span, TokenStream};
 use quote::{format_ident, quote};
 use syn::parse::{Parse, ParseStream};
-use syn::{Ident, LitBool, LitStr, Token, Visibility};
+use syn::{Ident, LitBool, LitInt, LitStr, Token, Visibility};
 
-use quasidyn_codegen::emit::{camel_ident, snake_ident};
+use quasidyn_codegen::emit::{camel_ident, check_batch, snake_ident};
 use quasidyn_codegen::import::ImportOptions;
-use quasidyn_codegen::{decode_input, module_name, parse_input_with, rust_code};
+use quasidyn_codegen::{
+    decode_input, module_name, parse_input_with, rust_code_with, Error, Options,
+};
 
 /// Generates a robot's kinematics and dynamics module at compile time from a spec, URDF file
 /// or DH table: `robot!(file = "PATH")` (relative to the crate's `Cargo.toml`) or
 /// `robot!(r#"TOML"#)`, optionally preceded by a visibility and followed by `name = "IDENT"`,
-/// `tip = "LINK"`, `frame = "LINK"` (repeatable), `snap = false` and `floating_base = true`. See
-/// the crate documentation.
+/// `tip = "LINK"`, `frame = "LINK"` (repeatable), `snap = false`, `floating_base = true`,
+/// `only = ["FUNCTION", ...]` and `batch = N`. See the crate documentation.
 #[proc_macro]
 pub fn robot(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
     let args = syn::parse_macro_input!(input as RobotArgs);
@@ -96,12 +104,16 @@ struct RobotArgs {
     frames: Vec<LitStr>,
     snap: Option<LitBool>,
     floating_base: Option<LitBool>,
+    /// `only = ["inverse_dynamics", ...]`: the functions to generate.
+    only: Option<Vec<LitStr>>,
+    /// `batch = N`: also each function over N states.
+    batch: Option<LitInt>,
 }
 
 const ROBOT_USAGE: &str =
     "expected a robot description: robot!(r#\"...spec...\"#) or robot!(file = \"PATH\"), \
-     optionally followed by name = \"IDENT\", tip = \"LINK\", frame = \"LINK\", snap = false and \
-     floating_base = true";
+     optionally followed by name = \"IDENT\", tip = \"LINK\", frame = \"LINK\", snap = false, \
+     floating_base = true, only = [\"FUNCTION\", ...] and batch = N";
 
 impl Parse for RobotArgs {
     fn parse(input: ParseStream) -> syn::Result<Self> {
@@ -112,6 +124,8 @@ impl Parse for RobotArgs {
         let mut frames = Vec::new();
         let mut snap: Option<LitBool> = None;
         let mut floating_base: Option<LitBool> = None;
+        let mut only: Option<Vec<LitStr>> = None;
+        let mut batch: Option<LitInt> = None;
         if input.peek(LitStr) {
             source = Some(Source::Inline(input.parse()?));
         } else if !input.peek(Ident) {
@@ -140,6 +154,24 @@ impl Parse for RobotArgs {
                 *slot = Some(input.parse()?);
                 continue;
             }
+            if key == "batch" {
+                if batch.is_some() {
+                    return Err(syn::Error::new(key.span(), "`batch` given twice"));
+                }
+                batch = Some(input.parse()?);
+                continue;
+            }
+            if key == "only" {
+                if only.is_some() {
+                    return Err(syn::Error::new(key.span(), "`only` given twice"));
+                }
+                let list;
+                syn::bracketed!(list in input);
+                let names =
+                    list.parse_terminated(|p: ParseStream| p.parse::<LitStr>(), Token![,])?;
+                only = Some(names.into_iter().collect());
+                continue;
+            }
             let value: LitStr = input.parse()?;
             let slot = match key.to_string().as_str() {
                 "file" if source.is_some() => {
@@ -163,7 +195,7 @@ impl Parse for RobotArgs {
                         key.span(),
                         format!(
                             "unknown argument `{other}`: expected `file`, `name`, `tip`, `frame`, \
-                             `snap` or `floating_base`"
+                             `snap`, `floating_base`, `only` or `batch`"
                         ),
                     ))
                 }
@@ -182,6 +214,8 @@ impl Parse for RobotArgs {
             frames,
             snap,
             floating_base,
+            only,
+            batch,
         })
     }
 }
@@ -278,8 +312,35 @@ fn generate_robot(args: &RobotArgs) -> Result<TokenStream, Failure> {
             None,
         )
     })?;
-    let code = rust_code(&robot, &name)
-        .map_err(|e| fail(span, e.to_string(), Some(&text)))?
+    let batch = match &args.batch {
+        Some(lit) => Some(
+            lit.base10_parse::<usize>()
+                .map_err(|e| fail(lit.span(), format!("batch: {e}"), Some(&text)))?,
+        ),
+        None => None,
+    };
+    if let (Some(lit), Some(states)) = (&args.batch, batch) {
+        check_batch(states).map_err(|e| fail(lit.span(), e.to_string(), Some(&text)))?;
+    }
+    let options = Options {
+        only: args
+            .only
+            .as_ref()
+            .map(|names| names.iter().map(LitStr::value).collect()),
+        batch,
+    };
+    let code = rust_code_with(&robot, &name, &options)
+        .map_err(|e| {
+            // A bad function name is reported on its own literal.
+            let at = match (&e, &args.only) {
+                (Error::UnknownFunction { name, .. }, Some(names)) => names
+                    .iter()
+                    .find(|lit| lit.value().trim() == name)
+                    .map_or(span, LitStr::span),
+                _ => span,
+            };
+            fail(at, e.to_string(), Some(&text))
+        })?
         .parse::<TokenStream>()
         .map_err(|e| fail(span, format!("generated code does not parse: {e}"), None))?;
     // Reading the file through `include_bytes!` puts it in the crate's dependency info, so

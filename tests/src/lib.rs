@@ -11,12 +11,13 @@ use serde::Deserialize;
 
 pub mod generated {
     //! Generated Rust modules (`generated::NAME`), FFI declarations of the generated C, and the
-    //! registries [`ROBOTS`], [`FLOAT_C`] and [`HEADER_ONLY_C`] (written by `build.rs`).
+    //! registries [`ROBOTS`], [`FLOAT_C`], [`HEADER_ONLY_C`] and [`BATCHES`] (written by
+    //! `build.rs`).
     // The tree adapters use these; a robots/ without trees leaves them unused.
     #[allow(unused_imports)]
     use super::{
-        flat_rows, output_lengths, CRobot, Evaluate, GeneratedFloating, GeneratedRobot,
-        GeneratedTree, State, ViaTrait,
+        flat_rows, lanes, output_lengths, unlanes, CRobot, Evaluate, Flat, GeneratedBatch,
+        GeneratedFloating, GeneratedRobot, GeneratedTree, State, ViaTrait,
     };
     #[allow(unused_imports)]
     use quasidyn_codegen::FunctionKind;
@@ -264,6 +265,66 @@ pub trait Evaluate: Sync {
     fn dof(&self) -> usize;
     /// The outputs of function `kind` at `x` (which reads only the inputs `kind` takes).
     fn call(&self, kind: FunctionKind, x: &State) -> Vec<Vec<f64>>;
+}
+
+/// A module generated with batched functions (`--batch`), called two ways: `call(c, batched,
+/// kind, states)` gives the outputs of `kind` for each state (`[state][output]`, each output
+/// flattened row-major), from the Rust (`c = false`) or the C, through the `_batch` function
+/// (one call for all `batch` states) or the scalar one (one call per state).
+pub struct GeneratedBatch {
+    /// Module / C prefix name.
+    pub name: &'static str,
+    /// Number of joints.
+    pub dof: usize,
+    /// Number of states of the batched functions.
+    pub batch: usize,
+    /// Every function of the module.
+    pub kinds: &'static [FunctionKind],
+    /// The calls.
+    pub call: BatchCall,
+}
+
+/// `call(c, batched, kind, states)` of a [`GeneratedBatch`]: `[state][output][entry]`.
+pub type BatchCall = fn(bool, bool, FunctionKind, &[State]) -> Vec<Vec<Vec<f64>>>;
+
+/// An output of a generated Rust function, flattened row-major.
+pub trait Flat {
+    /// The entries, row-major.
+    fn flat(&self) -> Vec<f64>;
+}
+
+impl<const N: usize> Flat for [f64; N] {
+    fn flat(&self) -> Vec<f64> {
+        self.to_vec()
+    }
+}
+
+impl<const C: usize, const R: usize> Flat for [[f64; C]; R] {
+    fn flat(&self) -> Vec<f64> {
+        flat_rows(self)
+    }
+}
+
+/// The batched form of one input: entry `[j][k]` is `input(states[k])[j]`.
+pub fn lanes<const B: usize, const L: usize>(
+    states: &[State],
+    input: impl Fn(&State) -> &Vec<f64>,
+) -> [[f64; B]; L] {
+    assert_eq!(states.len(), B, "one state per lane");
+    let mut out = [[0.0; B]; L];
+    for (k, x) in states.iter().enumerate() {
+        for (j, v) in input(x).iter().enumerate() {
+            out[j][k] = *v;
+        }
+    }
+    out
+}
+
+/// The states of a batched output: `[k][j]` from entry `[j][k]`.
+pub fn unlanes<const B: usize, const L: usize>(out: &[[f64; B]; L]) -> Vec<Vec<f64>> {
+    (0..B)
+        .map(|k| out.iter().map(|row| row[k]).collect())
+        .collect()
 }
 
 /// Flattens `[[f64; C]; R]` row-major.

@@ -8,6 +8,7 @@ use super::{
     Func, Input, Lang, Plan,
 };
 use crate::ir::{Module, BASE_PARAMETERS};
+use crate::progress::{Progress, Silent};
 
 /// Options of the C emitter.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -16,6 +17,9 @@ pub struct COptions {
     pub float: bool,
     /// Everything in the header as `static inline` functions (no `.c` file).
     pub header_only: bool,
+    /// Also each function over this many states at once, `NAME_FUNCTION_batch` (structure of
+    /// arrays, every argument `[rows][NAME_BATCH]`; 1 to [`super::MAX_BATCH`]).
+    pub batch: Option<usize>,
 }
 
 /// The generated C files.
@@ -34,6 +38,9 @@ pub struct CFiles {
 struct CLang<'a> {
     fields: &'a [String],
     float: bool,
+    /// In a batched body: the locals held as arrays over the states (`s1[k]`); inputs are
+    /// then read as `q[j][k]`.
+    lanes: Option<&'a [String]>,
 }
 
 impl Lang for CLang<'_> {
@@ -46,13 +53,19 @@ impl Lang for CLang<'_> {
         s
     }
     fn input(&self, i: Input, j: usize) -> String {
-        format!("{}[{j}]", i.name())
+        match self.lanes {
+            Some(_) => format!("{}[{j}][k]", i.name()),
+            None => format!("{}[{j}]", i.name()),
+        }
     }
     fn param(&self, k: usize) -> String {
         format!("params->{}", self.fields[k])
     }
     fn local(&self, name: &str) -> String {
-        name.to_owned()
+        match self.lanes {
+            Some(arrays) if arrays.iter().any(|a| a == name) => format!("{name}[k]"),
+            _ => name.to_owned(),
+        }
     }
     fn call(&self, f: Func, arg: String) -> String {
         let name = match f {
@@ -106,7 +119,16 @@ fn comment_safe(s: &str) -> String {
 /// `NAME_params_default(NAME_params *params)`, and every function takes
 /// `const NAME_params *params` first.
 pub fn emit_c(module: &Module, opts: &COptions) -> Result<CFiles, EmitError> {
-    let (lowered, plans) = plan_module(module)?;
+    emit_c_reporting(module, opts, &mut Silent)
+}
+
+/// [`emit_c`], reporting the simplification and each function written to `progress`.
+pub fn emit_c_reporting(
+    module: &Module,
+    opts: &COptions,
+    progress: &mut dyn Progress,
+) -> Result<CFiles, EmitError> {
+    let (lowered, plans) = plan_module(module, progress)?;
     let n = lowered.dof;
     let name = snake_ident(&module.robot_name);
     let upper = name.to_ascii_uppercase();
@@ -115,7 +137,11 @@ pub fn emit_c(module: &Module, opts: &COptions) -> Result<CFiles, EmitError> {
     let lang = CLang {
         fields: &fields,
         float: opts.float,
+        lanes: None,
     };
+    if let Some(batch) = opts.batch {
+        super::check_batch(batch)?;
+    }
     let storage = if opts.header_only {
         "static inline "
     } else {
@@ -148,6 +174,17 @@ pub fn emit_c(module: &Module, opts: &COptions) -> Result<CFiles, EmitError> {
              #define {upper}_NQ {}\n#define {upper}_NV {}\n",
             n + 7,
             n + 6
+        );
+    }
+    if let Some(batch) = opts.batch {
+        let _ = writeln!(
+            h,
+            "/** Number of states of the batched functions ({name}_FUNCTION_batch): every \
+             argument is [rows][{upper}_BATCH], entry [i][k] the scalar function's entry i for \
+             state k. */\n#define {upper}_BATCH {batch}\n\n\
+             /* restrict in C99; its usual spelling in C++. */\n\
+             #ifdef __cplusplus\n#define {upper}_RESTRICT __restrict\n#else\n\
+             #define {upper}_RESTRICT restrict\n#endif\n"
         );
     }
     let k = module.frame_names.len();
@@ -262,6 +299,25 @@ pub fn emit_c(module: &Module, opts: &COptions) -> Result<CFiles, EmitError> {
             let _ = writeln!(h, "{proto};\n");
             defs.push_str(&def);
         }
+        if opts.batch.is_some() {
+            let proto = batch_prototype(plan, &name, real, !fields.is_empty());
+            let doc = format!(
+                "/** {name}_{} over {upper}_BATCH states at once: each argument [rows][{upper}_BATCH], \
+                 state k in column k. */\n",
+                plan.name
+            );
+            let def = format!(
+                "{storage}{proto}\n{{\n{}}}\n\n",
+                batch_body(plan, &lang, real, &upper)
+            );
+            h.push_str(&doc);
+            if opts.header_only {
+                h.push_str(&def);
+            } else {
+                let _ = writeln!(h, "{proto};\n");
+                defs.push_str(&def);
+            }
+        }
     }
     let _ = writeln!(
         h,
@@ -305,6 +361,77 @@ fn prototype(plan: &Plan, name: &str, real: &str, params: bool) -> String {
         args.push(format!("{real} {}[]", o.name));
     }
     format!("void {name}_{}({})", plan.name, args.join(", "))
+}
+
+/// `void NAME_FUNCTION_batch(const real (*NAME_RESTRICT q)[NAME_BATCH], ...)`: the scalar
+/// function's arguments with a state index added as the last array dimension.
+fn batch_prototype(plan: &Plan, name: &str, real: &str, params: bool) -> String {
+    let upper = name.to_ascii_uppercase();
+    let mut args = Vec::new();
+    if params {
+        args.push(format!("const {name}_params *params"));
+    }
+    for i in &plan.inputs {
+        args.push(format!(
+            "const {real} (*{upper}_RESTRICT {})[{upper}_BATCH]",
+            i.name()
+        ));
+    }
+    for o in plan.contract.outputs {
+        args.push(format!(
+            "{real} (*{upper}_RESTRICT {})[{upper}_BATCH]",
+            o.name
+        ));
+    }
+    format!("void {name}_{}_batch({})", plan.name, args.join(", "))
+}
+
+/// The body of a batched function: the `sin`/`cos` of every state first (library calls, which
+/// compilers vectorise only with relaxed floating point), then one branch-free loop over the
+/// states around the scalar function's straight-line code.
+fn batch_body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> String {
+    let trig: Vec<String> = plan
+        .locals
+        .iter()
+        .filter(|(_, e)| super::is_trig(e))
+        .map(|(name, _)| name.clone())
+        .collect();
+    let lanes = CLang {
+        fields: lang.fields,
+        float: lang.float,
+        lanes: Some(&trig),
+    };
+    let mut b = String::new();
+    if !lang.fields.is_empty() && !plan.uses_params {
+        b.push_str("    (void)params;\n");
+    }
+    for (i, used) in plan.inputs.iter().zip(&plan.used_inputs) {
+        if !used {
+            let _ = writeln!(b, "    (void){};", i.name());
+        }
+    }
+    for name in &trig {
+        let _ = writeln!(b, "    {real} {name}[{upper}_BATCH];");
+    }
+    let _ = writeln!(b, "    int k;");
+    if !trig.is_empty() {
+        let _ = writeln!(b, "    for (k = 0; k < {upper}_BATCH; ++k) {{");
+        for (name, e) in plan.locals.iter().filter(|(_, e)| super::is_trig(e)) {
+            let _ = writeln!(b, "        {name}[k] = {};", render(&lanes, e));
+        }
+        let _ = writeln!(b, "    }}");
+    }
+    let _ = writeln!(b, "    for (k = 0; k < {upper}_BATCH; ++k) {{");
+    for (name, e) in plan.locals.iter().filter(|(_, e)| !super::is_trig(e)) {
+        let _ = writeln!(b, "        const {real} {name} = {};", render(&lanes, e));
+    }
+    for (o, vals) in plan.contract.outputs.iter().zip(&plan.outputs) {
+        for (i, e) in vals.iter().enumerate() {
+            let _ = writeln!(b, "        {}[{i}][k] = {};", o.name, render(&lanes, e));
+        }
+    }
+    let _ = writeln!(b, "    }}");
+    b
 }
 
 fn doc_comment(plan: &Plan, params: bool) -> String {

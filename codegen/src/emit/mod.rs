@@ -13,9 +13,10 @@ mod tests;
 
 use crate::ir::{BaseVar, Function, FunctionKind, Graph, Module, Node, NodeId, Var};
 use crate::model::BaseMotion;
+use crate::progress::{Counter, Progress, Stage};
 
-pub use c::{emit_c, CFiles, COptions};
-pub use rust::emit_rust;
+pub use c::{emit_c, emit_c_reporting, CFiles, COptions};
+pub use rust::{emit_rust, emit_rust_reporting, RustOptions};
 
 /// Why a module cannot be emitted.
 #[derive(Debug, thiserror::Error, PartialEq)]
@@ -59,6 +60,9 @@ pub enum EmitError {
     /// Two functions of the same kind.
     #[error("{0:?} is generated twice")]
     Duplicate(FunctionKind),
+    /// A batch size out of range.
+    #[error("batch size {0}: the batched functions take 1 to {MAX_BATCH} states")]
+    Batch(usize),
     /// A frame function whose frame the module does not name.
     #[error("{0:?} refers to a frame the module does not name")]
     UnknownFrame(FunctionKind),
@@ -463,10 +467,14 @@ pub fn frame_ident(name: &str) -> String {
 /// `inverse_dynamics`, ..., `forward_kinematics_FRAME` and `jacobian_FRAME` for a named frame
 /// (`None` if the module has no such frame).
 pub fn public_name(module: &Module, kind: FunctionKind) -> Option<String> {
+    function_name(kind, &module.frame_names)
+}
+
+/// [`public_name`] for a robot whose named frames are `frame_names` (in order).
+pub fn function_name(kind: FunctionKind, frame_names: &[String]) -> Option<String> {
     let base = contract(kind).name;
     match kind {
-        FunctionKind::FrameKinematics(k) | FunctionKind::FrameJacobian(k) => module
-            .frame_names
+        FunctionKind::FrameKinematics(k) | FunctionKind::FrameJacobian(k) => frame_names
             .get(usize::from(k))
             .map(|frame| format!("{base}_{}", frame_ident(frame))),
         _ => Some(base.to_owned()),
@@ -594,13 +602,38 @@ impl Plan {
     }
 }
 
+/// The largest batch of the `_batch` functions: their `sin`/`cos` arrays live on the stack
+/// (`8 * N` bytes per joint angle's sine or cosine in double precision).
+pub const MAX_BATCH: usize = 1024;
+
+/// Refuses a batch size outside `1..=MAX_BATCH`.
+pub fn check_batch(batch: usize) -> Result<(), EmitError> {
+    if (1..=MAX_BATCH).contains(&batch) {
+        Ok(())
+    } else {
+        Err(EmitError::Batch(batch))
+    }
+}
+
+/// Whether a local is the `sin` or `cos` of joint angles (read from the inputs only, so a
+/// batched function computes it for every state before its main loop).
+pub(crate) fn is_trig(e: &Ex) -> bool {
+    matches!(e, Ex::Call(Func::Sin | Func::Cos, _))
+}
+
 /// Deepest inlined expression before a local is introduced (keeps lines readable and the
 /// renderers' recursion shallow).
 const MAX_INLINE_DEPTH: u32 = 6;
 
 /// Checks a module against the contracts and plans every function (on the lowered module).
-pub(crate) fn plan_module(module: &Module) -> Result<(Module, Vec<Plan>), EmitError> {
-    let lowered = module.lowered();
+/// Reports [`Stage::Simplify`] (lowering and sharing) and [`Stage::Emit`] (one step per
+/// function) to `progress`.
+pub(crate) fn plan_module(
+    module: &Module,
+    progress: &mut dyn Progress,
+) -> Result<(Module, Vec<Plan>), EmitError> {
+    let lowered = module.lowered_reporting(progress);
+    let mut step = Counter::new(progress, Stage::Emit, "function", lowered.functions.len());
     let mut seen = Vec::new();
     let mut plans = Vec::new();
     for f in &lowered.functions {
@@ -608,8 +641,10 @@ pub(crate) fn plan_module(module: &Module) -> Result<(Module, Vec<Plan>), EmitEr
             return Err(EmitError::Duplicate(f.kind));
         }
         seen.push(f.kind);
+        let name = public_name(&lowered, f.kind).ok_or(EmitError::UnknownFrame(f.kind))?;
+        step.next(&name);
         let mut plan = plan_function(&lowered.graph, lowered.dof, lowered.nb(), lowered.motion, f)?;
-        plan.name = public_name(&lowered, f.kind).ok_or(EmitError::UnknownFrame(f.kind))?;
+        plan.name = name;
         plans.push(plan);
     }
     // Files list functions in contract order whatever order the derivation produced.

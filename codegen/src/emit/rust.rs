@@ -9,6 +9,7 @@ use super::{
     Plan,
 };
 use crate::ir::{FunctionKind, Module, BASE_PARAMETERS};
+use crate::progress::{Progress, Silent};
 
 /// Lints allowed on generated items, each unavoidable in generated straight-line code.
 const ALLOWED_LINTS: &str = "\
@@ -25,6 +26,9 @@ struct RustLang<'a> {
     fields: &'a [Ident],
     /// Input names as written in the signature (an unused one is `_q`, never read).
     inputs: [Ident; 9],
+    /// In a batched body: the locals held as arrays over the states (`s1[k]`); inputs are
+    /// then read as `q[j][k]`.
+    lanes: Option<&'a [String]>,
 }
 
 fn input_index(i: Input) -> usize {
@@ -51,7 +55,10 @@ impl Lang for RustLang<'_> {
     fn input(&self, i: Input, j: usize) -> TokenStream {
         let name = &self.inputs[input_index(i)];
         let j = Literal::usize_unsuffixed(j);
-        quote!(#name[#j])
+        match self.lanes {
+            Some(_) => quote!(#name[#j][k]),
+            None => quote!(#name[#j]),
+        }
     }
     fn param(&self, k: usize) -> TokenStream {
         let f = &self.fields[k];
@@ -59,7 +66,10 @@ impl Lang for RustLang<'_> {
     }
     fn local(&self, name: &str) -> TokenStream {
         let id = Ident::new(name, Span::call_site());
-        quote!(#id)
+        match self.lanes {
+            Some(arrays) if arrays.iter().any(|a| a == name) => quote!(#id[k]),
+            _ => quote!(#id),
+        }
     }
     fn call(&self, f: Func, arg: TokenStream) -> TokenStream {
         match f {
@@ -91,7 +101,28 @@ impl Lang for RustLang<'_> {
 /// `quasidyn::Dynamics<N>`; without, a unit struct named after the robot does. The trait is
 /// implemented only when the module has all eleven functions.
 pub fn emit_rust(module: &Module) -> Result<String, EmitError> {
-    let (lowered, plans) = plan_module(module)?;
+    emit_rust_reporting(module, &RustOptions::default(), &mut Silent)
+}
+
+/// Options of the Rust emitter.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RustOptions {
+    /// Also each function over this many states at once, `FUNCTION_batch` (structure of
+    /// arrays: every argument `[[f64; BATCH]; ROWS]`; 1 to [`super::MAX_BATCH`]).
+    pub batch: Option<usize>,
+}
+
+/// [`emit_rust`] with [`RustOptions`], reporting the simplification and each function written
+/// to `progress`.
+pub fn emit_rust_reporting(
+    module: &Module,
+    options: &RustOptions,
+    progress: &mut dyn Progress,
+) -> Result<String, EmitError> {
+    if let Some(batch) = options.batch {
+        super::check_batch(batch)?;
+    }
+    let (lowered, plans) = plan_module(module, progress)?;
     let n = lowered.dof;
     let fields: Vec<Ident> = param_fields(&lowered.graph)
         .iter()
@@ -176,6 +207,7 @@ pub fn emit_rust(module: &Module) -> Result<String, EmitError> {
         let lang = RustLang {
             fields: &fields,
             inputs: input_idents(&[]),
+            lanes: None,
         };
         let values: Vec<TokenStream> = c
             .values
@@ -205,6 +237,7 @@ pub fn emit_rust(module: &Module) -> Result<String, EmitError> {
                 let lang = RustLang {
                     fields: &fields,
                     inputs: input_idents(&[]),
+                    lanes: None,
                 };
                 render(&lang, &Ex::Lit(p.default))
             })
@@ -226,8 +259,20 @@ pub fn emit_rust(module: &Module) -> Result<String, EmitError> {
         });
     }
 
+    if let Some(batch) = options.batch {
+        let b = Literal::usize_unsuffixed(batch);
+        items.push(quote! {
+            /// Number of states of the batched functions (`FUNCTION_batch`): every argument
+            /// is `[[f64; BATCH]; ROWS]`, entry `[i][k]` the scalar function's entry `i` (row
+            /// major) for state `k`.
+            pub const BATCH: usize = #b;
+        });
+    }
     for plan in &plans {
         items.push(function(plan, n, &fields, has_params, &allow));
+        if options.batch.is_some() {
+            items.push(batch_function(plan, &fields, has_params, &allow));
+        }
     }
 
     let all = FunctionKind::ALL
@@ -324,6 +369,7 @@ fn function(
     let lang = RustLang {
         fields,
         inputs: input_idents(&used),
+        lanes: None,
     };
     let name = format_ident!("{}", plan.name);
     let n_lit = Literal::usize_unsuffixed(n);
@@ -434,6 +480,106 @@ fn local_statements(plan: &Plan, lang: &RustLang) -> Vec<TokenStream> {
         quote!(#id = #v;)
     });
     declarations.chain(assignments).collect()
+}
+
+/// `FUNCTION_batch`: the scalar function over `BATCH` states, each argument with the state as
+/// its last index; the `sin`/`cos` of every state first, then one branch-free loop over the
+/// states around the straight-line code.
+fn batch_function(
+    plan: &Plan,
+    fields: &[Ident],
+    has_params: bool,
+    allow: &TokenStream,
+) -> TokenStream {
+    let used: Vec<(Input, bool)> = plan
+        .inputs
+        .iter()
+        .copied()
+        .zip(plan.used_inputs.iter().copied())
+        .collect();
+    let trig: Vec<String> = plan
+        .locals
+        .iter()
+        .filter(|(_, e)| super::is_trig(e))
+        .map(|(name, _)| name.clone())
+        .collect();
+    let lang = RustLang {
+        fields,
+        inputs: input_idents(&used),
+        lanes: Some(&trig),
+    };
+    let name = format_ident!("{}_batch", plan.name);
+    let n = plan.out_n;
+    let mut args = Vec::new();
+    if has_params {
+        let p = if plan.uses_params {
+            format_ident!("p")
+        } else {
+            format_ident!("_p")
+        };
+        args.push(quote!(#p: &Params));
+    }
+    for (i, _) in &used {
+        let id = &lang.inputs[input_index(*i)];
+        let len = Literal::usize_unsuffixed(plan.input_len(*i));
+        args.push(quote!(#id: &[[f64; BATCH]; #len]));
+    }
+    for o in plan.contract.outputs {
+        let id = format_ident!("{}", o.name);
+        let len = o.rows.of(n, plan.nb) * o.cols.map_or(1, |c| c.of(n, plan.nb));
+        let len = Literal::usize_unsuffixed(len);
+        args.push(quote!(#id: &mut [[f64; BATCH]; #len]));
+    }
+    let doc = format!(
+        " `{}` over `BATCH` states at once: entry `[i][k]` of each argument is entry `i` of \
+         state `k` (matrices flattened row-major).",
+        plan.name
+    );
+    let arrays = trig.iter().map(|t| {
+        let id = format_ident!("{}", t);
+        quote!(let mut #id = [0.0; BATCH];)
+    });
+    let fill = plan
+        .locals
+        .iter()
+        .filter(|(_, e)| super::is_trig(e))
+        .map(|(t, e)| {
+            let id = format_ident!("{}", t);
+            let v = render(&lang, e);
+            quote!(#id[k] = #v;)
+        });
+    let trig_loop = (!trig.is_empty()).then(|| quote!(for k in 0..BATCH { #(#fill)* }));
+    let stmts = plan
+        .locals
+        .iter()
+        .filter(|(_, e)| !super::is_trig(e))
+        .map(|(name, e)| {
+            let id = format_ident!("{}", name);
+            let v = render(&lang, e);
+            quote!(let #id = #v;)
+        });
+    let mut stores = Vec::new();
+    for (o, vals) in plan.contract.outputs.iter().zip(&plan.outputs) {
+        let id = format_ident!("{}", o.name);
+        for (i, e) in vals.iter().enumerate() {
+            let i = Literal::usize_unsuffixed(i);
+            let v = render(&lang, e);
+            stores.push(quote!(#id[#i][k] = #v;));
+        }
+    }
+    quote! {
+        #[doc = #doc]
+        #allow
+        #[allow(clippy::needless_range_loop, clippy::too_many_arguments, non_snake_case)]
+        pub fn #name(#(#args),*) {
+            #(#arrays)*
+            #trig_loop
+            for k in 0..BATCH {
+                #(#stmts)*
+                #(#stores)*
+            }
+        }
+    }
 }
 
 fn trait_impl(module: &Module, plans: &[Plan], n: usize, has_params: bool) -> TokenStream {

@@ -343,6 +343,7 @@ fn c_float_and_header_only_variants_compile() {
         COptions {
             float: true,
             header_only: false,
+            batch: None,
         },
         1e-4,
     );
@@ -351,6 +352,7 @@ fn c_float_and_header_only_variants_compile() {
         COptions {
             float: false,
             header_only: true,
+            batch: None,
         },
         1e-12,
     );
@@ -359,6 +361,7 @@ fn c_float_and_header_only_variants_compile() {
         COptions {
             float: true,
             header_only: true,
+            batch: None,
         },
         1e-4,
     );
@@ -452,6 +455,7 @@ fn snapshots() {
         &COptions {
             float: true,
             header_only: true,
+            batch: None,
         },
     )
     .unwrap();

@@ -5,6 +5,7 @@ use super::graph::Graph;
 use super::node::NodeId;
 use super::share::share_per_function_among;
 use crate::model::BaseMotion;
+use crate::progress::{Counter, Progress, Silent, Stage};
 
 /// Which generated function this is; fixes its public name, inputs and outputs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -205,6 +206,21 @@ impl Module {
     /// derivatives) are shared as two separate groups, so the large derivative functions do
     /// not change the sharing choices (and operation counts) of the others.
     pub fn lowered(&self) -> Module {
+        self.lowered_reporting(&mut Silent)
+    }
+
+    /// [`Module::lowered`], reporting each function to `progress` as its sharing starts
+    /// ([`Stage::Simplify`]); the lowering of a group's `sin`/`cos` and the sharing across the
+    /// group count with the group's first function.
+    pub fn lowered_reporting(&self, progress: &mut dyn Progress) -> Module {
+        let names: Vec<String> = self
+            .functions
+            .iter()
+            .map(|f| {
+                crate::emit::public_name(self, f.kind).unwrap_or_else(|| format!("{:?}", f.kind))
+            })
+            .collect();
+        let mut step = Counter::new(progress, Stage::Simplify, "function", names.len());
         let mut graph = Graph::new();
         graph.copy_tables_from(&self.graph);
         let mut functions: Vec<Option<Function>> = vec![None; self.functions.len()];
@@ -217,7 +233,12 @@ impl Module {
                 continue;
             }
             let group: Vec<&Function> = members.iter().map(|&i| &self.functions[i]).collect();
-            let (g, lowered) = self.lower_group(&group);
+            step.next(&names[members[0]]);
+            let (g, lowered) = self.lower_group(&group, &mut |k| {
+                if k > 0 {
+                    step.next(&names[members[k]]);
+                }
+            });
             let roots: Vec<NodeId> = lowered.iter().flat_map(Function::roots).collect();
             let live = g.reachable(&roots);
             let copied = g.copy_live_into(&mut graph, &roots, &live, |out, map, _, node| {
@@ -253,7 +274,11 @@ impl Module {
     }
 
     /// [`Module::lowered`] for one group of functions sharing one graph.
-    fn lower_group(&self, group: &[&Function]) -> (Graph, Vec<Function>) {
+    fn lower_group(
+        &self,
+        group: &[&Function],
+        starting: &mut dyn FnMut(usize),
+    ) -> (Graph, Vec<Function>) {
         let all_roots: Vec<NodeId> = group.iter().flat_map(|f| f.roots()).collect();
         let by_function = |roots: Vec<NodeId>| -> Vec<Vec<NodeId>> {
             let mut it = roots.into_iter();
@@ -269,8 +294,10 @@ impl Module {
         // Sharing comes last: any later rebuild through the simplifying constructors would
         // flatten the shared partial results again. It is done per function, which takes the
         // cheaper of the two lowerings.
-        let (graph, groups) =
-            share_per_function_among(&[(&merged, &merged_groups), (&stepwise, &stepwise_groups)]);
+        let (graph, groups) = share_per_function_among(
+            &[(&merged, &merged_groups), (&stepwise, &stepwise_groups)],
+            starting,
+        );
         let mut it = groups.into_iter().flatten();
         let functions = group
             .iter()

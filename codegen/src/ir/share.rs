@@ -679,19 +679,20 @@ impl Graph {
     /// choice is made for another function's sake): fewer operations, then fewer
     /// multiplications.
     pub fn share_per_function(&self, groups: &[Vec<NodeId>]) -> (Graph, Vec<Vec<NodeId>>) {
-        share_per_function_among(&[(self, groups)])
+        share_per_function_among(&[(self, groups)], &mut |_| {})
     }
 }
 
 /// [`Graph::share_per_function`] over several equal forms of the same functions (each a graph
 /// and its groups of roots, one group per function, in the same order): each function takes
 /// its cheapest sharing among all of them (the first on ties). The result has the first
-/// graph's parameters.
+/// graph's parameters. `starting(k)` is called as the sharing of group `k` starts.
 ///
 /// # Panics
 /// If `variants` is empty or the variants have different numbers of groups.
 pub(crate) fn share_per_function_among(
     variants: &[(&Graph, &[Vec<NodeId>])],
+    starting: &mut dyn FnMut(usize),
 ) -> (Graph, Vec<Vec<NodeId>>) {
     let first = variants.first().expect("at least one variant").0;
     let n = variants[0].1.len();
@@ -713,6 +714,7 @@ pub(crate) fn share_per_function_among(
     let mut all = Vec::with_capacity(n);
     let mut at = vec![0; forms.len()];
     for k in 0..n {
+        starting(k);
         let mut best: Option<(Graph, Vec<NodeId>)> = None;
         for (v, (g, groups, early)) in forms.iter().enumerate() {
             let roots = &groups[k];
