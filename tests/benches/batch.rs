@@ -56,108 +56,115 @@ fn batches<const B: usize>(states: &[State]) -> Vec<(Lanes<B>, Lanes<B>, Lanes<B
 type Scalar = fn(&[f64; 6], &[f64; 6], &[f64; 6]) -> [f64; 6];
 type CScalar = unsafe extern "C" fn(*const f64, *const f64, *const f64, *mut f64);
 
-/// Per-state times of one batch size: Rust scalar, Rust batched, C scalar, C batched.
-fn bench<const B: usize>(
-    states: &[State],
-    rust: Scalar,
-    rust_batch: fn(&Lanes<B>, &Lanes<B>, &Lanes<B>, &mut Lanes<B>),
-    c: CScalar,
-    c_batch: CScalar,
-) -> [f64; 4] {
+/// Per-state time of one call per state: the scalar Rust and C of the UR5 module.
+fn scalar(states: &[State], rust: Scalar, c: CScalar) -> [f64; 2] {
     let arr = |v: &[f64]| -> [f64; 6] { v.try_into().expect("6 joints") };
     let single: Vec<([f64; 6], [f64; 6], [f64; 6])> = states
         .iter()
         .map(|s| (arr(&s.q), arr(&s.qd), arr(&s.qdd)))
         .collect();
-    let packed = batches::<B>(states);
     let mut out = [0.0; 6];
-    let mut lanes_out = [[0.0; B]; 6];
-    let rust_scalar = ns_per_state(single.len(), 1, |i| {
+    let rust = ns_per_state(single.len(), 1, |i| {
         let (q, qd, qdd) = black_box(&single[i]);
         black_box(rust(q, qd, qdd));
     });
-    let rust_batched = ns_per_state(packed.len(), B, |i| {
-        let (q, qd, qdd) = black_box(&packed[i]);
-        rust_batch(q, qd, qdd, &mut lanes_out);
-        black_box(&lanes_out);
-    });
-    let c_scalar = ns_per_state(single.len(), 1, |i| {
+    let c = ns_per_state(single.len(), 1, |i| {
         let (q, qd, qdd) = black_box(&single[i]);
         // SAFETY: 6-value inputs and a 6-value output, as the C contract requires.
         unsafe { c(q.as_ptr(), qd.as_ptr(), qdd.as_ptr(), out.as_mut_ptr()) };
         black_box(&out);
     });
-    let c_batched = ns_per_state(packed.len(), B, |i| {
+    [rust, c]
+}
+
+/// Per-state time of the batched Rust and C over `B` states.
+fn batched<const B: usize>(
+    states: &[State],
+    rust: fn(&Lanes<B>, &Lanes<B>, &Lanes<B>, &mut Lanes<B>),
+    c: CScalar,
+) -> [f64; 2] {
+    let packed = batches::<B>(states);
+    let mut out = [[0.0; B]; 6];
+    let rust = ns_per_state(packed.len(), B, |i| {
+        let (q, qd, qdd) = black_box(&packed[i]);
+        rust(q, qd, qdd, &mut out);
+        black_box(&out);
+    });
+    let c = ns_per_state(packed.len(), B, |i| {
         let (q, qd, qdd) = black_box(&packed[i]);
         // SAFETY: [6][B] arrays, as the batched C function reads and writes them.
         unsafe {
-            c_batch(
+            c(
                 q.as_ptr().cast(),
                 qd.as_ptr().cast(),
                 qdd.as_ptr().cast(),
-                lanes_out.as_mut_ptr().cast(),
+                out.as_mut_ptr().cast(),
             );
         }
-        black_box(&lanes_out);
+        black_box(&out);
     });
-    [rust_scalar, rust_batched, c_scalar, c_batched]
+    [rust, c]
 }
 
 fn main() {
     let robot = quasidyn_codegen::load_spec(&workspace_root().join("robots/ur5.toml"))
         .expect("shipped spec parses");
     let states = random_states(&robot, 0xba7c, STATES);
+    // The scalar functions of the regular UR5 module (the same code as the modules below).
+    let [rust, c] = scalar(
+        &states,
+        generated::ur5::inverse_dynamics,
+        C_UR5.inverse_dynamics,
+    );
     let rows = [
         (
             4,
-            bench::<4>(
+            batched::<4>(
                 &states,
-                generated::ur5_id_b4::inverse_dynamics,
                 generated::ur5_id_b4::inverse_dynamics_batch,
-                ur5_id_b4_inverse_dynamics,
                 ur5_id_b4_inverse_dynamics_batch,
             ),
         ),
         (
             8,
-            bench::<8>(
+            batched::<8>(
                 &states,
-                generated::ur5_id_b8::inverse_dynamics,
                 generated::ur5_id_b8::inverse_dynamics_batch,
-                ur5_id_b8_inverse_dynamics,
                 ur5_id_b8_inverse_dynamics_batch,
             ),
         ),
         (
             64,
-            bench::<64>(
+            batched::<64>(
                 &states,
-                generated::ur5_id_b64::inverse_dynamics,
                 generated::ur5_id_b64::inverse_dynamics_batch,
-                ur5_id_b64_inverse_dynamics,
                 ur5_id_b64_inverse_dynamics_batch,
             ),
         ),
     ];
-    let avx2 = cfg!(target_feature = "avx2");
     println!(
-        "\nur5: inverse dynamics, batched over N states against N scalar calls, {STATES} random \
-         states, best of {SAMPLES} (Rust built {} AVX2)",
-        if avx2 { "with" } else { "without" }
+        "\nur5: inverse dynamics per state, batched over N states and one call per state, \
+         {STATES} random states, best of {SAMPLES} (built {} AVX2)",
+        if cfg!(target_feature = "avx2") {
+            "with"
+        } else {
+            "without"
+        }
     );
     println!(
-        "  {:<4} {:>12} {:>12} {:>8} {:>12} {:>12} {:>8}",
-        "N", "Rust scalar", "Rust batch", "speedup", "C scalar", "C batch", "speedup"
+        "  {:<26} {:>10} {:>8}   {:>10} {:>8}",
+        "", "Rust ns", "speedup", "C ns", "speedup"
     );
     println!(
-        "  {:<4} {:>12} {:>12} {:>8} {:>12} {:>12} {:>8}",
-        "", "ns/state", "ns/state", "", "ns/state", "ns/state", ""
+        "  {:<26} {rust:>10.1} {:>8}   {c:>10.1} {:>8}",
+        "one call per state", "1.00x", "1.00x"
     );
-    for (n, [rs, rb, cs, cb]) in rows {
+    for (n, [rb, cb]) in rows {
         println!(
-            "  {n:<4} {rs:>12.1} {rb:>12.1} {:>7.2}x {cs:>12.1} {cb:>12.1} {:>7.2}x",
-            rs / rb,
-            cs / cb
+            "  {:<26} {rb:>10.1} {:>7.2}x   {cb:>10.1} {:>7.2}x",
+            format!("batch of N = {n}"),
+            rust / rb,
+            c / cb
         );
     }
 }
