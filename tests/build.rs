@@ -17,8 +17,8 @@ use quasidyn_codegen::emit::RustOptions;
 use quasidyn_codegen::emit::{camel_ident, frame_ident, param_fields, snake_ident};
 use quasidyn_codegen::import::ImportOptions;
 use quasidyn_codegen::{
-    build_module, emit_c, emit_rust, emit_rust_reporting, load_input_with, load_spec, COptions,
-    FunctionKind, Module, Silent, SymbolicInertial,
+    build_module, build_module_only, emit_c, emit_rust, emit_rust_reporting, load_input_with,
+    load_spec, COptions, FunctionKind, Module, Silent, SymbolicInertial,
 };
 
 /// Robot generated a second time with its last body (the payload) symbolic.
@@ -36,6 +36,15 @@ const URDF_TREES: &[(&str, &[&str])] = &[
 /// Robots of `robots/` generated a second time with batched functions (module `STEM_batch`),
 /// and their batch sizes.
 const BATCHES: &[(&str, usize)] = &[("ur5", 8), ("synthetic_tree", 4)];
+/// A one-joint robot (about z) with batched functions (module `pendulum_batch`, 64 states):
+/// its tool rotation is the batched `cos` and `sin` of the joint angle, entries `[0]`, `[3]`.
+const PENDULUM: &str = "name = \"pendulum_batch\"\n[[body]]\njoint = \"revolute\"\naxis = \"z\"\n\
+                        next = [1.0, 0.0, 0.0]\nmass = 1.0\ncom = [1.0, 0.0, 0.0]\n";
+/// Batch size of `pendulum_batch`.
+const PENDULUM_BATCH: usize = 64;
+/// Batch sizes of the UR5 inverse dynamics generated alone for the batch benchmark (module
+/// `ur5_id_bN`, C `ur5_id_bN_inverse_dynamics{,_batch}`).
+const BENCH_BATCHES: [usize; 3] = [4, 8, 64];
 /// The flags the issue requires on every C compile (checked on the compiler's command line).
 const STRICT_FLAGS: [&str; 5] = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"];
 
@@ -243,6 +252,66 @@ pub mod              {name} {{
         );
         gen.push_str(&batch_glue(&name, &module, *batch));
         let _ = writeln!(batches, "    &BATCH_{},", name.to_ascii_uppercase());
+    }
+    {
+        let robot = quasidyn_codegen::parse_spec(PENDULUM, "pendulum.toml").expect("valid spec");
+        let module = build_module_only(&robot, Some(&[FunctionKind::ForwardKinematics]));
+        let batch = Some(PENDULUM_BATCH);
+        let rust = emit_rust_reporting(&module, &RustOptions { batch }, &mut Silent)
+            .unwrap_or_else(|e| panic!("pendulum: emit_rust: {e}"));
+        write(&rust_dir.join("pendulum_batch.rs"), &rust);
+        let c = emit_c(
+            &module,
+            &COptions {
+                batch,
+                ..COptions::default()
+            },
+        )
+        .unwrap_or_else(|e| panic!("pendulum: emit_c: {e}"));
+        write(&c_dir.join(&c.header_name), &c.header);
+        let source = c_dir.join(c.source_name.as_deref().expect("a source file"));
+        write(&source, c.source.as_deref().expect("a source file"));
+        c_files.push(source);
+        let _ = writeln!(
+            gen,
+            "/// A one-joint robot about z with batched functions over {PENDULUM_BATCH} states.\n\
+             pub mod pendulum_batch {{\n    include!(concat!(env!(\"OUT_DIR\"), \
+             \"/rust/pendulum_batch.rs\"));\n}}\n\nextern \"C\" {{\n    /// \
+             `pendulum_batch_forward_kinematics_batch` of the C: `R[9][B]`, `p[3][B]`.\n    pub fn \
+             pendulum_batch_forward_kinematics_batch(q: *const f64, r: *mut f64, p: *mut f64);\n}}\n"
+        );
+    }
+    for batch in BENCH_BATCHES {
+        let spec = robots_dir.join("ur5.toml");
+        let mut robot = load_spec(&spec).unwrap_or_else(|e| panic!("{}: {e}", spec.display()));
+        let name = format!("ur5_id_b{batch}");
+        robot.name.clone_from(&name);
+        let module = build_module_only(&robot, Some(&[FunctionKind::InverseDynamics]));
+        let rust = emit_rust_reporting(&module, &RustOptions { batch: Some(batch) }, &mut Silent)
+            .unwrap_or_else(|e| panic!("{name}: emit_rust: {e}"));
+        write(&rust_dir.join(format!("{name}.rs")), &rust);
+        let c = emit_c(
+            &module,
+            &COptions {
+                batch: Some(batch),
+                ..COptions::default()
+            },
+        )
+        .unwrap_or_else(|e| panic!("{name}: emit_c: {e}"));
+        write(&c_dir.join(&c.header_name), &c.header);
+        let source = c_dir.join(c.source_name.as_deref().expect("a source file"));
+        write(&source, c.source.as_deref().expect("a source file"));
+        c_files.push(source);
+        let _ = writeln!(
+            gen,
+            "/// The UR5 inverse dynamics alone, batched over {batch} states (benchmarks).\npub mod \
+             {name} {{\n    include!(concat!(env!(\"OUT_DIR\"), \"/rust/{name}.rs\"));\n}}\n\n\
+             extern \"C\" {{\n    /// `{name}_inverse_dynamics` of the C.\n    pub fn \
+             {name}_inverse_dynamics(q: *const f64, qd: *const f64, qdd: *const f64, tau: *mut \
+             f64);\n    /// `{name}_inverse_dynamics_batch` of the C: arrays `[6][{batch}]`.\n    \
+             pub fn {name}_inverse_dynamics_batch(q: *const f64, qd: *const f64, qdd: *const f64, \
+             tau: *mut f64);\n}}\n"
+        );
     }
     let _ = writeln!(
         gen,

@@ -38,9 +38,8 @@ pub struct CFiles {
 struct CLang<'a> {
     fields: &'a [String],
     float: bool,
-    /// In a batched body: the locals held as arrays over the states (`s1[k]`); inputs are
-    /// then read as `q[j][k]`.
-    lanes: Option<&'a [String]>,
+    /// In a batched body: inputs are read as `q[j][k]`, `k` the state.
+    lanes: bool,
 }
 
 impl Lang for CLang<'_> {
@@ -53,19 +52,17 @@ impl Lang for CLang<'_> {
         s
     }
     fn input(&self, i: Input, j: usize) -> String {
-        match self.lanes {
-            Some(_) => format!("{}[{j}][k]", i.name()),
-            None => format!("{}[{j}]", i.name()),
+        if self.lanes {
+            format!("{}[{j}][k]", i.name())
+        } else {
+            format!("{}[{j}]", i.name())
         }
     }
     fn param(&self, k: usize) -> String {
         format!("params->{}", self.fields[k])
     }
     fn local(&self, name: &str) -> String {
-        match self.lanes {
-            Some(arrays) if arrays.iter().any(|a| a == name) => format!("{name}[k]"),
-            _ => name.to_owned(),
-        }
+        name.to_owned()
     }
     fn call(&self, f: Func, arg: String) -> String {
         let name = match f {
@@ -137,7 +134,7 @@ pub fn emit_c_reporting(
     let lang = CLang {
         fields: &fields,
         float: opts.float,
-        lanes: None,
+        lanes: false,
     };
     if let Some(batch) = opts.batch {
         super::check_batch(batch)?;
@@ -184,7 +181,17 @@ pub fn emit_c_reporting(
              state k. */\n#define {upper}_BATCH {batch}\n\n\
              /* restrict in C99; its usual spelling in C++. */\n\
              #ifdef __cplusplus\n#define {upper}_RESTRICT __restrict\n#else\n\
-             #define {upper}_RESTRICT restrict\n#endif\n"
+             #define {upper}_RESTRICT restrict\n#endif\n\n\
+             /* x rounded to an integer, in the batched functions' sin and cos: a sum that \
+             vectorises on any SIMD unit; floor() where the compiler may reassociate floating \
+             point (-ffast-math) and fold that sum away, or evaluates in extended precision. */\n\
+             #include <float.h>\n\
+             #if defined(__FAST_MATH__) || !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0\n\
+             #define {upper}_ROUND(x) {floor}((x) + {half})\n#else\n\
+             #define {upper}_ROUND(x) (((x) + {magic}) - {magic})\n#endif\n",
+            floor = if opts.float { "floorf" } else { "floor" },
+            half = lang.lit(0.5),
+            magic = lang.lit(super::round_magic(opts.float)),
         );
     }
     let k = module.frame_names.len();
@@ -386,20 +393,14 @@ fn batch_prototype(plan: &Plan, name: &str, real: &str, params: bool) -> String 
     format!("void {name}_{}_batch({})", plan.name, args.join(", "))
 }
 
-/// The body of a batched function: the `sin`/`cos` of every state first (library calls, which
-/// compilers vectorise only with relaxed floating point), then one branch-free loop over the
-/// states around the scalar function's straight-line code.
+/// The body of a batched function: one loop over the states around the scalar function's
+/// straight-line code, with no branch and no call (the `sin` and `cos` written out, see
+/// [`super::batch_trig`]; `sqrt` is the one call left), so that compilers vectorise it.
 fn batch_body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> String {
-    let trig: Vec<String> = plan
-        .locals
-        .iter()
-        .filter(|(_, e)| super::is_trig(e))
-        .map(|(name, _)| name.clone())
-        .collect();
     let lanes = CLang {
         fields: lang.fields,
         float: lang.float,
-        lanes: Some(&trig),
+        lanes: true,
     };
     let mut b = String::new();
     if !lang.fields.is_empty() && !plan.uses_params {
@@ -410,18 +411,18 @@ fn batch_body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> String 
             let _ = writeln!(b, "    (void){};", i.name());
         }
     }
-    for name in &trig {
-        let _ = writeln!(b, "    {real} {name}[{upper}_BATCH];");
-    }
     let _ = writeln!(b, "    int k;");
-    if !trig.is_empty() {
-        let _ = writeln!(b, "    for (k = 0; k < {upper}_BATCH; ++k) {{");
-        for (name, e) in plan.locals.iter().filter(|(_, e)| super::is_trig(e)) {
-            let _ = writeln!(b, "        {name}[k] = {};", render(&lanes, e));
-        }
-        let _ = writeln!(b, "    }}");
-    }
     let _ = writeln!(b, "    for (k = 0; k < {upper}_BATCH; ++k) {{");
+    let lit = |v: f64| lanes.lit(v);
+    let round = |x: String| format!("{upper}_ROUND({x})");
+    for (t, (angle, sin, cos)) in super::trig_angles(plan).into_iter().enumerate() {
+        let angle = render(&lanes, angle);
+        let statements =
+            super::batch_trig(&format!("t{t}"), angle, sin, cos, lang.float, &lit, &round);
+        for (name, e) in statements {
+            let _ = writeln!(b, "        const {real} {name} = {e};");
+        }
+    }
     for (name, e) in plan.locals.iter().filter(|(_, e)| !super::is_trig(e)) {
         let _ = writeln!(b, "        const {real} {name} = {};", render(&lanes, e));
     }

@@ -615,10 +615,223 @@ pub fn check_batch(batch: usize) -> Result<(), EmitError> {
     }
 }
 
-/// Whether a local is the `sin` or `cos` of joint angles (read from the inputs only, so a
-/// batched function computes it for every state before its main loop).
+/// Whether a local is the `sin` or `cos` of joint angles (read from the inputs only).
 pub(crate) fn is_trig(e: &Ex) -> bool {
     matches!(e, Ex::Call(Func::Sin | Func::Cos, _))
+}
+
+/// The `sin`/`cos` locals of a plan grouped by angle, in order of first use: the angle and the
+/// names of its sine and cosine locals (either may be absent).
+pub(crate) fn trig_angles(plan: &Plan) -> Vec<(&Ex, Option<&str>, Option<&str>)> {
+    let mut out: Vec<(&Ex, Option<&str>, Option<&str>)> = Vec::new();
+    for (name, e) in &plan.locals {
+        let Ex::Call(f @ (Func::Sin | Func::Cos), angle) = e else {
+            continue;
+        };
+        let at = match out.iter().position(|(a, _, _)| **a == **angle) {
+            Some(at) => at,
+            None => {
+                out.push((angle, None, None));
+                out.len() - 1
+            }
+        };
+        if *f == Func::Sin {
+            out[at].1 = Some(name);
+        } else {
+            out[at].2 = Some(name);
+        }
+    }
+    out
+}
+
+/// The constants of the batched functions' `sin` and `cos`: `2/π`; `π/2` in three parts (the
+/// first two short, so their products with the quadrant count are exact: Cody and Waite's
+/// reduction); the Taylor coefficients `(-1)^i / (2i+1)!` of the sine from `i = 1` and
+/// `(-1)^i / (2i)!` of the cosine from `i = 2`, to where the next term is below half an ulp on
+/// `|r| ≤ π/4`; the number that rounds to an integer when added and subtracted.
+struct TrigConstants {
+    two_over_pi: f64,
+    half_pi: [f64; 3],
+    sin: &'static [f64],
+    cos: &'static [f64],
+    magic: f64,
+}
+
+/// Double precision: `π/2` in parts of 30, 30 and 53 bits (exact products for `|k| < 2^23`).
+const TRIG_DOUBLE: TrigConstants = TrigConstants {
+    two_over_pi: std::f64::consts::FRAC_2_PI,
+    half_pi: [
+        1.5707963276654482,
+        -8.705515692000731e-10,
+        -3.50343439808993e-19,
+    ],
+    sin: &[
+        -0.16666666666666666,
+        0.008333333333333333,
+        -0.0001984126984126984,
+        2.7557319223985893e-06,
+        -2.505210838544172e-08,
+        1.6059043836821613e-10,
+        -7.647163731819816e-13,
+        2.8114572543455206e-15,
+    ],
+    cos: &[
+        0.041666666666666664,
+        -0.001388888888888889,
+        2.48015873015873e-05,
+        -2.755731922398589e-07,
+        2.08767569878681e-09,
+        -1.1470745597729725e-11,
+        4.779477332387385e-14,
+        -1.5619206968586225e-16,
+    ],
+    magic: 6755399441055744.0,
+};
+
+/// Single precision: `π/2` in parts of 12, 12 and 24 bits (exact products for `|k| < 2^12`).
+const TRIG_SINGLE: TrigConstants = TrigConstants {
+    two_over_pi: std::f64::consts::FRAC_2_PI,
+    half_pi: [
+        1.57080078125,
+        -4.453584551811218e-06,
+        -8.705515752716053e-10,
+    ],
+    sin: &[
+        -0.16666666666666666,
+        0.008333333333333333,
+        -0.0001984126984126984,
+        2.7557319223985893e-06,
+        -2.505210838544172e-08,
+    ],
+    cos: &[
+        0.041666666666666664,
+        -0.001388888888888889,
+        2.48015873015873e-05,
+        -2.755731922398589e-07,
+        2.08767569878681e-09,
+    ],
+    magic: 12582912.0,
+};
+
+/// The magic number of [`batch_trig`]'s rounding (`1.5 · 2^52`, or `1.5 · 2^23` in single
+/// precision): `(x + M) - M` is `x` rounded to an integer for `|x| < 2^51` (`2^22`).
+pub(crate) fn round_magic(single: bool) -> f64 {
+    if single {
+        TRIG_SINGLE.magic
+    } else {
+        TRIG_DOUBLE.magic
+    }
+}
+
+/// Statements computing, in a batched body, the sine and cosine of `angle` (an expression
+/// already written in the target language) into the locals `sin` and `cos`, as
+/// `(name, expression)` pairs in syntax both C and Rust read: branch-free, so the loop
+/// around them vectorises. Cody-Waite reduction to `r = angle - k π/2`, `|r| ≤ π/4`, Taylor
+/// polynomials for `sin r` and `cos r`, and the quadrant `k mod 4` choosing between them and
+/// their signs by arithmetic (products with 0 and 1). `lit` writes a non-negative constant,
+/// `round(x)` rounds `x` to the nearest integer (an expression that may need parentheses as
+/// an operand). `tag` prefixes the temporaries.
+pub(crate) fn batch_trig(
+    tag: &str,
+    angle: String,
+    sin: Option<&str>,
+    cos: Option<&str>,
+    single: bool,
+    lit: &dyn Fn(f64) -> String,
+    round: &dyn Fn(String) -> String,
+) -> Vec<(String, String)> {
+    let c = if single { &TRIG_SINGLE } else { &TRIG_DOUBLE };
+    let v = |s: &str| format!("{tag}_{s}");
+    let (a, k, r, z, ps, pc, q, h, o) = (
+        v("a"),
+        v("k"),
+        v("r"),
+        v("z"),
+        v("s"),
+        v("c"),
+        v("q"),
+        v("h"),
+        v("o"),
+    );
+    // `x - k * p` for a part of either sign.
+    let minus = |x: String, p: f64| {
+        if p < 0.0 {
+            format!("{x} + {k} * {}", lit(-p))
+        } else {
+            format!("{x} - {k} * {}", lit(p))
+        }
+    };
+    // Horner's scheme: c0 + z * (c1 + z * (...)), signed coefficients.
+    let horner = |coefficients: &[f64]| -> String {
+        let mut acc = String::new();
+        for &x in coefficients.iter().rev() {
+            let term = if x < 0.0 {
+                format!("-{}", lit(-x))
+            } else {
+                lit(x)
+            };
+            acc = if acc.is_empty() {
+                term
+            } else if acc.contains(' ') {
+                format!("{term} + {z} * ({acc})")
+            } else {
+                format!("{term} + {z} * {acc}")
+            };
+        }
+        acc
+    };
+    let mut reduced = minus(a.clone(), c.half_pi[0]);
+    reduced = minus(reduced, c.half_pi[1]);
+    reduced = minus(reduced, c.half_pi[2]);
+    let mut out = vec![
+        (a.clone(), angle),
+        (k.clone(), round(format!("{a} * {}", lit(c.two_over_pi)))),
+        (r.clone(), reduced),
+        (z.clone(), format!("{r} * {r}")),
+        (ps.clone(), format!("{r} + {r} * {z} * ({})", horner(c.sin))),
+        (
+            pc.clone(),
+            format!(
+                "{} - {} * {z} + {z} * {z} * ({})",
+                lit(1.0),
+                lit(0.5),
+                horner(c.cos)
+            ),
+        ),
+        // k mod 4, then its halves: h = floor(q / 2), o = q mod 2.
+        (
+            q.clone(),
+            format!(
+                "{k} - {} * ({})",
+                lit(4.0),
+                round(format!("({k} - {}) * {}", lit(1.5), lit(0.25)))
+            ),
+        ),
+        (
+            h.clone(),
+            round(format!("({q} - {}) * {}", lit(0.5), lit(0.5))),
+        ),
+        (o.clone(), format!("{q} - {} * {h}", lit(2.0))),
+    ];
+    let one = lit(1.0);
+    let two = lit(2.0);
+    if let Some(name) = sin {
+        // Quadrants 0..3: sin r, cos r, -sin r, -cos r.
+        out.push((
+            name.to_owned(),
+            format!("(({one} - {o}) * {ps} + {o} * {pc}) * ({one} - {two} * {h})"),
+        ));
+    }
+    if let Some(name) = cos {
+        // Quadrants 0..3: cos r, -sin r, -cos r, sin r.
+        out.push((
+            name.to_owned(),
+            format!(
+                "(({one} - {o}) * {pc} + {o} * {ps}) * ({one} - {two} * ({o} + {h} - {two} * {o} * {h}))"
+            ),
+        ));
+    }
+    out
 }
 
 /// Deepest inlined expression before a local is introduced (keeps lines readable and the

@@ -26,9 +26,8 @@ struct RustLang<'a> {
     fields: &'a [Ident],
     /// Input names as written in the signature (an unused one is `_q`, never read).
     inputs: [Ident; 9],
-    /// In a batched body: the locals held as arrays over the states (`s1[k]`); inputs are
-    /// then read as `q[j][k]`.
-    lanes: Option<&'a [String]>,
+    /// In a batched body: inputs are read as `q[j][k]`, `k` the state.
+    lanes: bool,
 }
 
 fn input_index(i: Input) -> usize {
@@ -55,9 +54,10 @@ impl Lang for RustLang<'_> {
     fn input(&self, i: Input, j: usize) -> TokenStream {
         let name = &self.inputs[input_index(i)];
         let j = Literal::usize_unsuffixed(j);
-        match self.lanes {
-            Some(_) => quote!(#name[#j][k]),
-            None => quote!(#name[#j]),
+        if self.lanes {
+            quote!(#name[#j][k])
+        } else {
+            quote!(#name[#j])
         }
     }
     fn param(&self, k: usize) -> TokenStream {
@@ -66,10 +66,7 @@ impl Lang for RustLang<'_> {
     }
     fn local(&self, name: &str) -> TokenStream {
         let id = Ident::new(name, Span::call_site());
-        match self.lanes {
-            Some(arrays) if arrays.iter().any(|a| a == name) => quote!(#id[k]),
-            _ => quote!(#id),
-        }
+        quote!(#id)
     }
     fn call(&self, f: Func, arg: TokenStream) -> TokenStream {
         match f {
@@ -207,7 +204,7 @@ pub fn emit_rust_reporting(
         let lang = RustLang {
             fields: &fields,
             inputs: input_idents(&[]),
-            lanes: None,
+            lanes: false,
         };
         let values: Vec<TokenStream> = c
             .values
@@ -237,7 +234,7 @@ pub fn emit_rust_reporting(
                 let lang = RustLang {
                     fields: &fields,
                     inputs: input_idents(&[]),
-                    lanes: None,
+                    lanes: false,
                 };
                 render(&lang, &Ex::Lit(p.default))
             })
@@ -369,7 +366,7 @@ fn function(
     let lang = RustLang {
         fields,
         inputs: input_idents(&used),
-        lanes: None,
+        lanes: false,
     };
     let name = format_ident!("{}", plan.name);
     let n_lit = Literal::usize_unsuffixed(n);
@@ -483,8 +480,9 @@ fn local_statements(plan: &Plan, lang: &RustLang) -> Vec<TokenStream> {
 }
 
 /// `FUNCTION_batch`: the scalar function over `BATCH` states, each argument with the state as
-/// its last index; the `sin`/`cos` of every state first, then one branch-free loop over the
-/// states around the straight-line code.
+/// its last index; one loop over the states around the straight-line code, with no branch and
+/// no call (the `sin` and `cos` written out, see [`super::batch_trig`]), so that it
+/// vectorises.
 fn batch_function(
     plan: &Plan,
     fields: &[Ident],
@@ -497,16 +495,10 @@ fn batch_function(
         .copied()
         .zip(plan.used_inputs.iter().copied())
         .collect();
-    let trig: Vec<String> = plan
-        .locals
-        .iter()
-        .filter(|(_, e)| super::is_trig(e))
-        .map(|(name, _)| name.clone())
-        .collect();
     let lang = RustLang {
         fields,
         inputs: input_idents(&used),
-        lanes: Some(&trig),
+        lanes: true,
     };
     let name = format_ident!("{}_batch", plan.name);
     let n = plan.out_n;
@@ -535,20 +527,18 @@ fn batch_function(
          state `k` (matrices flattened row-major).",
         plan.name
     );
-    let arrays = trig.iter().map(|t| {
-        let id = format_ident!("{}", t);
-        quote!(let mut #id = [0.0; BATCH];)
-    });
-    let fill = plan
-        .locals
-        .iter()
-        .filter(|(_, e)| super::is_trig(e))
-        .map(|(t, e)| {
-            let id = format_ident!("{}", t);
-            let v = render(&lang, e);
-            quote!(#id[k] = #v;)
-        });
-    let trig_loop = (!trig.is_empty()).then(|| quote!(for k in 0..BATCH { #(#fill)* }));
+    let lit = |v: f64| super::float_literal(v, false);
+    let magic = lit(super::round_magic(false));
+    let round = |x: String| format!("(({x}) + {magic}) - {magic}");
+    let mut trig = Vec::new();
+    for (t, (angle, sin, cos)) in super::trig_angles(plan).into_iter().enumerate() {
+        let angle = render(&lang, angle).to_string();
+        for (name, e) in super::batch_trig(&format!("t{t}"), angle, sin, cos, false, &lit, &round) {
+            let id = format_ident!("{}", name);
+            let v: TokenStream = e.parse().expect("batched sin/cos parse");
+            trig.push(quote!(let #id = #v;));
+        }
+    }
     let stmts = plan
         .locals
         .iter()
@@ -572,9 +562,8 @@ fn batch_function(
         #allow
         #[allow(clippy::needless_range_loop, clippy::too_many_arguments, non_snake_case)]
         pub fn #name(#(#args),*) {
-            #(#arrays)*
-            #trig_loop
             for k in 0..BATCH {
+                #(#trig)*
                 #(#stmts)*
                 #(#stores)*
             }
