@@ -622,6 +622,7 @@ fn leaf_text(params: &[crate::ir::Param], v: Var) -> String {
         Var::Cos(m) => format!("c{}", mask_digits(m, "_")),
         Var::Param(k) => params[k as usize].name.clone(),
         Var::Base(b) => format!("base_{}", base_leaf(b)),
+        Var::Elastic(e) => elastic_leaf(e, false),
     }
 }
 
@@ -635,6 +636,29 @@ fn leaf_latex(params: &[crate::ir::Param], v: Var) -> String {
         Var::Cos(m) => format!("c_{{{}}}", mask_digits(m, ",")),
         Var::Param(k) => latex_label(&params[k as usize].name),
         Var::Base(b) => format!("\\mathrm{{base}}_{{{}}}", base_leaf(b)),
+        Var::Elastic(e) => elastic_leaf(e, true),
+    }
+}
+
+/// An elastic leaf: `beta1`, `betad1`, `w1`, .. (1-based), or in LaTeX `\beta_{1}`,
+/// `\dot w_{1}`, ...
+fn elastic_leaf(e: crate::ir::ElasticVar, latex: bool) -> String {
+    use crate::ir::ElasticVar;
+    let (name, dots, k) = match e {
+        ElasticVar::Beta(k) => ("beta", 0, k),
+        ElasticVar::BetaD(k) => ("beta", 1, k),
+        ElasticVar::BetaDd(k) => ("beta", 2, k),
+        ElasticVar::W(k) => ("w", 0, k),
+        ElasticVar::WD(k) => ("w", 1, k),
+        ElasticVar::WDd(k) => ("w", 2, k),
+    };
+    let k = k + 1;
+    if latex {
+        let sym = if name == "beta" { "\\beta" } else { "w" };
+        let dot = ["", "\\dot ", "\\ddot "][dots];
+        format!("{dot}{sym}_{{{k}}}")
+    } else {
+        format!("{name}{}{k}", ["", "d", "dd"][dots])
     }
 }
 
@@ -792,6 +816,7 @@ mod tests {
                     tau: Vec::new(),
                     params: Vec::new(),
                     base: base.to_vec(),
+                    elastic: Default::default(),
                 };
                 let q: Vec<f64> = (0..3).map(|_| 3.0 * next()).collect();
                 let qd: Vec<f64> = (0..3).map(|_| 2.0 * next()).collect();

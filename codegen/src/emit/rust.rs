@@ -23,8 +23,27 @@ const ALLOWED_LINTS: &str = "\
 struct RustLang<'a> {
     fields: &'a [Ident],
     /// Input names as written in the signature (an unused one is `_q`, never read).
-    inputs: [Ident; 9],
+    inputs: [Ident; INPUTS.len()],
 }
+
+/// Every input, in [`input_index`] order.
+const INPUTS: [Input; 15] = [
+    Input::Q,
+    Input::Qd,
+    Input::Qdd,
+    Input::Tau,
+    Input::V,
+    Input::A,
+    Input::BasePose,
+    Input::BaseVel,
+    Input::BaseAcc,
+    Input::Beta,
+    Input::W,
+    Input::BetaD,
+    Input::WD,
+    Input::BetaDd,
+    Input::WDd,
+];
 
 fn input_index(i: Input) -> usize {
     match i {
@@ -37,6 +56,12 @@ fn input_index(i: Input) -> usize {
         Input::BasePose => 6,
         Input::BaseVel => 7,
         Input::BaseAcc => 8,
+        Input::Beta => 9,
+        Input::W => 10,
+        Input::BetaD => 11,
+        Input::WD => 12,
+        Input::BetaDd => 13,
+        Input::WDd => 14,
     }
 }
 
@@ -161,6 +186,26 @@ pub fn emit_rust(module: &Module) -> Result<String, EmitError> {
         /// as the robot description writes them.
         pub const FRAME_NAMES: [&str; #k_lit] = [#(#frame_names),*];
     });
+    if module.elastic() {
+        let nbeta = Literal::usize_unsuffixed(module.nbeta());
+        let nw = Literal::usize_unsuffixed(module.nw());
+        let beta_names = module.beta_names.iter().map(|s| Literal::string(s));
+        let w_names = module.w_names.iter().map(|s| Literal::string(s));
+        items.push(quote! {
+            /// Number of elastic joints: entries of `beta` (compliance angles, added to their
+            /// joints' `q`).
+            pub const NBETA: usize = #nbeta;
+
+            /// Number of modal coordinates of the flexible links: entries of `w`.
+            pub const NW: usize = #nw;
+
+            /// The elastic joints' names, in `beta` order.
+            pub const BETA_NAMES: [&str; NBETA] = [#(#beta_names),*];
+
+            /// The modal coordinates' names (`BODY.DIRECTION.MODE`), in `w` order.
+            pub const W_NAMES: [&str; NW] = [#(#w_names),*];
+        });
+    }
     for c in &lowered.constants {
         if c.name == BASE_PARAMETERS {
             let nb = Literal::usize_unsuffixed(c.values.len());
@@ -251,19 +296,8 @@ pub fn emit_rust(module: &Module) -> Result<String, EmitError> {
     Ok(out)
 }
 
-fn input_idents(used: &[(Input, bool)]) -> [Ident; 9] {
-    [
-        Input::Q,
-        Input::Qd,
-        Input::Qdd,
-        Input::Tau,
-        Input::V,
-        Input::A,
-        Input::BasePose,
-        Input::BaseVel,
-        Input::BaseAcc,
-    ]
-    .map(|i| {
+fn input_idents(used: &[(Input, bool)]) -> [Ident; INPUTS.len()] {
+    INPUTS.map(|i| {
         let unused = used.iter().any(|(u, flag)| *u == i && !flag);
         if unused {
             format_ident!("_{}", i.name())
@@ -296,7 +330,12 @@ fn signature_parts(plan: &Plan, n: usize) -> (Vec<Ident>, TokenStream) {
         .contract
         .outputs
         .iter()
-        .map(|o| shape_type(o.rows.of(n, plan.nb), o.cols.map(|c| c.of(n, plan.nb))))
+        .map(|o| {
+            shape_type(
+                o.rows.of(n, plan.counts),
+                o.cols.map(|c| c.of(n, plan.counts)),
+            )
+        })
         .collect();
     let ret = if outs.len() == 1 {
         outs[0].clone()
@@ -352,11 +391,11 @@ fn function(
     }
     for o in plan.contract.outputs {
         let shape = match o.cols {
-            None => format!("`[f64; {}]`", o.rows.of(n, plan.nb)),
+            None => format!("`[f64; {}]`", o.rows.of(n, plan.counts)),
             Some(c) => format!(
                 "`[[f64; {}]; {}]`, `[row][column]`",
-                c.of(n, plan.nb),
-                o.rows.of(n, plan.nb)
+                c.of(n, plan.counts),
+                o.rows.of(n, plan.counts)
             ),
         };
         doc.push(format!(" - returns `{}`: {}, {}", o.name, o.doc, shape));
@@ -377,7 +416,13 @@ fn function(
             match o.cols {
                 None => quote!([#(#vals),*]),
                 Some(c) => {
-                    let rows = vals.chunks(c.of(n, plan.nb)).map(|r| quote!([#(#r),*]));
+                    let cols = c.of(n, plan.counts);
+                    let rows: Vec<TokenStream> = if cols == 0 {
+                        // No columns (F2 without elastic joints): rows of nothing.
+                        (0..o.rows.of(n, plan.counts)).map(|_| quote!([])).collect()
+                    } else {
+                        vals.chunks(cols).map(|r| quote!([#(#r),*])).collect()
+                    };
                     quote!([#(#rows),*])
                 }
             }

@@ -31,6 +31,38 @@ pub enum Var {
     Param(u32),
     /// An input of a moving base.
     Base(BaseVar),
+    /// An input of the elastic functions.
+    Elastic(ElasticVar),
+}
+
+/// Inputs of the elastic functions (indices 0-based into `beta` and `w`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ElasticVar {
+    /// Compliance angle (or displacement) `beta_k` of the `k`-th elastic joint.
+    Beta(u16),
+    /// Its rate.
+    BetaD(u16),
+    /// Its second derivative.
+    BetaDd(u16),
+    /// Modal coordinate `w_k` of a flexible link.
+    W(u16),
+    /// Its rate.
+    WD(u16),
+    /// Its second derivative.
+    WDd(u16),
+}
+
+impl ElasticVar {
+    /// The time derivative of this input (`None` for the second derivatives).
+    pub fn rate(self) -> Option<ElasticVar> {
+        match self {
+            ElasticVar::Beta(k) => Some(ElasticVar::BetaD(k)),
+            ElasticVar::BetaD(k) => Some(ElasticVar::BetaDd(k)),
+            ElasticVar::W(k) => Some(ElasticVar::WD(k)),
+            ElasticVar::WD(k) => Some(ElasticVar::WDd(k)),
+            ElasticVar::BetaDd(_) | ElasticVar::WDd(_) => None,
+        }
+    }
 }
 
 /// Inputs describing a moving base (Pinocchio's free-flyer layout).
