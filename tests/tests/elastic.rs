@@ -145,11 +145,14 @@ fn exact_pose(robot: &Robot, q: &[f64], beta: &[f64], w: &[f64]) -> (M, V) {
     (rr, p)
 }
 
+/// The outputs of an elastic function at a state, in contract order.
+type Call<'a> = Box<dyn Fn(FunctionKind, &ElasticState) -> Vec<Vec<f64>> + 'a>;
+
 /// The elastic functions of one robot, however they are evaluated.
 struct Subject<'a> {
     what: String,
     robot: Robot,
-    call: Box<dyn Fn(FunctionKind, &ElasticState) -> Vec<Vec<f64>> + 'a>,
+    call: Call<'a>,
 }
 
 impl Subject<'_> {
@@ -788,4 +791,27 @@ fn seed_002_worked_example() {
             assert_close(&format!("{what} v"), &got[..3], &v, 1e-12);
         }
     }
+}
+
+/// README's C signatures of the elastic functions are the generated ones.
+#[test]
+fn readme_quotes_the_generated_signatures() {
+    let readme = std::fs::read_to_string(quasidyn_tests::workspace_root().join("README.md"))
+        .expect("README.md");
+    let start = readme
+        .find("void ur5_elastic_elastic_forward_kinematics")
+        .expect("the elastic C snippet");
+    let block = &readme[start..start + readme[start..].find("```").unwrap()];
+    let header = std::fs::read_to_string(format!("{OUT_DIR}/c/ur5_elastic.h")).unwrap();
+    let squash = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let header = squash(&header).replace("( ", "(");
+    let mut count = 0;
+    for proto in block.split(';').map(squash).filter(|p| !p.is_empty()) {
+        assert!(
+            header.contains(&format!("{proto};")),
+            "not generated: {proto}"
+        );
+        count += 1;
+    }
+    assert_eq!(count, 6);
 }

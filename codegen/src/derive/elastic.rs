@@ -52,6 +52,9 @@ pub struct Elastic<E> {
     pub tool_error: Vec<E>,
 }
 
+/// One column of `F2` or `F4`: the tool point's displacement and the small rotation.
+type Column<E> = (V3<E>, V3<E>);
+
 /// The F2 and F4 columns, the first-order pose and the statics of a chain (on any algebra).
 ///
 /// `pose` and `jac` are the rigid tool pose and Jacobian, `gravity` the joint forces `g(q)`.
@@ -67,12 +70,12 @@ pub(crate) fn elastic<A: Algebra>(
     let joints = robot.elastic_joints();
     let coords = robot.flex_coordinates();
     // Columns as (linear, angular).
-    let mut f2: Vec<(V3<A::E>, V3<A::E>)> = Vec::with_capacity(joints.len());
+    let mut f2: Vec<Column<A::E>> = Vec::with_capacity(joints.len());
     for &j in &joints {
         let col = |r: usize| jac[r * n + j];
         f2.push(([col(0), col(1), col(2)], [col(3), col(4), col(5)]));
     }
-    let mut f4: Vec<(V3<A::E>, V3<A::E>)> = Vec::with_capacity(coords.len());
+    let mut f4: Vec<Column<A::E>> = Vec::with_capacity(coords.len());
     for &(i, d, m) in &coords {
         let b = &robot.bodies[i];
         let flex = b.flex.as_ref().expect("a flexible body");
@@ -117,9 +120,7 @@ pub(crate) fn elastic<A: Algebra>(
     for k in 0..coords.len() {
         inputs.push(S::X(cx.alg.elastic(ElasticVar::W(index(k)))));
     }
-    let inputs: Vec<(S<A::E>, &(V3<A::E>, V3<A::E>))> =
-        inputs.into_iter().zip(f2.iter().chain(&f4)).collect();
-    for (x, (lin, ang)) in inputs {
+    for (x, (lin, ang)) in inputs.into_iter().zip(f2.iter().chain(&f4)) {
         let l = cx.scale(x, lin);
         dp = cx.vadd(&dp, &l);
         let a = cx.scale(x, ang);
@@ -149,7 +150,7 @@ pub(crate) fn elastic<A: Algebra>(
         err_t = cx.vadd(&err_t, &a);
     }
 
-    let matrix = |cols: &[(V3<A::E>, V3<A::E>)]| -> Vec<S<A::E>> {
+    let matrix = |cols: &[Column<A::E>]| -> Vec<S<A::E>> {
         let mut out = Vec::with_capacity(6 * cols.len());
         for r in 0..6 {
             for (lin, ang) in cols {

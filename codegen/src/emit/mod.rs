@@ -958,6 +958,8 @@ fn plan_function(
     })
 }
 
+// The leaf, the function's contract and the module's sizes, each checked against the others.
+#[allow(clippy::too_many_arguments)]
 fn check_var(
     kind: FunctionKind,
     inputs: &[Input],

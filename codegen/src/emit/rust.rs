@@ -435,10 +435,14 @@ fn function(
     };
     // A tuple of three matrices (forward dynamics derivatives) is the contract's type.
     let complex = (outs.len() > 2).then(|| quote!(#[allow(clippy::type_complexity)]));
+    // The elastic acceleration takes nine arrays (positions, rates and accelerations of q,
+    // beta and w), as its contract does.
+    let many = (args.len() > 7).then(|| quote!(#[allow(clippy::too_many_arguments)]));
     quote! {
         #(#[doc = #doc])*
         #allow
         #complex
+        #many
         #[must_use]
         pub fn #name(#(#args),*) -> #ret {
             #(#stmts)*
