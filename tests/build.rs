@@ -454,6 +454,16 @@ fn elastic_signature(kind: FunctionKind) -> (&'static str, &'static [&'static st
         ),
         FunctionKind::StaticDeflection => ("static_deflection", &["q"], 1),
         FunctionKind::DeflectedToolError => ("deflected_tool_error", &["q"], 2),
+        FunctionKind::ElasticForwardDynamics => (
+            "elastic_forward_dynamics",
+            &["q", "qd", "theta", "thetad", "tau"],
+            2,
+        ),
+        FunctionKind::ElasticFeedforward => (
+            "elastic_feedforward",
+            &["q", "qd", "qdd", "qddd", "qdddd"],
+            2,
+        ),
         other => panic!("{other:?} is not an elastic function"),
     }
 }
@@ -483,7 +493,7 @@ fn elastic_block(stem: &str, name: &str, module: &Module) -> String {
          let b = |v: &[f64]| -> [f64; NBETA] {{ v.try_into().expect(\"one value per elastic joint\") }};\n    \
          let m = |v: &[f64]| -> [f64; NW] {{ v.try_into().expect(\"one value per modal coordinate\") }};\n    \
          let _ = (&a, &b, &m);\n    \
-         let mut o: Vec<Vec<f64>> = elastic_output_lengths(kind, NBETA, NW).into_iter().map(|l| vec![0.0; l]).collect();\n    \
+         let mut o: Vec<Vec<f64>> = elastic_output_lengths(kind, N, NBETA, NW).into_iter().map(|l| vec![0.0; l]).collect();\n    \
          let p: Vec<*mut f64> = o.iter_mut().map(|v| v.as_mut_ptr()).collect();\n    \
          match (c, kind) {{"
     );
@@ -502,7 +512,7 @@ fn elastic_block(stem: &str, name: &str, module: &Module) -> String {
             .iter()
             .map(|i| {
                 let conv = match *i {
-                    "beta" | "betad" | "betadd" => "b",
+                    "beta" | "betad" | "betadd" | "theta" | "thetad" => "b",
                     "w" | "wd" | "wdd" => "m",
                     _ => "a",
                 };
@@ -516,7 +526,12 @@ fn elastic_block(stem: &str, name: &str, module: &Module) -> String {
             (FunctionKind::ComplianceJacobians, _) => {
                 ("(r0, r1)", "vec![flat_rows(&r0), flat_rows(&r1)]")
             }
-            (FunctionKind::DeflectedToolError, _) => ("(r0, r1)", "vec![r0.to_vec(), r1.to_vec()]"),
+            (
+                FunctionKind::DeflectedToolError
+                | FunctionKind::ElasticForwardDynamics
+                | FunctionKind::ElasticFeedforward,
+                _,
+            ) => ("(r0, r1)", "vec![r0.to_vec(), r1.to_vec()]"),
             _ => ("r0", "vec![r0.to_vec()]"),
         };
         let _ = writeln!(

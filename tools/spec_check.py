@@ -34,7 +34,7 @@ Readings of docs/spec.md made here (where the text leaves room):
   (not both; default identity).
 - Numerical tolerances of the inertia checks: 1e-9 relative to the trace (plus 1e-15 absolute).
 - Elasticity (`stiffness` > 0, `damping` >= 0, `motor_inertia` > 0, the last two only with
-  `stiffness`; `flex` = {directions = [letters or unit vectors], modes = 1..10}) is checked for
+  `stiffness`, `motor_inertia` on every elastic joint or none; `flex` = {directions = [letters or unit vectors], modes = 1..10}) is checked for
   its signs and shape only and kept in the body's dict: the rigid robot (what the Pinocchio
   fixtures describe) does not depend on it.
 """
@@ -314,6 +314,13 @@ def load_spec(path):
                            parent=parent, origin=origin,
                            mass=mass, com=com, ba=ba, about=about, tensor=tensor, field=fld,
                            elastic=elastic, flex=flex))
+
+    elastic = [b for b in bodies if b["elastic"] is not None]
+    with_inertia = [b for b in elastic if "motor_inertia" in b["elastic"]]
+    if with_inertia and len(with_inertia) != len(elastic):
+        lacking = next(b for b in elastic if "motor_inertia" not in b["elastic"])
+        _err(path, lacking["field"] + ".motor_inertia",
+             "the elastic-joint dynamics need motor_inertia on every elastic joint")
 
     # Subsystem masses (parents are listed before children).
     m_sub = [b["mass"] for b in bodies]

@@ -651,14 +651,24 @@ fn elastic_leaf(e: crate::ir::ElasticVar, latex: bool) -> String {
         ElasticVar::W(k) => ("w", 0, k),
         ElasticVar::WD(k) => ("w", 1, k),
         ElasticVar::WDd(k) => ("w", 2, k),
+        ElasticVar::Theta(k) => ("theta", 0, k),
+        ElasticVar::ThetaD(k) => ("theta", 1, k),
+        ElasticVar::Qddd(k) => ("q", 3, k),
+        ElasticVar::Qdddd(k) => ("q", 4, k),
     };
     let k = k + 1;
     if latex {
-        let sym = if name == "beta" { "\\beta" } else { "w" };
-        let dot = ["", "\\dot ", "\\ddot "][dots];
-        format!("{dot}{sym}_{{{k}}}")
+        let sym = match name {
+            "beta" => "\\beta",
+            "theta" => "\\theta",
+            other => other,
+        };
+        match dots {
+            0..=2 => format!("{}{sym}_{{{k}}}", ["", "\\dot ", "\\ddot "][dots]),
+            _ => format!("{sym}^{{({dots})}}_{{{k}}}"),
+        }
     } else {
-        format!("{name}{}{k}", ["", "d", "dd"][dots])
+        format!("{name}{}{k}", ["", "d", "dd", "ddd", "dddd"][dots])
     }
 }
 

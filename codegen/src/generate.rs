@@ -2,8 +2,8 @@
 
 use crate::algebra::Algebra;
 use crate::derive::{
-    base_regressor, derivatives, derive_with, elastic_rates, regressor, velocity_split,
-    Derivatives, Split,
+    base_regressor, derivatives, derive_with, elastic_dynamics, elastic_rates, regressor,
+    velocity_split, Derivatives, Split,
 };
 use crate::ir::{Constant, Function, FunctionKind, Graph, Module, NodeId, Output, Var};
 use crate::{to_toml, BaseMotion, Robot};
@@ -69,6 +69,12 @@ fn build(robot: &Robot, regroup: bool) -> Module {
     let nb = base.names.len();
     // The elastic functions read the rigid Jacobian, which its own function takes below.
     let rigid_jacobian = derived.jacobian.clone();
+    let elastic_dyn = elastic_dynamics(
+        &mut graph,
+        robot,
+        &derived.inverse_dynamics,
+        &derived.forward_dynamics,
+    );
 
     let vector = |name, values: Vec<NodeId>| Output {
         name,
@@ -189,6 +195,18 @@ fn build(robot: &Robot, regroup: bool) -> Module {
                 FunctionKind::DeflectedToolError,
                 vec![vector("dp", dp.to_vec()), vector("dtheta", dtheta.to_vec())],
             ));
+        }
+        if let Some(((qdd, thetadd), feedforward)) = elastic_dyn {
+            functions.push(function(
+                FunctionKind::ElasticForwardDynamics,
+                vec![vector("qdd", qdd), vector("thetadd", thetadd)],
+            ));
+            if let Some((theta, tau)) = feedforward {
+                functions.push(function(
+                    FunctionKind::ElasticFeedforward,
+                    vec![vector("theta", theta), vector("tau", tau)],
+                ));
+            }
         }
     }
     Module {

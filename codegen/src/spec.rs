@@ -1386,6 +1386,31 @@ impl Validator<'_> {
                 }
             }
         }
+        // Giving a motor inertia asks for the elastic-joint dynamics, which need every one.
+        let with = pass1.iter().position(|p| {
+            p.elastic
+                .as_ref()
+                .is_some_and(|e| e.motor_inertia.is_some())
+        });
+        let without = pass1.iter().position(|p| {
+            p.elastic
+                .as_ref()
+                .is_some_and(|e| e.motor_inertia.is_none())
+        });
+        if let (Some(w), Some(i)) = (with, without) {
+            if let Some(k) = &raw_bodies[i].get_ref().stiffness {
+                return Err(self.err(
+                    k.span(),
+                    format!("body[{}].motor_inertia", i + 1),
+                    format!(
+                        "the elastic-joint dynamics need `motor_inertia` on every elastic joint: \
+                         body[{}] gives one, this joint has none (give it one, or remove them \
+                         all for the kinematics and statics only)",
+                        w + 1
+                    ),
+                ));
+            }
+        }
         Ok(())
     }
 

@@ -15,6 +15,7 @@ axis = "z"
 mass = 2.0
 inertia = { ixx = 0.01, iyy = 0.01, izz = 0.02 }
 stiffness = 2.0e4
+motor_inertia = 0.2
 
 [[body]]
 name = "upper"
@@ -86,7 +87,7 @@ fn reads_the_keys_counts_and_names() {
         (1.5e4, Some(3.0), Some(0.5))
     );
     let e = r.bodies[0].elastic.as_ref().unwrap();
-    assert_eq!((e.damping, e.motor_inertia), (None, None));
+    assert_eq!((e.damping, e.motor_inertia), (None, Some(0.2)));
     assert!(r.bodies[2].elastic.is_none());
     // w: body by body, direction as listed, mode innermost; "+z" is named "z".
     assert_eq!(
@@ -101,9 +102,34 @@ fn reads_the_keys_counts_and_names() {
     assert_eq!((m.nbeta(), m.nw()), (2, 4));
     assert_eq!(m.beta_names, r.beta_names());
     assert_eq!(m.w_names, r.w_names());
+    // With damping the feedforward is an ODE, not a formula: not generated.
     for kind in FunctionKind::ELASTIC {
-        assert!(m.function(kind).is_some(), "{kind:?} generated");
+        let want = kind != FunctionKind::ElasticFeedforward;
+        assert_eq!(m.function(kind).is_some(), want, "{kind:?}");
     }
+    let undamped = build_module(&parse(&ARM.replace("damping = 3.0\n", "")));
+    assert!(undamped
+        .function(FunctionKind::ElasticFeedforward)
+        .is_some());
+    // Without motor inertias: the kinematics and statics only.
+    let kinematic = ARM
+        .replace("motor_inertia = 0.2\n", "")
+        .replace("motor_inertia = 0.5\n", "");
+    let m = build_module(&parse(&kinematic));
+    assert!(m.function(FunctionKind::StaticDeflection).is_some());
+    assert!(m.function(FunctionKind::ElasticForwardDynamics).is_none());
+    assert!(m.function(FunctionKind::ElasticFeedforward).is_none());
+}
+
+#[test]
+fn rejects_motor_inertia_on_some_elastic_joints_only() {
+    let text = ARM.replace("motor_inertia = 0.2\n", "");
+    rejects(
+        &text,
+        at(&text, "stiffness = ", "2.0e4"),
+        "body[1].motor_inertia",
+        "need `motor_inertia` on every elastic joint",
+    );
 }
 
 #[test]
@@ -136,10 +162,12 @@ fn written_specs_read_back_identically() {
 
 #[test]
 fn rigid_specs_have_no_elastic_functions() {
-    let rigid = ARM.replace("stiffness = 2.0e4\n", "").replace(
-        "stiffness = 1.5e4\ndamping = 3.0\nmotor_inertia = 0.5\n",
-        "",
-    );
+    let rigid = ARM
+        .replace("stiffness = 2.0e4\nmotor_inertia = 0.2\n", "")
+        .replace(
+            "stiffness = 1.5e4\ndamping = 3.0\nmotor_inertia = 0.5\n",
+            "",
+        );
     let rigid = &rigid[..rigid.find("[body.flex]").unwrap()];
     let r = parse(rigid);
     assert!(!r.has_elasticity());
@@ -154,10 +182,12 @@ fn rigid_specs_have_no_elastic_functions() {
 /// Flexible links only: no static deflection (no elastic joint), F2 without columns.
 #[test]
 fn flexible_links_without_elastic_joints() {
-    let text = ARM.replace("stiffness = 2.0e4\n", "").replace(
-        "stiffness = 1.5e4\ndamping = 3.0\nmotor_inertia = 0.5\n",
-        "",
-    );
+    let text = ARM
+        .replace("stiffness = 2.0e4\nmotor_inertia = 0.2\n", "")
+        .replace(
+            "stiffness = 1.5e4\ndamping = 3.0\nmotor_inertia = 0.5\n",
+            "",
+        );
     let m = build_module(&parse(&text));
     assert_eq!((m.nbeta(), m.nw()), (0, 4));
     let f = m.function(FunctionKind::ComplianceJacobians).unwrap();
@@ -200,14 +230,14 @@ fn rejects_negative_damping_and_inertia() {
     let text = ARM.replace("motor_inertia = 0.5", "motor_inertia = -0.5");
     rejects(
         &text,
-        at(&text, "motor_inertia", "-0.5"),
+        at(&text, "motor_inertia = -0.5", "-0.5"),
         "body[2].motor_inertia",
         "motor_inertia must be positive",
     );
     let text = ARM.replace("motor_inertia = 0.5", "motor_inertia = 0.0");
     rejects(
         &text,
-        at(&text, "motor_inertia", "0.0"),
+        at(&text, "motor_inertia = 0.0", "0.0"),
         "body[2].motor_inertia",
         "motor_inertia must be positive",
     );
@@ -215,7 +245,10 @@ fn rejects_negative_damping_and_inertia() {
 
 #[test]
 fn rejects_damping_or_motor_inertia_without_stiffness() {
-    let text = ARM.replace("stiffness = 1.5e4\n", "");
+    let text = ARM.replace("stiffness = 1.5e4\n", "").replace(
+        "stiffness = 2.0e4\nmotor_inertia = 0.2\n",
+        "stiffness = 2.0e4\n",
+    );
     rejects(
         &text,
         at(&text, "damping = ", "3.0"),
@@ -339,10 +372,12 @@ fn rejects_elasticity_in_trees_and_on_moving_bases() {
         "body[1].stiffness",
         "not yet supported with a moving or floating base",
     );
-    let flex_only = moving.replace("stiffness = 2.0e4\n", "").replace(
-        "stiffness = 1.5e4\ndamping = 3.0\nmotor_inertia = 0.5\n",
-        "",
-    );
+    let flex_only = moving
+        .replace("stiffness = 2.0e4\nmotor_inertia = 0.2\n", "")
+        .replace(
+            "stiffness = 1.5e4\ndamping = 3.0\nmotor_inertia = 0.5\n",
+            "",
+        );
     rejects(
         &flex_only,
         at(&flex_only, "[body.flex]", "[body.flex]"),

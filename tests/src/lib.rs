@@ -264,6 +264,16 @@ pub struct ElasticState {
     pub wd: Vec<f64>,
     /// Their second derivatives.
     pub wdd: Vec<f64>,
+    /// Motor-side positions of the elastic joints (elastic-joint dynamics).
+    pub theta: Vec<f64>,
+    /// Their rates.
+    pub thetad: Vec<f64>,
+    /// Motor torques of the elastic joints, joint torques of the rigid ones.
+    pub tau: Vec<f64>,
+    /// Third time derivatives of the joint positions.
+    pub qddd: Vec<f64>,
+    /// Fourth time derivatives of the joint positions.
+    pub qdddd: Vec<f64>,
 }
 
 /// A robot of `robots/` with elastic joints or flexible links: its elastic functions, generated
@@ -299,8 +309,10 @@ impl ElasticRobot {
 }
 
 /// Output lengths of an elastic function (as its contract writes them).
-pub fn elastic_output_lengths(kind: FunctionKind, nbeta: usize, nw: usize) -> Vec<usize> {
+pub fn elastic_output_lengths(kind: FunctionKind, n: usize, nbeta: usize, nw: usize) -> Vec<usize> {
     match kind {
+        FunctionKind::ElasticForwardDynamics => vec![n, nbeta],
+        FunctionKind::ElasticFeedforward => vec![nbeta, n],
         FunctionKind::ElasticForwardKinematics => vec![9, 3],
         FunctionKind::ComplianceJacobians => vec![6 * nbeta, 6 * nw],
         FunctionKind::ElasticVelocity | FunctionKind::ElasticAcceleration => vec![6],

@@ -181,6 +181,7 @@ fn on_graph<'a>(what: &str, module: &'a Module, robot: Robot) -> Subject<'a> {
                 q: x.q.clone(),
                 qd: x.qd.clone(),
                 qdd: x.qdd.clone(),
+                tau: x.tau.clone(),
                 elastic: ElasticInputs {
                     beta: x.beta.clone(),
                     betad: x.betad.clone(),
@@ -188,6 +189,10 @@ fn on_graph<'a>(what: &str, module: &'a Module, robot: Robot) -> Subject<'a> {
                     w: x.w.clone(),
                     wd: x.wd.clone(),
                     wdd: x.wdd.clone(),
+                    theta: x.theta.clone(),
+                    thetad: x.thetad.clone(),
+                    qddd: x.qddd.clone(),
+                    qdddd: x.qdddd.clone(),
                 },
                 ..Env::default()
             };
@@ -209,7 +214,7 @@ fn shipped() -> Vec<Subject<'static>> {
 
 /// Elastic chains beyond robots/: a prismatic joint after a flexible link, a tool offset and
 /// turned tool after a flexible last link, flexible links only (no elastic joint).
-const EXTRA: [(&str, &str); 3] = [
+const EXTRA: [(&str, &str); 5] = [
     (
         "prismatic after a flexible link",
         r#"name = "slider"
@@ -293,6 +298,76 @@ inertia = { ixx = 0.001, iyy = 0.01, izz = 0.01 }
 flex = { directions = ["z"] }
 "#,
     ),
+    (
+        "rigid and elastic joints with motors",
+        r#"name = "mixed"
+gravity = [0.0, 0.0, -9.81]
+
+[[body]]
+joint = "revolute"
+axis = "z"
+next = [0.0, 0.0, 0.3]
+mass = 3.0
+com = [0.0, 0.0, 0.15]
+inertia = { ixx = 0.03, iyy = 0.03, izz = 0.01 }
+stiffness = 2.0e4
+motor_inertia = 0.4
+
+[[body]]
+joint = "revolute"
+axis = "y"
+next = [0.4, 0.0, 0.0]
+mass = 2.0
+com = [0.2, 0.0, 0.01]
+inertia = { ixx = 0.002, iyy = 0.03, izz = 0.03 }
+
+[[body]]
+joint = "prismatic"
+axis = "x"
+next = [0.1, 0.0, 0.0]
+mass = 0.8
+com = [0.05, 0.0, 0.0]
+inertia = { ixx = 0.001, iyy = 0.002, izz = 0.002 }
+stiffness = 1.0e5
+motor_inertia = 2.0
+
+[[body]]
+joint = "revolute"
+axis = [0.0, 0.6, 0.8]
+next = [0.0, 0.0, 0.1]
+mass = 0.3
+com = [0.0, 0.0, 0.05]
+inertia = { ixx = 0.0005, iyy = 0.0005, izz = 0.0002 }
+stiffness = 500.0
+motor_inertia = 0.01
+"#,
+    ),
+    (
+        "damped elastic joints",
+        r#"name = "damped"
+[[body]]
+joint = "revolute"
+axis = "z"
+next = [0.5, 0.0, 0.0]
+mass = 2.0
+com = [0.25, 0.0, 0.0]
+inertia = { ixx = 0.001, iyy = 0.04, izz = 0.04 }
+stiffness = 3.0e3
+damping = 4.0
+motor_inertia = 0.2
+
+[[body]]
+joint = "revolute"
+axis = "z"
+next = [0.4, 0.0, 0.0]
+mass = 1.0
+com = [0.2, 0.0, 0.0]
+inertia = { ixx = 0.001, iyy = 0.015, izz = 0.015 }
+stiffness = 1.0e3
+motor_inertia = 0.05
+flex = { directions = ["y"], modes = 2 }
+"#,
+    ),
 ];
 
 fn extra_modules() -> Vec<(&'static str, Module, Robot)> {
@@ -332,6 +407,7 @@ fn random_state(robot: &Robot, rng: &mut Rng, size: f64) -> ElasticState {
         w: v(nw, size),
         wd: v(nw, 2.0 * size),
         wdd: v(nw, 5.0 * size),
+        ..ElasticState::default()
     }
 }
 
@@ -348,7 +424,23 @@ fn names_and_counts_of_beta_and_w() {
         assert_eq!(r.beta_names, spec.beta_names().as_slice());
         assert_eq!(r.w_names, spec.w_names().as_slice());
         assert_eq!((r.nbeta, r.nw), (r.beta_names.len(), r.w_names.len()));
-        assert_eq!(r.kinds, FunctionKind::ELASTIC, "{}", r.stem);
+        // The dynamics need a motor inertia on every elastic joint (not given for the UR5).
+        let dynamics = spec.bodies.iter().any(|b| {
+            b.elastic
+                .as_ref()
+                .is_some_and(|e| e.motor_inertia.is_some())
+        });
+        let want: Vec<FunctionKind> = FunctionKind::ELASTIC
+            .into_iter()
+            .filter(|k| {
+                dynamics
+                    || !matches!(
+                        k,
+                        FunctionKind::ElasticForwardDynamics | FunctionKind::ElasticFeedforward
+                    )
+            })
+            .collect();
+        assert_eq!(r.kinds, want.as_slice(), "{}", r.stem);
         let header = std::fs::read_to_string(format!("{OUT_DIR}/c/{}.h", r.name)).unwrap();
         let upper = r.name.to_ascii_uppercase();
         assert!(header.contains(&format!("#define {upper}_NBETA {}", r.nbeta)));
@@ -798,20 +890,191 @@ fn seed_002_worked_example() {
 fn readme_quotes_the_generated_signatures() {
     let readme = std::fs::read_to_string(quasidyn_tests::workspace_root().join("README.md"))
         .expect("README.md");
-    let start = readme
-        .find("void ur5_elastic_elastic_forward_kinematics")
-        .expect("the elastic C snippet");
-    let block = &readme[start..start + readme[start..].find("```").unwrap()];
-    let header = std::fs::read_to_string(format!("{OUT_DIR}/c/ur5_elastic.h")).unwrap();
     let squash = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
-    let header = squash(&header).replace("( ", "(");
-    let mut count = 0;
-    for proto in block.split(';').map(squash).filter(|p| !p.is_empty()) {
-        assert!(
-            header.contains(&format!("{proto};")),
-            "not generated: {proto}"
-        );
-        count += 1;
+    for (first, robot, count) in [
+        (
+            "void ur5_elastic_elastic_forward_kinematics",
+            "ur5_elastic",
+            6,
+        ),
+        (
+            "void two_link_elastic_elastic_forward_dynamics",
+            "two_link_elastic",
+            2,
+        ),
+    ] {
+        let start = readme.find(first).expect("the elastic C snippet");
+        let block = &readme[start..start + readme[start..].find("```").unwrap()];
+        let header = std::fs::read_to_string(format!("{OUT_DIR}/c/{robot}.h")).unwrap();
+        let header = squash(&header).replace("( ", "(");
+        let protos: Vec<String> = block
+            .split(';')
+            .map(squash)
+            .filter(|p| !p.is_empty())
+            .collect();
+        for proto in &protos {
+            assert!(
+                header.contains(&format!("{proto};")),
+                "not generated: {proto}"
+            );
+        }
+        assert_eq!(protos.len(), count);
     }
-    assert_eq!(count, 6);
+}
+
+/// Runs `check` on every subject with the elastic-joint dynamics (motor inertias on every
+/// elastic joint), and with the feedforward too if `feedforward`; asserts there are some.
+fn for_every_dynamic_subject(feedforward: bool, check: impl Fn(&Subject<'_>)) {
+    let wanted = |robot: &Robot| {
+        let joints = joint_constants(robot);
+        !joints.is_empty()
+            && joints.iter().all(|c| c.3 > 0.0)
+            && (!feedforward || joints.iter().all(|c| c.2 == 0.0))
+    };
+    let count = std::cell::Cell::new(0);
+    for_every_subject(|s| {
+        if wanted(&s.robot) {
+            count.set(count.get() + 1);
+            check(s);
+        }
+    });
+    // two_link_elastic in Rust and C, and the extra "mixed" chain (and "damped" without
+    // the feedforward).
+    assert_eq!(count.get(), if feedforward { 3 } else { 4 });
+}
+
+/// The joint, `K`, `D` and `B` of each elastic joint (`B` 0 when not given).
+fn joint_constants(robot: &Robot) -> Vec<(usize, f64, f64, f64)> {
+    robot
+        .elastic_joints()
+        .into_iter()
+        .map(|j| {
+            let e = robot.bodies[j].elastic.as_ref().unwrap();
+            (
+                j,
+                e.stiffness,
+                e.damping.unwrap_or(0.0),
+                e.motor_inertia.unwrap_or(0.0),
+            )
+        })
+        .collect()
+}
+
+/// `elastic_forward_dynamics` solves the reduced model with the Newton–Euler reference's `M`
+/// and `h`: `M qdd + h = K (theta - q) + D (thetad - qd)` on the elastic rows (`tau` on the
+/// rigid ones) and `B thetadd = tau - K (theta - q) - D (thetad - qd)`.
+#[test]
+fn elastic_forward_dynamics_against_the_reference_model() {
+    for_every_dynamic_subject(false, |s| {
+        let robot = s.robot.clone();
+        let reference = reference(&robot);
+        let n = robot.dof();
+        let constants = joint_constants(&robot);
+        let mut rng = Rng::new(29);
+        for k in 0..30 {
+            let mut x = random_state(&robot, &mut rng, 0.0);
+            x.theta = constants
+                .iter()
+                .map(|&(j, ..)| x.q[j] + rng.range(-0.01, 0.01))
+                .collect();
+            x.thetad = constants
+                .iter()
+                .map(|&(j, ..)| x.qd[j] + rng.range(-0.5, 0.5))
+                .collect();
+            x.tau = (0..n).map(|_| rng.range(-20.0, 20.0)).collect();
+            let mut link = x.tau.clone();
+            let mut thetadd = Vec::new();
+            for (i, &(j, stiff, damp, inertia)) in constants.iter().enumerate() {
+                let spring = stiff * (x.theta[i] - x.q[j]) + damp * (x.thetad[i] - x.qd[j]);
+                link[j] = spring;
+                thetadd.push((x.tau[j] - spring) / inertia);
+            }
+            {
+                let what = format!("{} state {k}", s.what);
+                let out = (s.call)(FunctionKind::ElasticForwardDynamics, &x);
+                let mut m = vec![0.0; n * n];
+                reference.mass_matrix(&x.q, &mut m);
+                let mut h = vec![0.0; n];
+                reference.nonlinear_effects(&x.q, &x.qd, &mut h);
+                let lhs: Vec<f64> = (0..n)
+                    .map(|i| (0..n).map(|j| m[i * n + j] * out[0][j]).sum::<f64>() + h[i])
+                    .collect();
+                assert_close(&format!("{what} M qdd + h"), &lhs, &link, 1e-10);
+                assert_close(&format!("{what} thetadd"), &out[1], &thetadd, 1e-10);
+            }
+        }
+    });
+}
+
+/// `elastic_feedforward` along a quartic trajectory: `theta = q + K^-1 tau` with `tau` the
+/// reference inverse dynamics, and the forward dynamics at its `theta`, `tau` (with `thetad`
+/// from central differences of `theta`) gives back the trajectory's `qdd` and the second
+/// difference of `theta`.
+#[test]
+fn feedforward_then_forward_dynamics_returns_the_trajectory() {
+    for_every_dynamic_subject(true, |s| {
+        let robot = s.robot.clone();
+        let reference = reference(&robot);
+        let n = robot.dof();
+        let constants = joint_constants(&robot);
+        let mut rng = Rng::new(31);
+        for k in 0..20 {
+            let x0 = random_state(&robot, &mut rng, 0.0);
+            let jerk: Vec<f64> = (0..n).map(|_| rng.range(-10.0, 10.0)).collect();
+            let snap: Vec<f64> = (0..n).map(|_| rng.range(-30.0, 30.0)).collect();
+            let at = |t: f64| -> ElasticState {
+                let d = |i: usize, order: usize| -> f64 {
+                    let c = [x0.q[i], x0.qd[i], x0.qdd[i], jerk[i], snap[i]];
+                    let mut v = 0.0;
+                    let mut fact = 1.0;
+                    for (p, ck) in c[order..].iter().enumerate() {
+                        if p > 0 {
+                            fact *= p as f64;
+                        }
+                        v += ck * t.powi(p as i32) / fact;
+                    }
+                    v
+                };
+                ElasticState {
+                    q: (0..n).map(|i| d(i, 0)).collect(),
+                    qd: (0..n).map(|i| d(i, 1)).collect(),
+                    qdd: (0..n).map(|i| d(i, 2)).collect(),
+                    qddd: (0..n).map(|i| d(i, 3)).collect(),
+                    qdddd: (0..n).map(|i| d(i, 4)).collect(),
+                    ..ElasticState::default()
+                }
+            };
+            {
+                let what = format!("{} state {k}", s.what);
+                let ff = |t: f64| (s.call)(FunctionKind::ElasticFeedforward, &at(t));
+                let now = ff(0.0);
+                let (theta, tau) = (&now[0], &now[1]);
+                let mut tau_id = vec![0.0; n];
+                let x = at(0.0);
+                reference.inverse_dynamics(&x.q, &x.qd, &x.qdd, &mut tau_id);
+                let want: Vec<f64> = constants
+                    .iter()
+                    .map(|&(j, stiff, ..)| x.q[j] + tau_id[j] / stiff)
+                    .collect();
+                assert_close(&format!("{what} theta"), theta, &want, 1e-10);
+                let h = 1e-3;
+                let (plus, minus) = (ff(h), ff(-h));
+                let thetad: Vec<f64> = (0..theta.len())
+                    .map(|i| (plus[0][i] - minus[0][i]) / (2.0 * h))
+                    .collect();
+                let thetadd: Vec<f64> = (0..theta.len())
+                    .map(|i| (plus[0][i] - 2.0 * theta[i] + minus[0][i]) / (h * h))
+                    .collect();
+                let input = ElasticState {
+                    theta: theta.clone(),
+                    thetad,
+                    tau: tau.clone(),
+                    ..x.clone()
+                };
+                let out = (s.call)(FunctionKind::ElasticForwardDynamics, &input);
+                assert_close(&format!("{what} qdd"), &out[0], &x.qdd, 1e-9);
+                assert_close(&format!("{what} thetadd"), &out[1], &thetadd, 1e-5);
+            }
+        }
+    });
 }

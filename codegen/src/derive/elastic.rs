@@ -226,6 +226,88 @@ pub fn elastic_rates(
     (v, a)
 }
 
+/// The elastic-joint dynamics of a chain whose elastic joints all have a motor inertia, from
+/// its inverse and forward dynamics (`N` each, one graph): the forward dynamics `(qdd[N],
+/// thetadd[NBETA])` and, when no elastic joint has damping, the feedforward `(theta[NBETA],
+/// tau[N])`. `None` for a robot without elastic joints or with one lacking `motor_inertia`.
+///
+/// The reduced model: `M(q) qdd + h(q, qd) = tau_s` with the spring torque
+/// `tau_s = K (theta - q) + D (thetad - qd)` on the elastic rows (the motor torque `tau` on the
+/// rigid rows), and `B thetadd + tau_s = tau` on the elastic joints. So `qdd` is the rigid
+/// forward dynamics at `tau_s`, and without damping the link trajectory fixes
+/// `theta = q + K^-1 tau_id(q, qd, qdd)` and `tau = B thetadd + tau_id` with
+/// `thetadd = qdd + K^-1 d²/dt² tau_id`, the inverse dynamics differentiated in time twice
+/// (symbolically, through the joints' third and fourth derivatives).
+#[allow(clippy::type_complexity)]
+pub fn elastic_dynamics(
+    g: &mut Graph,
+    robot: &Robot,
+    inverse_dynamics: &[NodeId],
+    forward_dynamics: &[NodeId],
+) -> Option<(
+    (Vec<NodeId>, Vec<NodeId>),
+    Option<(Vec<NodeId>, Vec<NodeId>)>,
+)> {
+    let joints = robot.elastic_joints();
+    let params: Vec<(f64, f64, f64)> = joints
+        .iter()
+        .map(|&j| {
+            let e = robot.bodies[j].elastic.as_ref().expect("an elastic joint");
+            e.motor_inertia
+                .map(|b| (e.stiffness, e.damping.unwrap_or(0.0), b))
+        })
+        .collect::<Option<_>>()?;
+    if joints.is_empty() {
+        return None;
+    }
+    let joint = |j: usize| u16::try_from(j).expect("at most 64 joints");
+    let mut subs = std::collections::HashMap::new();
+    let mut thetadd = Vec::with_capacity(joints.len());
+    for (k, (&j, &(stiffness, damping, inertia))) in joints.iter().zip(&params).enumerate() {
+        let theta = g.var(Var::Elastic(ElasticVar::Theta(index(k))));
+        let q = g.var(Var::Q(joint(j)));
+        let stretch = g.sub(theta, q);
+        let kc = g.constant(stiffness);
+        let mut spring = g.mul(kc, stretch);
+        if damping != 0.0 {
+            let thetad = g.var(Var::Elastic(ElasticVar::ThetaD(index(k))));
+            let qd = g.var(Var::Qd(joint(j)));
+            let rate = g.sub(thetad, qd);
+            let dc = g.constant(damping);
+            let d = g.mul(dc, rate);
+            spring = g.add(spring, d);
+        }
+        let tau = g.var(Var::Tau(joint(j)));
+        let net = g.sub(tau, spring);
+        let inv = g.constant(1.0 / inertia);
+        thetadd.push(g.mul(inv, net));
+        subs.insert(Var::Tau(joint(j)), spring);
+    }
+    let qdd = super::derivatives::substitute(g, forward_dynamics, &subs);
+
+    let feedforward = params.iter().all(|p| p.1 == 0.0).then(|| {
+        let rows: Vec<NodeId> = joints.iter().map(|&j| inverse_dynamics[j]).collect();
+        let rate = time_derivative(g, &rows);
+        let accel = time_derivative(g, &rate);
+        let mut tau = inverse_dynamics.to_vec();
+        let mut theta = Vec::with_capacity(joints.len());
+        for (k, (&j, &(stiffness, _, inertia))) in joints.iter().zip(&params).enumerate() {
+            let compliance = g.constant(1.0 / stiffness);
+            let q = g.var(Var::Q(joint(j)));
+            let stretch = g.mul(compliance, rows[k]);
+            theta.push(g.add(q, stretch));
+            let qdd = g.var(Var::Qdd(joint(j)));
+            let bend = g.mul(compliance, accel[k]);
+            let motor_accel = g.add(qdd, bend);
+            let b = g.constant(inertia);
+            let motor = g.mul(b, motor_accel);
+            tau[j] = g.add(motor, rows[k]);
+        }
+        (theta, tau)
+    });
+    Some(((qdd, thetadd), feedforward))
+}
+
 /// `d/dt` of each root by the chain rule over the leaves it reads: joint positions (directly
 /// or through `sin`/`cos`) and rates, compliance angles, modal coordinates and their rates.
 ///
@@ -262,6 +344,7 @@ pub fn time_derivative(g: &mut Graph, roots: &[NodeId]) -> Vec<NodeId> {
         let rate = match var {
             Var::Q(j) => Var::Qd(j),
             Var::Qd(j) => Var::Qdd(j),
+            Var::Qdd(j) => Var::Elastic(ElasticVar::Qddd(j)),
             Var::Elastic(e) => Var::Elastic(
                 e.rate()
                     .unwrap_or_else(|| panic!("{var:?} has no rate among the inputs")),

@@ -26,7 +26,7 @@ mod split;
 
 pub use base::{base_parameters_text, base_regressor, base_set, standard_values, BaseSet};
 pub use derivatives::{derivatives, Derivatives};
-pub use elastic::{elastic_rates, time_derivative, Elastic};
+pub use elastic::{elastic_dynamics, elastic_rates, time_derivative, Elastic};
 pub use regressor::{all_symbolic, regressor, Regressor, STANDARD_NAMES};
 pub use split::{velocity_split, Split};
 

@@ -105,6 +105,14 @@ pub(crate) enum Input {
     BetaDd,
     /// Second derivatives of `W`.
     WDd,
+    /// Motor-side positions of the elastic joints (`NBETA`).
+    Theta,
+    /// Their rates (`NBETA`).
+    ThetaD,
+    /// Third time derivatives of the joint positions (`N`).
+    Qddd,
+    /// Fourth time derivatives of the joint positions (`N`).
+    Qdddd,
 }
 
 impl Input {
@@ -125,6 +133,10 @@ impl Input {
             Input::WD => "wd",
             Input::BetaDd => "betadd",
             Input::WDd => "wdd",
+            Input::Theta => "theta",
+            Input::ThetaD => "thetad",
+            Input::Qddd => "qddd",
+            Input::Qdddd => "qdddd",
         }
     }
 
@@ -157,6 +169,10 @@ impl Input {
             Input::WD => "rates of w",
             Input::BetaDd => "second derivatives of beta",
             Input::WDd => "second derivatives of w",
+            Input::Theta => "motor-side positions of the elastic joints (rad, or m), beta order",
+            Input::ThetaD => "rates of theta",
+            Input::Qddd => "third time derivatives of the joint positions (jerk)",
+            Input::Qdddd => "fourth time derivatives of the joint positions (snap)",
         }
     }
 
@@ -217,6 +233,8 @@ pub(crate) struct Counts {
     pub nbeta: usize,
     /// Modal coordinates.
     pub nw: usize,
+    /// Joints (for the joint-space elastic inputs).
+    pub dof: usize,
 }
 
 impl Counts {
@@ -225,6 +243,7 @@ impl Counts {
             nb: module.nb(),
             nbeta: module.nbeta(),
             nw: module.nw(),
+            dof: module.dof,
         }
     }
 }
@@ -594,6 +613,43 @@ pub(crate) fn contract(kind: FunctionKind) -> Contract {
             doc: "Tool error caused by the static deflection under gravity: `F2 beta` with `beta` \
                   from `static_deflection`.",
         },
+        FunctionKind::ElasticForwardDynamics => Contract {
+            name: "elastic_forward_dynamics",
+            inputs: &[Q, Qd, Theta, ThetaD, Tau],
+            outputs: &[
+                vec_n!("qdd", "link-side joint accelerations (rad/s^2 or m/s^2)"),
+                OutSpec {
+                    name: "thetadd",
+                    rows: Dim::Beta,
+                    cols: None,
+                    doc: "motor-side accelerations of the elastic joints, beta order",
+                },
+            ],
+            doc: "Elastic-joint forward dynamics (the reduced model): `M(q) qdd + h(q, qd) = \
+                  K (theta - q) + D (thetad - qd)` on elastic rows and `tau` on rigid rows, \
+                  `B thetadd + K (theta - q) + D (thetad - qd) = tau` on the elastic joints \
+                  (`tau`: motor torques of elastic joints, joint torques of rigid ones).",
+        },
+        FunctionKind::ElasticFeedforward => Contract {
+            name: "elastic_feedforward",
+            inputs: &[Q, Qd, Qdd, Qddd, Qdddd],
+            outputs: &[
+                OutSpec {
+                    name: "theta",
+                    rows: Dim::Beta,
+                    cols: None,
+                    doc: "motor-side positions of the elastic joints, beta order",
+                },
+                vec_n!(
+                    "tau",
+                    "motor torques of the elastic joints, joint torques of the rigid ones"
+                ),
+            ],
+            doc: "Elastic-joint feedforward (no damping): the motor positions `theta = q + \
+                  K^-1 tau_id` and torques `B thetadd + K (theta - q)` (rigid joints: \
+                  `tau_id`) that make the link side follow `q(t)`, from the inverse dynamics \
+                  `tau_id` and its first two time derivatives.",
+        },
     }
 }
 
@@ -760,6 +816,7 @@ impl Plan {
             Input::BaseVel | Input::BaseAcc => 6,
             Input::Beta | Input::BetaD | Input::BetaDd => self.counts.nbeta,
             Input::W | Input::WD | Input::WDd => self.counts.nw,
+            Input::Theta | Input::ThetaD => self.counts.nbeta,
             Input::Q if self.out_n != self.dof => self.dof + 7,
             _ => self.out_n,
         }
@@ -1052,6 +1109,10 @@ fn elastic_input(e: ElasticVar, counts: Counts) -> (Input, usize, usize) {
         ElasticVar::W(k) => (Input::W, k.into(), counts.nw),
         ElasticVar::WD(k) => (Input::WD, k.into(), counts.nw),
         ElasticVar::WDd(k) => (Input::WDd, k.into(), counts.nw),
+        ElasticVar::Theta(k) => (Input::Theta, k.into(), counts.nbeta),
+        ElasticVar::ThetaD(k) => (Input::ThetaD, k.into(), counts.nbeta),
+        ElasticVar::Qddd(k) => (Input::Qddd, k.into(), counts.dof),
+        ElasticVar::Qdddd(k) => (Input::Qdddd, k.into(), counts.dof),
     }
 }
 

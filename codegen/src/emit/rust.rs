@@ -27,7 +27,7 @@ struct RustLang<'a> {
 }
 
 /// Every input, in [`input_index`] order.
-const INPUTS: [Input; 15] = [
+const INPUTS: [Input; 19] = [
     Input::Q,
     Input::Qd,
     Input::Qdd,
@@ -43,6 +43,10 @@ const INPUTS: [Input; 15] = [
     Input::WD,
     Input::BetaDd,
     Input::WDd,
+    Input::Theta,
+    Input::ThetaD,
+    Input::Qddd,
+    Input::Qdddd,
 ];
 
 fn input_index(i: Input) -> usize {
@@ -62,6 +66,10 @@ fn input_index(i: Input) -> usize {
         Input::WD => 12,
         Input::BetaDd => 13,
         Input::WDd => 14,
+        Input::Theta => 15,
+        Input::ThetaD => 16,
+        Input::Qddd => 17,
+        Input::Qdddd => 18,
     }
 }
 

@@ -41,6 +41,14 @@ pub struct ElasticInputs {
     pub wd: Vec<f64>,
     /// Its second derivative.
     pub wdd: Vec<f64>,
+    /// Motor-side positions of the elastic joints (NBETA).
+    pub theta: Vec<f64>,
+    /// Their rates.
+    pub thetad: Vec<f64>,
+    /// Third time derivatives of the joint positions (N).
+    pub qddd: Vec<f64>,
+    /// Fourth time derivatives of the joint positions (N).
+    pub qdddd: Vec<f64>,
 }
 
 impl ElasticInputs {
@@ -53,6 +61,10 @@ impl ElasticInputs {
             ElasticVar::W(k) => (&self.w, k),
             ElasticVar::WD(k) => (&self.wd, k),
             ElasticVar::WDd(k) => (&self.wdd, k),
+            ElasticVar::Theta(k) => (&self.theta, k),
+            ElasticVar::ThetaD(k) => (&self.thetad, k),
+            ElasticVar::Qddd(k) => (&self.qddd, k),
+            ElasticVar::Qdddd(k) => (&self.qdddd, k),
         };
         values.get(usize::from(k)).copied().unwrap_or(0.0)
     }

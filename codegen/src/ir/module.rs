@@ -58,6 +58,11 @@ pub enum FunctionKind {
     StaticDeflection,
     /// The tool displacement and small rotation the static deflection causes.
     DeflectedToolError,
+    /// Elastic-joint forward dynamics: link and motor accelerations from the motor torques.
+    ElasticForwardDynamics,
+    /// Elastic-joint feedforward: the motor positions and torques that make the link side
+    /// follow a trajectory (without damping).
+    ElasticFeedforward,
 }
 
 impl FunctionKind {
@@ -92,13 +97,15 @@ impl FunctionKind {
 
     /// The functions of a spec with elastic joints or flexible links, in file order (after
     /// the named frames).
-    pub const ELASTIC: [FunctionKind; 6] = [
+    pub const ELASTIC: [FunctionKind; 8] = [
         FunctionKind::ElasticForwardKinematics,
         FunctionKind::ComplianceJacobians,
         FunctionKind::ElasticVelocity,
         FunctionKind::ElasticAcceleration,
         FunctionKind::StaticDeflection,
         FunctionKind::DeflectedToolError,
+        FunctionKind::ElasticForwardDynamics,
+        FunctionKind::ElasticFeedforward,
     ];
 
     /// Every kind a module can hold, in file order.

@@ -50,6 +50,14 @@ pub enum ElasticVar {
     WD(u16),
     /// Its second derivative.
     WDd(u16),
+    /// Motor-side position `theta_k` of the `k`-th elastic joint (elastic-joint dynamics).
+    Theta(u16),
+    /// Its rate.
+    ThetaD(u16),
+    /// Third time derivative of joint position `q_j` (elastic-joint feedforward).
+    Qddd(u16),
+    /// Fourth time derivative of `q_j`.
+    Qdddd(u16),
 }
 
 impl ElasticVar {
@@ -60,7 +68,12 @@ impl ElasticVar {
             ElasticVar::BetaD(k) => Some(ElasticVar::BetaDd(k)),
             ElasticVar::W(k) => Some(ElasticVar::WD(k)),
             ElasticVar::WD(k) => Some(ElasticVar::WDd(k)),
-            ElasticVar::BetaDd(_) | ElasticVar::WDd(_) => None,
+            ElasticVar::Qddd(j) => Some(ElasticVar::Qdddd(j)),
+            ElasticVar::BetaDd(_)
+            | ElasticVar::WDd(_)
+            | ElasticVar::Theta(_)
+            | ElasticVar::ThetaD(_)
+            | ElasticVar::Qdddd(_) => None,
         }
     }
 }
