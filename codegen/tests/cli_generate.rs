@@ -383,6 +383,27 @@ fn elastic_robot_c_variants_compile_and_bad_elasticity_leaves_no_files() {
         assert!(stdout.contains(name), "{name} missing:\n{stdout}");
     }
 
+    let run = quasidyn(&[
+        "equations",
+        "robots/two_link_elastic.toml",
+        "--function",
+        "elastic_velocity",
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let stdout = text(&run.stdout);
+    assert!(
+        stdout.contains("\nF1_1_1 = ") && stdout.contains("\nF4_3_2 = "),
+        "{stdout}"
+    );
+    let run = quasidyn(&[
+        "equations",
+        "robots/ur5.toml",
+        "--function",
+        "static_deflection",
+    ]);
+    assert_eq!(run.status.code(), Some(1));
+    assert!(text(&run.stderr).contains("not generated for ur5"));
+
     let work = tempfile::tempdir().unwrap();
     let spec = work.path().join("bad.toml");
     std::fs::write(

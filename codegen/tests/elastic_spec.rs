@@ -400,3 +400,73 @@ fn documented_mode_numbers() {
         assert!((clamped_free_tip_slope(k + 1) - r).abs() < 5e-5);
     }
 }
+
+/// `quasidyn equations --function elastic_velocity` writes seed 002's blocks, and they add up
+/// to the velocity: `v = F qd + F1 qd + F2 betad + F3 qd + F4 wd` (linear part).
+#[test]
+fn equations_write_seed_002_blocks_that_add_up_to_the_velocity() {
+    use quasidyn_codegen::equations::{add_seed_002_blocks, try_equations, Format};
+    use quasidyn_codegen::ir::{ElasticInputs, Env};
+    let robot = parse(&ARM.replace("damping = 3.0\n", ""));
+    let text = try_equations(&robot, FunctionKind::ElasticVelocity, Format::Text).unwrap();
+    for name in [
+        "\nv1 = ",
+        "\nF_1_1 = ",
+        "\nF1_3_3 = ",
+        "\nF2_1_2 = ",
+        "\nF3_2_1 = ",
+        "\nF4_3_4 = ",
+    ] {
+        assert!(text.contains(name), "{name} missing:\n{text}");
+    }
+    let latex = try_equations(&robot, FunctionKind::ElasticVelocity, Format::Latex).unwrap();
+    assert!(latex.contains("F^{(4)}_{3,4}"), "{latex}");
+    let rigid = ARM
+        .replace("stiffness = 2.0e4\nmotor_inertia = 0.2\n", "")
+        .replace(
+            "stiffness = 1.5e4\ndamping = 3.0\nmotor_inertia = 0.5\n",
+            "",
+        );
+    let rigid = parse(&rigid[..rigid.find("[body.flex]").unwrap()]);
+    assert!(try_equations(&rigid, FunctionKind::ElasticVelocity, Format::Text).is_none());
+
+    let mut m = quasidyn_codegen::build_module_physical(&robot);
+    add_seed_002_blocks(&mut m);
+    let f = m.function(FunctionKind::ElasticVelocity).unwrap();
+    let names: Vec<&str> = f.outputs.iter().map(|o| o.name).collect();
+    assert_eq!(names, ["v", "F_", "F1_", "F2_", "F3_", "F4_"]);
+    let env = Env {
+        q: vec![0.3, -0.7, 1.1],
+        qd: vec![0.5, -1.2, 0.8],
+        elastic: ElasticInputs {
+            beta: vec![0.02, -0.01],
+            betad: vec![0.3, -0.2],
+            w: vec![0.01, -0.02, 0.005, 0.015],
+            wd: vec![0.1, 0.2, -0.3, 0.05],
+            ..Default::default()
+        },
+        ..Env::default()
+    };
+    let out: Vec<Vec<f64>> = f
+        .outputs
+        .iter()
+        .map(|o| m.graph.eval_many(&o.values, &env))
+        .collect();
+    let e = &env.elastic;
+    for r in 0..3 {
+        let dot = |block: &[f64], x: &[f64]| -> f64 {
+            let cols = x.len();
+            (0..cols).map(|j| block[r * cols + j] * x[j]).sum()
+        };
+        let sum = dot(&out[1], &env.qd)
+            + dot(&out[2], &env.qd)
+            + dot(&out[3], &e.betad)
+            + dot(&out[4], &env.qd)
+            + dot(&out[5], &e.wd);
+        assert!(
+            (out[0][r] - sum).abs() < 1e-12,
+            "row {r}: {} vs {sum}",
+            out[0][r]
+        );
+    }
+}
