@@ -70,6 +70,7 @@ fn main() {
     let mut registry = String::new();
     let mut trees = String::new();
     let mut floating = String::new();
+    let mut elastic = String::new();
     for spec in &specs {
         println!("cargo:rerun-if-changed={}", spec.display());
         let stem = spec
@@ -111,6 +112,10 @@ fn main() {
         gen.push_str(&c_robot_const(&name, dof, "f64"));
         gen.push_str(&extra_block(&name, dof));
         gen.push_str(&constants_block(&name));
+        if module.elastic() {
+            gen.push_str(&elastic_block(stem, &name, &module));
+            let _ = writeln!(elastic, "    &ELASTIC_{},", name.to_ascii_uppercase());
+        }
         let _ = writeln!(
             registry,
             "    GeneratedRobot {{\n        stem: {stem:?},\n        name: {name:?},\n        \
@@ -341,6 +346,11 @@ pub mod              {name} {{
     );
     let _ = writeln!(
         gen,
+        "/// Every generated robot with elastic joints or flexible links, sorted by spec file \
+         name.\npub static ELASTIC_ROBOTS: &[&ElasticRobot] = &[\n{elastic}];\n"
+    );
+    let _ = writeln!(
+        gen,
         "/// The URDF trees of `tests/fixtures/urdf/`, imported whole (`stem` is `urdf/NAME`).\n\
          pub static URDF_TREES: &[&GeneratedTree] = &[\n{urdf_trees}];\n"
     );
@@ -447,6 +457,7 @@ fn c_signature(kind: FunctionKind) -> (&'static str, &'static [&'static str], us
         // Named frames (not in `FunctionKind::ALL`): the frame's identifier follows the name.
         FunctionKind::FrameKinematics(_) => ("forward_kinematics", &["q"], 2),
         FunctionKind::FrameJacobian(_) => ("jacobian", &["q"], 1),
+        elastic => elastic_signature(elastic),
     }
 }
 
@@ -545,6 +556,133 @@ fn extra_block(name: &str, dof: usize) -> String {
     }
     s.push_str(
         "        _ => panic!(\"{kind:?} is a `Dynamics` trait function\"),\n    }\n    o\n}\n\n",
+    );
+    s
+}
+
+/// C name, inputs and number of outputs of each elastic function (the emitter's contract,
+/// restated so that a change to it fails to link).
+fn elastic_signature(kind: FunctionKind) -> (&'static str, &'static [&'static str], usize) {
+    match kind {
+        FunctionKind::ElasticForwardKinematics => {
+            ("elastic_forward_kinematics", &["q", "beta", "w"], 2)
+        }
+        FunctionKind::ComplianceJacobians => ("compliance_jacobians", &["q"], 2),
+        FunctionKind::ElasticVelocity => (
+            "elastic_velocity",
+            &["q", "beta", "w", "qd", "betad", "wd"],
+            1,
+        ),
+        FunctionKind::ElasticAcceleration => (
+            "elastic_acceleration",
+            &[
+                "q", "beta", "w", "qd", "betad", "wd", "qdd", "betadd", "wdd",
+            ],
+            1,
+        ),
+        FunctionKind::StaticDeflection => ("static_deflection", &["q"], 1),
+        FunctionKind::DeflectedToolError => ("deflected_tool_error", &["q"], 2),
+        FunctionKind::ElasticForwardDynamics => (
+            "elastic_forward_dynamics",
+            &["q", "qd", "theta", "thetad", "tau"],
+            2,
+        ),
+        FunctionKind::ElasticFeedforward => (
+            "elastic_feedforward",
+            &["q", "qd", "qdd", "qddd", "qdddd"],
+            2,
+        ),
+        other => panic!("{other:?} is not an elastic function"),
+    }
+}
+
+/// FFI declarations of the elastic functions of `name` and `ELASTIC_NAME`, an `ElasticRobot`
+/// calling them in Rust or C.
+fn elastic_block(stem: &str, name: &str, module: &Module) -> String {
+    let (n, nbeta, nw) = (module.dof, module.nbeta(), module.nw());
+    let kinds: Vec<FunctionKind> = FunctionKind::ELASTIC
+        .into_iter()
+        .filter(|k| module.function(*k).is_some())
+        .collect();
+    let mut s = String::from("extern \"C\" {\n");
+    for &kind in &kinds {
+        let (f, inputs, outputs) = elastic_signature(kind);
+        let mut args: Vec<String> = inputs.iter().map(|i| format!("{i}: *const f64")).collect();
+        args.extend((0..outputs).map(|k| format!("out{k}: *mut f64")));
+        let _ = writeln!(s, "    fn {name}_{f}({});", args.join(", "));
+    }
+    s.push_str("}\n\n");
+    let _ = writeln!(
+        s,
+        "/// The elastic functions of `{name}`: the generated Rust, or the C with `c`.\n\
+         fn elastic_call_{name}(c: bool, kind: FunctionKind, x: &ElasticState) -> Vec<Vec<f64>> {{\n    \
+         const N: usize = {n};\n    const NBETA: usize = {nbeta};\n    const NW: usize = {nw};\n    \
+         let a = |v: &[f64]| -> [f64; N] {{ v.try_into().expect(\"one value per joint\") }};\n    \
+         let b = |v: &[f64]| -> [f64; NBETA] {{ v.try_into().expect(\"one value per elastic joint\") }};\n    \
+         let m = |v: &[f64]| -> [f64; NW] {{ v.try_into().expect(\"one value per modal coordinate\") }};\n    \
+         let _ = (&a, &b, &m);\n    \
+         let mut o: Vec<Vec<f64>> = elastic_output_lengths(kind, N, NBETA, NW).into_iter().map(|l| vec![0.0; l]).collect();\n    \
+         let p: Vec<*mut f64> = o.iter_mut().map(|v| v.as_mut_ptr()).collect();\n    \
+         match (c, kind) {{"
+    );
+    for &kind in &kinds {
+        let (f, inputs, outputs) = elastic_signature(kind);
+        let variant = format!("FunctionKind::{kind:?}");
+        let mut c_args: Vec<String> = inputs.iter().map(|i| format!("x.{i}.as_ptr()")).collect();
+        c_args.extend((0..outputs).map(|k| format!("p[{k}]")));
+        let _ = writeln!(
+            s,
+            "        // SAFETY: inputs hold the lengths the contract reads, outputs the lengths \
+             it writes.\n        (true, {variant}) => unsafe {{ {name}_{f}({}) }},",
+            c_args.join(", ")
+        );
+        let r_args: Vec<String> = inputs
+            .iter()
+            .map(|i| {
+                let conv = match *i {
+                    "beta" | "betad" | "betadd" | "theta" | "thetad" => "b",
+                    "w" | "wd" | "wdd" => "m",
+                    _ => "a",
+                };
+                format!("&{conv}(&x.{i})")
+            })
+            .collect();
+        let (pattern, outs) = match (kind, outputs) {
+            (FunctionKind::ElasticForwardKinematics, _) => {
+                ("(r0, r1)", "vec![flat_rows(&r0), r1.to_vec()]")
+            }
+            (FunctionKind::ComplianceJacobians, _) => {
+                ("(r0, r1)", "vec![flat_rows(&r0), flat_rows(&r1)]")
+            }
+            (
+                FunctionKind::DeflectedToolError
+                | FunctionKind::ElasticForwardDynamics
+                | FunctionKind::ElasticFeedforward,
+                _,
+            ) => ("(r0, r1)", "vec![r0.to_vec(), r1.to_vec()]"),
+            _ => ("r0", "vec![r0.to_vec()]"),
+        };
+        let _ = writeln!(
+            s,
+            "        (false, {variant}) => {{\n            let {pattern} = {name}::{f}({});\n            \
+             o = {outs};\n        }}",
+            r_args.join(", ")
+        );
+    }
+    s.push_str("        _ => panic!(\"{kind:?} is not generated\"),\n    }\n    o\n}\n\n");
+    let upper = name.to_ascii_uppercase();
+    let kind_list: Vec<String> = kinds
+        .iter()
+        .map(|k| format!("FunctionKind::{k:?}"))
+        .collect();
+    let _ = writeln!(
+        s,
+        "/// `robots/{stem}.toml`'s elastic functions, generated and compiled.\n\
+         pub static ELASTIC_{upper}: ElasticRobot = ElasticRobot {{\n    stem: {stem:?},\n    \
+         name: {name:?},\n    dof: {n},\n    nbeta: {name}::NBETA,\n    nw: {name}::NW,\n    \
+         beta_names: &{name}::BETA_NAMES,\n    w_names: &{name}::W_NAMES,\n    kinds: &[{}],\n    \
+         call: elastic_call_{name},\n}};\n",
+        kind_list.join(", ")
     );
     s
 }

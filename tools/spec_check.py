@@ -33,6 +33,10 @@ Readings of docs/spec.md made here (where the text leaves room):
 - `[[frame]]`: name (unique), body (a body name), position (default 0), rotation (rows) or rpy
   (not both; default identity).
 - Numerical tolerances of the inertia checks: 1e-9 relative to the trace (plus 1e-15 absolute).
+- Elasticity (`stiffness` > 0, `damping` >= 0, `motor_inertia` > 0, the last two only with
+  `stiffness`, `motor_inertia` on every elastic joint or none; `flex` = {directions = [letters or unit vectors], modes = 1..10}) is checked for
+  its signs and shape only and kept in the body's dict: the rigid robot (what the Pinocchio
+  fixtures describe) does not depend on it.
 """
 
 from __future__ import annotations
@@ -49,7 +53,8 @@ AXES = {
 }
 TOP_KEYS = {"version", "name", "description", "source", "gravity", "base", "body", "tool", "frame"}
 BODY_KEYS = {"name", "joint", "joint_name", "axis", "next", "L", "e", "mass", "com", "b", "a",
-             "inertia", "parent", "origin"}
+             "inertia", "parent", "origin", "stiffness", "damping", "motor_inertia", "flex"}
+FLEX_KEYS = {"directions", "modes"}
 BASE_KEYS = {"position", "motion"}
 FRAME_KEYS = {"name", "body", "position", "rotation", "rpy"}
 INERTIA_KEYS = {"ixx", "iyy", "izz", "ixy", "ixz", "iyz", "about"}
@@ -273,13 +278,49 @@ def load_spec(path):
         tensor = np.array([[g["ixx"], g["ixy"], g["ixz"]],
                            [g["ixy"], g["iyy"], g["iyz"]],
                            [g["ixz"], g["iyz"], g["izz"]]])
+        elastic = None
+        if "stiffness" in b:
+            elastic = dict(stiffness=_number(path, fld + ".stiffness", b["stiffness"]))
+            if elastic["stiffness"] <= 0:
+                _err(path, fld + ".stiffness", "stiffness must be positive")
+            for key in ("damping", "motor_inertia"):
+                if key in b:
+                    elastic[key] = _number(path, f"{fld}.{key}", b[key])
+            if elastic.get("damping", 0.0) < 0:
+                _err(path, fld + ".damping", "damping must not be negative")
+            if elastic.get("motor_inertia", 1.0) <= 0:
+                _err(path, fld + ".motor_inertia", "motor_inertia must be positive")
+        elif "damping" in b or "motor_inertia" in b:
+            _err(path, fld + ".stiffness", "damping and motor_inertia need stiffness")
+        flex = None
+        if "flex" in b:
+            fx = b["flex"]
+            if not isinstance(fx, dict):
+                _err(path, fld + ".flex", "expected a table")
+            _unknown(path, fld + ".flex.", fx, FLEX_KEYS)
+            dirs = [_unit(path, f"{fld}.flex.directions[{k + 1}]", d)
+                    for k, d in enumerate(fx.get("directions", []))]
+            if not dirs:
+                _err(path, fld + ".flex.directions", "at least one direction")
+            modes = fx.get("modes", 1)
+            if not isinstance(modes, int) or not 1 <= modes <= 10:
+                _err(path, fld + ".flex.modes", "expected 1 to 10")
+            flex = dict(directions=dirs, modes=modes)
         if "origin" in b:
             origin = _vec3(path, fld + ".origin", b["origin"])
         else:
             origin = base.copy() if parent is None else bodies[parent]["next"].copy()
         bodies.append(dict(name=bname, joint_name=jname, joint=joint, axis=axis, next=nxt,
                            parent=parent, origin=origin,
-                           mass=mass, com=com, ba=ba, about=about, tensor=tensor, field=fld))
+                           mass=mass, com=com, ba=ba, about=about, tensor=tensor, field=fld,
+                           elastic=elastic, flex=flex))
+
+    elastic = [b for b in bodies if b["elastic"] is not None]
+    with_inertia = [b for b in elastic if "motor_inertia" in b["elastic"]]
+    if with_inertia and len(with_inertia) != len(elastic):
+        lacking = next(b for b in elastic if "motor_inertia" not in b["elastic"])
+        _err(path, lacking["field"] + ".motor_inertia",
+             "the elastic-joint dynamics need motor_inertia on every elastic joint")
 
     # Subsystem masses (parents are listed before children).
     m_sub = [b["mass"] for b in bodies]

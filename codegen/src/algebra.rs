@@ -47,6 +47,13 @@ pub trait Algebra {
     fn base(&mut self, v: crate::ir::BaseVar) -> Self::E {
         panic!("this algebra has no moving-base input {v:?}")
     }
+    /// An input of the elastic functions (only read for a robot with elasticity).
+    ///
+    /// # Panics
+    /// By default: an algebra that does not provide it cannot derive elasticity.
+    fn elastic(&mut self, v: crate::ir::ElasticVar) -> Self::E {
+        panic!("this algebra has no elastic input {v:?}")
+    }
     /// Names an intermediate quantity (for the written-out equations); a no-op by default.
     fn label(&mut self, _e: Self::E, _name: &str) {}
     /// `sin q_j`.
@@ -72,6 +79,8 @@ pub struct Numeric {
     pub tau: Vec<f64>,
     /// Moving-base inputs, laid out as [`crate::ir::Env::base`].
     pub base: Vec<f64>,
+    /// Elastic inputs.
+    pub elastic: crate::ir::ElasticInputs,
 }
 
 impl Numeric {
@@ -132,5 +141,8 @@ impl Algebra for Numeric {
             .get(crate::ir::base_slot(v))
             .copied()
             .unwrap_or(0.0)
+    }
+    fn elastic(&mut self, v: crate::ir::ElasticVar) -> f64 {
+        self.elastic.get(v)
     }
 }

@@ -12,7 +12,7 @@ use crate::build::{
     c_code_reporting, load_input_with, module_name, rust_code_reporting, Error, Options,
 };
 use crate::emit::COptions;
-use crate::equations::{equations, function_by_name, function_name, Format};
+use crate::equations::{function_by_name, function_name, try_equations, Format};
 use crate::generate::build_module;
 use crate::import::{ImportOptions, Imported};
 use crate::params::MethodParams;
@@ -326,8 +326,18 @@ pub fn run(cli: Cli) -> miette::Result<()> {
             function,
         } => {
             let robot = load(&spec, &options(tip, frames, no_snap, floating_base))?;
-            print!("{}", equations(&robot, function, format));
-            Ok(())
+            match try_equations(&robot, function, format) {
+                Some(text) => {
+                    print!("{text}");
+                    Ok(())
+                }
+                None => Err(miette::miette!(
+                    "`{}` is not generated for {} (docs/spec.md says which functions a robot \
+                     gets)",
+                    function_name(function),
+                    robot.name
+                )),
+            }
         }
     }
 }
@@ -352,7 +362,10 @@ fn load(path: &Path, options: &ImportOptions) -> Result<Robot, Error> {
 
 fn parse_function(name: &str) -> Result<FunctionKind, String> {
     function_by_name(name).ok_or_else(|| {
-        let all: Vec<&str> = FunctionKind::every().map(function_name).collect();
+        let all: Vec<&str> = FunctionKind::every()
+            .chain(FunctionKind::ELASTIC)
+            .map(function_name)
+            .collect();
         format!("unknown function `{name}`; one of {}", all.join(", "))
     })
 }

@@ -40,16 +40,106 @@ pub fn function_name(kind: FunctionKind) -> &'static str {
 
 /// The function called `name` (see [`function_name`]).
 pub fn function_by_name(name: &str) -> Option<FunctionKind> {
-    FunctionKind::every().find(|&k| function_name(k) == name)
+    FunctionKind::every()
+        .chain(FunctionKind::ELASTIC)
+        .find(|&k| function_name(k) == name)
 }
 
 /// Derives `robot` and writes out the equations of `function`.
+///
+/// # Panics
+/// If `function` is not generated for `robot` (see [`try_equations`]).
 pub fn equations(robot: &Robot, function: FunctionKind, format: Format) -> String {
+    try_equations(robot, function, format).expect("the function is generated for the robot")
+}
+
+/// [`equations`], or `None` when `function` is not generated for `robot` (an elastic function
+/// of a rigid robot, the derivatives of a floating base, ...).
+pub fn try_equations(robot: &Robot, function: FunctionKind, format: Format) -> Option<String> {
     let mut module = build_module_physical(robot);
+    module.function(function)?;
     if robot.is_prescribed() && function == FunctionKind::InverseDynamics {
         add_base_terms(&mut module, robot);
     }
-    render(&module, robot, function, format)
+    if function == FunctionKind::ElasticVelocity {
+        add_seed_002_blocks(&mut module);
+    }
+    Some(render(&module, robot, function, format))
+}
+
+/// Seed 002's blocks of the elastic velocity (2.1), `v = F qd + F1 qd + F2 betad + F3 qd +
+/// F4 wd` for the tool point, as outputs after `v`: `F` (3×N, the rigid Jacobian's linear rows),
+/// `F1 = d(F2 beta)/dq` (3×N), `F2` (3×NBETA), `F3 = d(F4 w)/dq` (3×N), `F4` (3×NW), taken from
+/// the module's Jacobian and compliance Jacobians (the derivatives on the graph), named `F_`,
+/// `F1_`, .., `F4_`. Printed as `F_{row}_{col}`, `F1_{row}_{col}`, ....
+pub fn add_seed_002_blocks(module: &mut Module) {
+    use crate::ir::{ElasticVar, Output};
+    let n = module.dof;
+    let (nb, nw) = (module.nbeta(), module.nw());
+    let get = |kind: FunctionKind, k: usize| -> Vec<NodeId> {
+        module
+            .function(kind)
+            .map(|f| f.outputs[k].values.clone())
+            .unwrap_or_default()
+    };
+    let jac = get(FunctionKind::Jacobian, 0);
+    let f2 = get(FunctionKind::ComplianceJacobians, 0);
+    let f4 = get(FunctionKind::ComplianceJacobians, 1);
+    let g = &mut module.graph;
+    let linear = |m: &[NodeId], cols: usize| -> Vec<NodeId> { m[..3 * cols].to_vec() };
+    let (f, f2, f4) = (linear(&jac, n), linear(&f2, nb), linear(&f4, nw));
+    // F2 beta and F4 w, then their derivatives along each joint.
+    let times =
+        |g: &mut crate::ir::Graph, m: &[NodeId], cols: usize, var: fn(u16) -> ElasticVar| {
+            (0..3)
+                .map(|r| {
+                    let terms: Vec<NodeId> = (0..cols)
+                        .map(|j| {
+                            let x = g.var(Var::Elastic(var(u16::try_from(j).expect("fits"))));
+                            g.mul(m[r * cols + j], x)
+                        })
+                        .collect();
+                    g.sum(&terms)
+                })
+                .collect::<Vec<NodeId>>()
+        };
+    let f1_star = times(g, &f2, nb, ElasticVar::Beta);
+    let f2_star = times(g, &f4, nw, ElasticVar::W);
+    let jacobian = |g: &mut crate::ir::Graph, rows: &[NodeId]| -> Vec<NodeId> {
+        let mut out = vec![NodeId(0); 3 * n];
+        for j in 0..n {
+            let col = g.diff_many(rows, Var::Q(u16::try_from(j).expect("at most 64 joints")));
+            for r in 0..3 {
+                out[r * n + j] = col[r];
+            }
+        }
+        out
+    };
+    let f1 = jacobian(g, &f1_star);
+    let f3 = jacobian(g, &f2_star);
+    let Some(velocity) = module
+        .functions
+        .iter_mut()
+        .find(|f| f.kind == FunctionKind::ElasticVelocity)
+    else {
+        return;
+    };
+    for (name, values, cols) in [
+        ("F_", f, n),
+        ("F1_", f1, n),
+        ("F2_", f2, nb),
+        ("F3_", f3, n),
+        ("F4_", f4, nw),
+    ] {
+        if cols > 0 {
+            velocity.outputs.push(Output {
+                name,
+                rows: 3,
+                cols,
+                values,
+            });
+        }
+    }
 }
 
 /// A prescribed base's terms of the inverse dynamics as outputs of their own, in seed 004's
@@ -396,6 +486,11 @@ impl OutName {
             "hc" => "h^{c}",
             "ho" => "h^{o}",
             "hg" => "h^{g}",
+            "F_" => "F",
+            "F1_" => "F^{(1)}",
+            "F2_" => "F^{(2)}",
+            "F3_" => "F^{(3)}",
+            "F4_" => "F^{(4)}",
             other => other,
         };
         match self.col {
@@ -622,6 +717,7 @@ fn leaf_text(params: &[crate::ir::Param], v: Var) -> String {
         Var::Cos(m) => format!("c{}", mask_digits(m, "_")),
         Var::Param(k) => params[k as usize].name.clone(),
         Var::Base(b) => format!("base_{}", base_leaf(b)),
+        Var::Elastic(e) => elastic_leaf(e, false),
     }
 }
 
@@ -635,6 +731,39 @@ fn leaf_latex(params: &[crate::ir::Param], v: Var) -> String {
         Var::Cos(m) => format!("c_{{{}}}", mask_digits(m, ",")),
         Var::Param(k) => latex_label(&params[k as usize].name),
         Var::Base(b) => format!("\\mathrm{{base}}_{{{}}}", base_leaf(b)),
+        Var::Elastic(e) => elastic_leaf(e, true),
+    }
+}
+
+/// An elastic leaf: `beta1`, `betad1`, `w1`, .. (1-based), or in LaTeX `\beta_{1}`,
+/// `\dot w_{1}`, ...
+fn elastic_leaf(e: crate::ir::ElasticVar, latex: bool) -> String {
+    use crate::ir::ElasticVar;
+    let (name, dots, k) = match e {
+        ElasticVar::Beta(k) => ("beta", 0, k),
+        ElasticVar::BetaD(k) => ("beta", 1, k),
+        ElasticVar::BetaDd(k) => ("beta", 2, k),
+        ElasticVar::W(k) => ("w", 0, k),
+        ElasticVar::WD(k) => ("w", 1, k),
+        ElasticVar::WDd(k) => ("w", 2, k),
+        ElasticVar::Theta(k) => ("theta", 0, k),
+        ElasticVar::ThetaD(k) => ("theta", 1, k),
+        ElasticVar::Qddd(k) => ("q", 3, k),
+        ElasticVar::Qdddd(k) => ("q", 4, k),
+    };
+    let k = k + 1;
+    if latex {
+        let sym = match name {
+            "beta" => "\\beta",
+            "theta" => "\\theta",
+            other => other,
+        };
+        match dots {
+            0..=2 => format!("{}{sym}_{{{k}}}", ["", "\\dot ", "\\ddot "][dots]),
+            _ => format!("{sym}^{{({dots})}}_{{{k}}}"),
+        }
+    } else {
+        format!("{name}{}{k}", ["", "d", "dd", "ddd", "dddd"][dots])
     }
 }
 
@@ -792,6 +921,7 @@ mod tests {
                     tau: Vec::new(),
                     params: Vec::new(),
                     base: base.to_vec(),
+                    elastic: Default::default(),
                 };
                 let q: Vec<f64> = (0..3).map(|_| 3.0 * next()).collect();
                 let qd: Vec<f64> = (0..3).map(|_| 2.0 * next()).collect();

@@ -2,8 +2,8 @@
 
 use crate::algebra::Algebra;
 use crate::derive::{
-    base_regressor, derivatives, derive_with, regressor, standard_values, velocity_split, BaseSet,
-    Derivatives, Regressor, Split,
+    base_regressor, derivatives, derive_with, elastic_dynamics, elastic_rates, regressor,
+    standard_values, velocity_split, BaseSet, Derivatives, Regressor, Split,
 };
 use crate::emit::function_name;
 use crate::ir::{Constant, Function, FunctionKind, Graph, Module, NodeId, Output, Var};
@@ -209,6 +209,14 @@ fn build(
         (BaseSet::default(), Vec::new())
     };
     let nb = base.names.len();
+    // The elastic functions read the rigid Jacobian, which its own function takes below.
+    let rigid_jacobian = derived.jacobian.clone();
+    let elastic_dyn = elastic_dynamics(
+        &mut graph,
+        robot,
+        &derived.inverse_dynamics,
+        &derived.forward_dynamics,
+    );
 
     let vector = |name, values: Vec<NodeId>| Output {
         name,
@@ -298,6 +306,52 @@ fn build(
     // With base parameters the static reactions are not derived, and a tree has no tool
     // (empty outputs); with `only`, what was not asked for goes too.
     functions.retain(|f| wanted(f.kind) && f.outputs.iter().all(|o| !o.values.is_empty()));
+    if let Some(e) = derived.elastic {
+        let (nbeta, nw) = (e.static_deflection.len(), robot.flex_coordinates().len());
+        let (v, a) = elastic_rates(&mut graph, n, &rigid_jacobian, &e.dp, &e.dtheta);
+        functions.push(function(
+            FunctionKind::ElasticForwardKinematics,
+            vec![matrix("R", 3, 3, e.rotation), vector("p", e.position)],
+        ));
+        // F2 or F4 has no columns without elastic joints or flexible links: the function
+        // keeps both outputs all the same (one signature for every elastic robot).
+        functions.push(function(
+            FunctionKind::ComplianceJacobians,
+            vec![matrix("F2", 6, nbeta, e.f2), matrix("F4", 6, nw, e.f4)],
+        ));
+        functions.push(function(
+            FunctionKind::ElasticVelocity,
+            vec![vector("v", v)],
+        ));
+        functions.push(function(
+            FunctionKind::ElasticAcceleration,
+            vec![vector("a", a)],
+        ));
+        if nbeta > 0 {
+            let (dp, dtheta) = e.tool_error.split_at(3);
+            functions.push(function(
+                FunctionKind::StaticDeflection,
+                vec![vector("beta", e.static_deflection)],
+            ));
+            functions.push(function(
+                FunctionKind::DeflectedToolError,
+                vec![vector("dp", dp.to_vec()), vector("dtheta", dtheta.to_vec())],
+            ));
+        }
+        if let Some(((qdd, thetadd), feedforward)) = elastic_dyn {
+            functions.push(function(
+                FunctionKind::ElasticForwardDynamics,
+                vec![vector("qdd", qdd), vector("thetadd", thetadd)],
+            ));
+            if let Some((theta, tau)) = feedforward {
+                functions.push(function(
+                    FunctionKind::ElasticFeedforward,
+                    vec![vector("theta", theta), vector("tau", tau)],
+                ));
+            }
+        }
+        functions.retain(|f| wanted(f.kind));
+    }
     Module {
         robot_name: robot.name.clone(),
         dof: n,
@@ -308,6 +362,8 @@ fn build(
         joint_names: robot.bodies.iter().map(|b| b.joint_name.clone()).collect(),
         frame_names: robot.frames.iter().map(|f| f.name.clone()).collect(),
         motion: robot.motion,
+        beta_names: robot.beta_names(),
+        w_names: robot.w_names(),
         constants: vec![
             Constant {
                 name: "standard_parameters",

@@ -5,6 +5,7 @@
 #![forbid(unsafe_code)]
 
 pub mod algebra;
+pub mod beam;
 mod build;
 #[cfg(feature = "cli")]
 pub mod cli;
@@ -36,8 +37,8 @@ pub use generate::{
 };
 pub use ir::{Function, FunctionKind, Graph, Module, NodeId, OpCount, Output, Var};
 pub use model::{
-    BaseBody, BaseMotion, Frame, JointKind, ParameterSet, Robot, RobotBody, SymbolicInertial,
-    Topology,
+    BaseBody, BaseMotion, ElasticJoint, Flex, FlexDirection, Frame, JointKind, ParameterSet, Robot,
+    RobotBody, SymbolicInertial, Topology, MAX_FLEX_MODES,
 };
 pub use params::{BodyParams, MethodParams};
 pub use progress::{Progress, Silent, Stage, Step};

@@ -13,6 +13,14 @@ pub(crate) fn norm(a: V3) -> f64 {
     dot(a, a).sqrt()
 }
 
+pub(crate) fn cross(a: V3, b: V3) -> V3 {
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
+}
+
 pub(crate) fn scale(a: V3, s: f64) -> V3 {
     [a[0] * s, a[1] * s, a[2] * s]
 }

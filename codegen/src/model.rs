@@ -63,6 +63,52 @@ pub struct RobotBody {
     pub inertia_com: [[f64; 3]; 3],
     /// Parameters kept symbolic in generated code.
     pub symbolic: SymbolicInertial,
+    /// The joint's compliance, if it is elastic (its compliance angle `beta` adds to `q_i`).
+    pub elastic: Option<ElasticJoint>,
+    /// The link's bending modes, if it is flexible.
+    pub flex: Option<Flex>,
+}
+
+/// An elastic joint: a spring (and optionally a damper) between the motor and the link.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ElasticJoint {
+    /// Stiffness, N m/rad (N/m for a prismatic joint), positive.
+    pub stiffness: f64,
+    /// Damping, N m s/rad (N s/m), non-negative.
+    pub damping: Option<f64>,
+    /// The rotor's inertia reflected through the gear, about the joint axis (kg m², or kg for a
+    /// prismatic joint), positive.
+    pub motor_inertia: Option<f64>,
+}
+
+/// A flexible link: a uniform clamped-free Euler–Bernoulli beam from the pole `O_i` to the next
+/// pole (the tool point for the last body), bending in the given directions.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Flex {
+    /// Unit bending directions in the body frame, perpendicular to the link, as written (the
+    /// letter, if the spec gave one, for names).
+    pub directions: Vec<FlexDirection>,
+    /// Number of modes per direction, `1..=`[`MAX_FLEX_MODES`].
+    pub modes: usize,
+}
+
+/// One bending direction of a flexible link.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlexDirection {
+    /// Unit vector in the body frame.
+    pub vector: [f64; 3],
+    /// The axis letter it was written as (`"y"`, `"-z"`), if any.
+    pub letter: Option<String>,
+}
+
+/// Most bending modes per direction of a flexible link.
+pub const MAX_FLEX_MODES: usize = 10;
+
+impl FlexDirection {
+    /// The direction's name in `w` names: its letter, else `d{k}` (1-based position).
+    pub fn label(&self, k: usize) -> String {
+        self.letter.clone().unwrap_or_else(|| format!("d{}", k + 1))
+    }
 }
 
 /// A named frame fixed on a body: its own forward kinematics and Jacobian are generated.
@@ -169,6 +215,57 @@ impl Robot {
             .iter()
             .enumerate()
             .all(|(i, b)| b.parent == i.checked_sub(1))
+    }
+
+    /// Whether any joint is elastic or any link flexible.
+    pub fn has_elasticity(&self) -> bool {
+        self.bodies
+            .iter()
+            .any(|b| b.elastic.is_some() || b.flex.is_some())
+    }
+
+    /// The elastic joints (indices), in joint order: the entries of `beta`.
+    pub fn elastic_joints(&self) -> Vec<usize> {
+        (0..self.bodies.len())
+            .filter(|&i| self.bodies[i].elastic.is_some())
+            .collect()
+    }
+
+    /// The modal coordinates `w`, body by body, direction by direction (as listed), mode by
+    /// mode: (body, direction index, mode index, 0-based).
+    pub fn flex_coordinates(&self) -> Vec<(usize, usize, usize)> {
+        let mut out = Vec::new();
+        for (i, b) in self.bodies.iter().enumerate() {
+            if let Some(f) = &b.flex {
+                for d in 0..f.directions.len() {
+                    for m in 0..f.modes {
+                        out.push((i, d, m));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Names of the entries of `beta`: the elastic joints' names.
+    pub fn beta_names(&self) -> Vec<String> {
+        self.elastic_joints()
+            .into_iter()
+            .map(|i| self.bodies[i].joint_name.clone())
+            .collect()
+    }
+
+    /// Names of the entries of `w`: `BODY.DIRECTION.MODE` (`forearm.z.1`; a direction given as
+    /// a vector is `d1`, `d2`, .. by its position in the list; modes count from 1).
+    pub fn w_names(&self) -> Vec<String> {
+        self.flex_coordinates()
+            .into_iter()
+            .map(|(i, d, m)| {
+                let b = &self.bodies[i];
+                let f = b.flex.as_ref().expect("a flexible body");
+                format!("{}.{}.{}", b.name, f.directions[d].label(d), m + 1)
+            })
+            .collect()
     }
 
     /// The kinematic tree that drives every recursion.

@@ -14,7 +14,8 @@ use toml::Spanned;
 use crate::error::SpecError;
 use crate::mat3::{self, M3, V3};
 use crate::model::{
-    BaseBody, BaseMotion, Frame, JointKind, ParameterSet, Robot, RobotBody, SymbolicInertial,
+    BaseBody, BaseMotion, ElasticJoint, Flex, FlexDirection, Frame, JointKind, ParameterSet, Robot,
+    RobotBody, SymbolicInertial, MAX_FLEX_MODES,
 };
 
 /// Most bodies a spec may have: generated code is straight-line and its size grows roughly with
@@ -31,6 +32,9 @@ const BASE_NAME: &str = "base";
 
 /// Tolerance on the length of axis-like vectors given in a spec.
 const UNIT_TOLERANCE: f64 = 1e-3;
+
+/// Largest cosine between a bending direction and its link.
+const PERPENDICULAR_TOLERANCE: f64 = 1e-6;
 
 /// Tolerance on the orthonormality of a tool rotation matrix.
 const ROTATION_TOLERANCE: f64 = 1e-6;
@@ -150,6 +154,18 @@ struct RawBody {
     parent: Option<Spanned<String>>,
     origin: Option<RawVec>,
     symbolic: Option<Spanned<Vec<Spanned<String>>>>,
+    stiffness: Option<Num>,
+    damping: Option<Num>,
+    motor_inertia: Option<Num>,
+    flex: Option<Spanned<RawFlex>>,
+}
+
+/// `[body.flex]`: the bending directions and the number of modes of a flexible link.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawFlex {
+    directions: Spanned<Vec<Spanned<RawDirection>>>,
+    modes: Option<Spanned<i64>>,
 }
 
 #[derive(Deserialize, Clone, Copy)]
@@ -396,6 +412,8 @@ struct Pass1 {
     next: V3,
     mass: f64,
     symbolic: SymbolicInertial,
+    elastic: Option<ElasticJoint>,
+    flex: Option<Flex>,
 }
 
 impl Validator<'_> {
@@ -629,6 +647,8 @@ impl Validator<'_> {
                 }
             }
         }
+
+        self.check_elasticity(&pass1, raw_bodies, &origins, is_chain, motion)?;
 
         let mut bodies = Vec::with_capacity(pass1.len());
         for (((p, rb), origin), carried) in
@@ -1035,6 +1055,11 @@ impl Validator<'_> {
 
         let mut symbolic = all_symbolic;
         self.symbolic(&rb.symbolic, &f("symbolic"), &mut symbolic)?;
+        let elastic = self.elastic_joint(rb, idx, joint)?;
+        let flex = match &rb.flex {
+            Some(fl) => Some(self.flex(fl, &f("flex"))?),
+            None => None,
+        };
 
         Ok(Pass1 {
             name,
@@ -1046,6 +1071,8 @@ impl Validator<'_> {
             next,
             mass,
             symbolic,
+            elastic,
+            flex,
         })
     }
 
@@ -1149,7 +1176,242 @@ impl Validator<'_> {
             com,
             inertia_com,
             symbolic: p.symbolic,
+            elastic: p.elastic,
+            flex: p.flex,
         })
+    }
+
+    /// `stiffness`, `damping`, `motor_inertia` of a body's joint.
+    fn elastic_joint(
+        &self,
+        rb: &RawBody,
+        idx: usize,
+        joint: JointKind,
+    ) -> Result<Option<ElasticJoint>, SpecError> {
+        let f = |k: &str| format!("body[{idx}].{k}");
+        let (units, damping_units, inertia_units) = match joint {
+            JointKind::Revolute => ("N m/rad", "N m s/rad", "kg m^2"),
+            JointKind::Prismatic => ("N/m", "N s/m", "kg"),
+        };
+        let Some(k) = &rb.stiffness else {
+            for (x, key) in [
+                (&rb.damping, "damping"),
+                (&rb.motor_inertia, "motor_inertia"),
+            ] {
+                if let Some(x) = x {
+                    return Err(self.err(
+                        x.span(),
+                        f(key),
+                        format!(
+                            "`{key}` describes an elastic joint: give its `stiffness` ({units}) \
+                             as well"
+                        ),
+                    ));
+                }
+            }
+            return Ok(None);
+        };
+        let stiffness = self.num(k, &f("stiffness"))?;
+        if stiffness <= 0.0 {
+            return Err(self.err(
+                k.span(),
+                f("stiffness"),
+                format!("stiffness must be positive ({units}), got {stiffness}"),
+            ));
+        }
+        let damping = match &rb.damping {
+            Some(d) => {
+                let v = self.num(d, &f("damping"))?;
+                if v < 0.0 {
+                    return Err(self.err(
+                        d.span(),
+                        f("damping"),
+                        format!("damping must not be negative ({damping_units}), got {v}"),
+                    ));
+                }
+                Some(v)
+            }
+            None => None,
+        };
+        let motor_inertia = match &rb.motor_inertia {
+            Some(b) => {
+                let v = self.num(b, &f("motor_inertia"))?;
+                if v <= 0.0 {
+                    return Err(self.err(
+                        b.span(),
+                        f("motor_inertia"),
+                        format!(
+                            "motor_inertia must be positive ({inertia_units}, the rotor's inertia \
+                             reflected through the gear), got {v}"
+                        ),
+                    ));
+                }
+                Some(v)
+            }
+            None => None,
+        };
+        Ok(Some(ElasticJoint {
+            stiffness,
+            damping,
+            motor_inertia,
+        }))
+    }
+
+    /// `[body.flex]` as written: directions (letters or unit vectors, no two parallel) and the
+    /// number of modes. Whether the directions are perpendicular to the link is checked once the
+    /// link is known.
+    fn flex(&self, fl: &Spanned<RawFlex>, field: &str) -> Result<Flex, SpecError> {
+        let raw = fl.get_ref();
+        let list = raw.directions.get_ref();
+        if list.is_empty() {
+            return Err(self.err(
+                raw.directions.span(),
+                format!("{field}.directions"),
+                r#"expected at least one bending direction, e.g. directions = ["y", "z"]"#,
+            ));
+        }
+        let mut directions: Vec<FlexDirection> = Vec::with_capacity(list.len());
+        for (k, d) in list.iter().enumerate() {
+            let at = format!("{field}.directions[{}]", k + 1);
+            let vector = self.direction(d, &at, "a bending direction")?;
+            if let Some(other) = directions
+                .iter()
+                .position(|o| mat3::norm(mat3::cross(o.vector, vector)) <= UNIT_TOLERANCE)
+            {
+                return Err(self.err(
+                    d.span(),
+                    at,
+                    format!(
+                        "bending direction parallel to directions[{}]: each direction bends the \
+                         link once",
+                        other + 1
+                    ),
+                ));
+            }
+            let letter = match d.get_ref() {
+                RawDirection::Letter(s) => {
+                    axis_letter(vector).map(str::to_owned).or(Some(s.clone()))
+                }
+                RawDirection::Vector(_) => None,
+            };
+            directions.push(FlexDirection { vector, letter });
+        }
+        let modes = match &raw.modes {
+            None => 1,
+            Some(m) => {
+                let v = *m.get_ref();
+                match usize::try_from(v) {
+                    Ok(k) if (1..=MAX_FLEX_MODES).contains(&k) => k,
+                    _ => {
+                        return Err(self.err(
+                            m.span(),
+                            format!("{field}.modes"),
+                            format!("expected 1 to {MAX_FLEX_MODES} modes per direction, got {v}"),
+                        ))
+                    }
+                }
+            }
+        };
+        Ok(Flex { directions, modes })
+    }
+
+    /// Elasticity is for chains on a fixed base so far; each flexible link has a length and
+    /// bends perpendicular to it.
+    fn check_elasticity(
+        &self,
+        pass1: &[Pass1],
+        raw_bodies: &[Spanned<RawBody>],
+        origins: &[V3],
+        is_chain: bool,
+        motion: BaseMotion,
+    ) -> Result<(), SpecError> {
+        let n = pass1.len();
+        for (i, (p, sb)) in pass1.iter().zip(raw_bodies).enumerate() {
+            let rb = sb.get_ref();
+            let idx = i + 1;
+            let key = match (&rb.stiffness, &rb.flex) {
+                (Some(k), _) => Some((k.span(), format!("body[{idx}].stiffness"))),
+                (None, Some(fl)) => Some((fl.span(), format!("body[{idx}].flex"))),
+                (None, None) => None,
+            };
+            let Some((span, field)) = key else { continue };
+            if !is_chain {
+                return Err(self.err(
+                    span,
+                    field,
+                    "elastic joints and flexible links are not yet supported in a tree: only \
+                     serial chains have them so far",
+                ));
+            }
+            if motion != BaseMotion::Fixed {
+                return Err(self.err(
+                    span,
+                    field,
+                    "elastic joints and flexible links are not yet supported with a moving or \
+                     floating base: only chains on a fixed base have them so far",
+                ));
+            }
+            let (Some(fl), Some(raw)) = (&p.flex, &rb.flex) else {
+                continue;
+            };
+            // The beam runs from this pole to the next one (the tool point after the last body).
+            let beam = if i + 1 < n { origins[i + 1] } else { p.next };
+            let len = mat3::norm(beam);
+            if len == 0.0 {
+                let what = if i + 1 < n {
+                    "the next body's pole is at this body's pole"
+                } else {
+                    "the tool point (`next`) is at the pole"
+                };
+                return Err(self.err(
+                    raw.span(),
+                    format!("body[{idx}].flex"),
+                    format!("a flexible link needs a length, but this link has none: {what}"),
+                ));
+            }
+            let e = mat3::scale(beam, 1.0 / len);
+            let written = raw.get_ref().directions.get_ref();
+            for (k, (d, w)) in fl.directions.iter().zip(written).enumerate() {
+                let cos = mat3::dot(d.vector, e);
+                if cos.abs() > PERPENDICULAR_TOLERANCE {
+                    return Err(self.err(
+                        w.span(),
+                        format!("body[{idx}].flex.directions[{}]", k + 1),
+                        format!(
+                            "a bending direction must be perpendicular to the link e_i = \
+                             [{}, {}, {}] (from the pole to the next one), but their cosine is {cos}",
+                            e[0], e[1], e[2]
+                        ),
+                    ));
+                }
+            }
+        }
+        // Giving a motor inertia asks for the elastic-joint dynamics, which need every one.
+        let with = pass1.iter().position(|p| {
+            p.elastic
+                .as_ref()
+                .is_some_and(|e| e.motor_inertia.is_some())
+        });
+        let without = pass1.iter().position(|p| {
+            p.elastic
+                .as_ref()
+                .is_some_and(|e| e.motor_inertia.is_none())
+        });
+        if let (Some(w), Some(i)) = (with, without) {
+            if let Some(k) = &raw_bodies[i].get_ref().stiffness {
+                return Err(self.err(
+                    k.span(),
+                    format!("body[{}].motor_inertia", i + 1),
+                    format!(
+                        "the elastic-joint dynamics need `motor_inertia` on every elastic joint: \
+                         body[{}] gives one, this joint has none (give it one, or remove them \
+                         all for the kinematics and statics only)",
+                        w + 1
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn inertia(&self, i: &Spanned<RawInertia>, field: &str) -> Result<(M3, About), SpecError> {
@@ -1360,6 +1622,31 @@ pub fn to_toml(robot: &Robot) -> String {
         .collect();
         if !words.is_empty() {
             let _ = writeln!(s, "symbolic = [{}]", words.join(", "));
+        }
+        if let Some(e) = &b.elastic {
+            let _ = writeln!(s, "stiffness = {}", float(e.stiffness));
+            if let Some(d) = e.damping {
+                let _ = writeln!(s, "damping = {}", float(d));
+            }
+            if let Some(m) = e.motor_inertia {
+                let _ = writeln!(s, "motor_inertia = {}", float(m));
+            }
+        }
+        if let Some(fl) = &b.flex {
+            let dirs: Vec<String> = fl
+                .directions
+                .iter()
+                .map(|d| match axis_letter(d.vector) {
+                    Some(l) if d.letter.is_some() => quote(l),
+                    _ => vec_toml(d.vector),
+                })
+                .collect();
+            let _ = writeln!(
+                s,
+                "flex = {{ directions = [{}], modes = {} }}",
+                dirs.join(", "),
+                fl.modes
+            );
         }
     }
     if robot.tool_rotation != mat3::IDENTITY {

@@ -90,6 +90,7 @@ fn base_parameters_change_no_joint_space_output() {
                     tau: (0..n).map(|_| rng.uniform()).collect(),
                     params: Vec::new(),
                     base: Vec::new(),
+                    elastic: Default::default(),
                 };
                 let env_p = Env {
                     params: mp.graph.params().iter().map(|p| p.default).collect(),

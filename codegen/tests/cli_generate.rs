@@ -764,3 +764,117 @@ fn long_generations_report_progress_on_stderr_only() {
         );
     }
 }
+
+/// An elastic robot: every C variant compiles with the strict flags, `stats` lists the elastic
+/// functions, and a bad elastic key leaves no files.
+#[test]
+fn elastic_robot_c_variants_compile_and_bad_elasticity_leaves_no_files() {
+    for (options, files) in [
+        (&[][..], &["ur5_elastic.c", "ur5_elastic.h"][..]),
+        (&["--float"][..], &["ur5_elastic.c", "ur5_elastic.h"][..]),
+        (&["--header-only"][..], &["ur5_elastic.h"][..]),
+    ] {
+        let out = tempfile::tempdir().unwrap();
+        let mut args = vec![
+            "generate",
+            "robots/ur5_elastic.toml",
+            "--out",
+            out.path().to_str().unwrap(),
+        ];
+        args.extend(options);
+        let run = quasidyn(&args);
+        assert!(run.status.success(), "{}", text(&run.stderr));
+        assert_eq!(files_in(out.path()), files);
+        let unit = out.path().join("unit.c");
+        let body = if files.len() == 2 {
+            "#include \"ur5_elastic.c\"\n"
+        } else {
+            "#include \"ur5_elastic.h\"\nint unit_nbeta(void);\nint unit_nbeta(void) { return UR5_ELASTIC_NBETA + UR5_ELASTIC_NW; }\n"
+        };
+        std::fs::write(&unit, body).unwrap();
+        let gcc = Command::new("gcc")
+            .args([
+                "-std=c99",
+                "-Wall",
+                "-Wextra",
+                "-Werror",
+                "-pedantic",
+                "-c",
+                "unit.c",
+                "-o",
+                "unit.o",
+            ])
+            .current_dir(out.path())
+            .output()
+            .expect("gcc runs");
+        assert!(gcc.status.success(), "{options:?}: {}", text(&gcc.stderr));
+        let header = std::fs::read_to_string(out.path().join("ur5_elastic.h")).unwrap();
+        for f in [
+            "ur5_elastic_elastic_forward_kinematics(",
+            "ur5_elastic_compliance_jacobians(",
+            "ur5_elastic_elastic_velocity(",
+            "ur5_elastic_elastic_acceleration(",
+            "ur5_elastic_static_deflection(",
+            "ur5_elastic_deflected_tool_error(",
+        ] {
+            assert!(header.contains(f), "{f} missing");
+        }
+    }
+
+    let run = quasidyn(&["stats", "robots/ur5_elastic.toml"]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let stdout = text(&run.stdout);
+    for name in [
+        "elastic_forward_kinematics",
+        "compliance_jacobians",
+        "elastic_velocity",
+        "elastic_acceleration",
+        "static_deflection",
+        "deflected_tool_error",
+    ] {
+        assert!(stdout.contains(name), "{name} missing:\n{stdout}");
+    }
+
+    let run = quasidyn(&[
+        "equations",
+        "robots/two_link_elastic.toml",
+        "--function",
+        "elastic_velocity",
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let stdout = text(&run.stdout);
+    assert!(
+        stdout.contains("\nF1_1_1 = ") && stdout.contains("\nF4_3_2 = "),
+        "{stdout}"
+    );
+    let run = quasidyn(&[
+        "equations",
+        "robots/ur5.toml",
+        "--function",
+        "static_deflection",
+    ]);
+    assert_eq!(run.status.code(), Some(1));
+    assert!(text(&run.stderr).contains("not generated for ur5"));
+
+    let work = tempfile::tempdir().unwrap();
+    let spec = work.path().join("bad.toml");
+    std::fs::write(
+        &spec,
+        "name = \"bad\"\n[[body]]\njoint = \"revolute\"\naxis = \"z\"\nmass = 1.0\nstiffness = -5.0\n",
+    )
+    .unwrap();
+    let out = work.path().join("out");
+    let run = quasidyn(&[
+        "generate",
+        spec.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(run.status.code(), Some(1));
+    let stderr = text(&run.stderr);
+    assert!(
+        stderr.contains("bad.toml:6:13: body[1].stiffness:"),
+        "{stderr}"
+    );
+    assert!(!out.exists(), "no output directory for a failed run");
+}

@@ -218,6 +218,7 @@ fn numeric(q: &[f64], qd: &[f64], qdd: &[f64], tau: &[f64]) -> Numeric {
         qdd: qdd.to_vec(),
         tau: tau.to_vec(),
         base: Vec::new(),
+        elastic: Default::default(),
     }
 }
 
@@ -292,6 +293,8 @@ fn body(joint: JointKind, axis: V, next: V, mass: f64, com: V, inertia: V) -> Ro
             [0.0, 0.0, inertia[2]],
         ],
         symbolic: SymbolicInertial::default(),
+        elastic: None,
+        flex: None,
     }
 }
 

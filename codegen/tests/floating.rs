@@ -88,6 +88,7 @@ fn env(q: &[f64], v: &[f64], a: &[f64], tau: &[f64], params: Vec<f64>) -> Env {
         tau: tau[6..].to_vec(),
         base,
         params,
+        elastic: Default::default(),
     }
 }
 

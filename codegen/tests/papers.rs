@@ -277,6 +277,7 @@ impl Case {
             tau: vec![0.0; n],
             params,
             base: Vec::new(),
+            elastic: Default::default(),
         }
     }
 

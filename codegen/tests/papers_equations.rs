@@ -262,6 +262,7 @@ fn reads_back(file: &str, kind: FunctionKind) {
                 .map(|p| p.default * uniform(&mut state, 0.5, 2.0) + uniform(&mut state, -0.1, 0.1))
                 .collect(),
             base: Vec::new(),
+            elastic: Default::default(),
         };
         let by_param: HashMap<String, f64> = g
             .params()

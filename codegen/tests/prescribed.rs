@@ -57,6 +57,7 @@ fn env(base: &[f64], q: &[f64], qd: &[f64], qdd: &[f64], tau: &[f64], params: &[
         tau: tau.to_vec(),
         params: params.to_vec(),
         base: base.to_vec(),
+        elastic: Default::default(),
     }
 }
 

@@ -55,6 +55,7 @@ fn regrouped_parameters_change_no_output() {
                 tau: (0..n).map(|_| uniform()).collect(),
                 params: params.clone(),
                 base: Vec::new(),
+                elastic: Default::default(),
             };
             // The same values by parameter name.
             let by_name = physical

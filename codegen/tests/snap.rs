@@ -132,6 +132,7 @@ fn snapped_models_match_the_literal_ones_on_every_function() {
                 tau: rng.vec(n, 20.0),
                 params: Vec::new(),
                 base: Vec::new(),
+                elastic: Default::default(),
             })
             .collect();
         let want = evaluate(&literal.robot, &envs);

@@ -16,8 +16,9 @@ pub mod generated {
     // The tree adapters use these; a robots/ without trees leaves them unused.
     #[allow(unused_imports)]
     use super::{
-        flat_rows, lanes, output_lengths, unlanes, CRobot, Evaluate, Flat, GeneratedBatch,
-        GeneratedFloating, GeneratedRobot, GeneratedTree, State, ViaTrait,
+        elastic_output_lengths, flat_rows, lanes, output_lengths, unlanes, CRobot, ElasticRobot,
+        ElasticState, Evaluate, Flat, GeneratedBatch, GeneratedFloating, GeneratedRobot,
+        GeneratedTree, State, ViaTrait,
     };
     #[allow(unused_imports)]
     use quasidyn_codegen::FunctionKind;
@@ -256,6 +257,86 @@ pub struct State {
     pub qdd: Vec<f64>,
     /// Joint forces (forward dynamics).
     pub tau: Vec<f64>,
+}
+
+/// Inputs of the elastic functions: joint arrays of `N` entries, `beta*` of `NBETA`, `w*` of
+/// `NW`.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ElasticState {
+    /// Joint positions.
+    pub q: Vec<f64>,
+    /// Joint velocities.
+    pub qd: Vec<f64>,
+    /// Joint accelerations.
+    pub qdd: Vec<f64>,
+    /// Compliance angles of the elastic joints.
+    pub beta: Vec<f64>,
+    /// Their rates.
+    pub betad: Vec<f64>,
+    /// Their second derivatives.
+    pub betadd: Vec<f64>,
+    /// Modal coordinates of the flexible links.
+    pub w: Vec<f64>,
+    /// Their rates.
+    pub wd: Vec<f64>,
+    /// Their second derivatives.
+    pub wdd: Vec<f64>,
+    /// Motor-side positions of the elastic joints (elastic-joint dynamics).
+    pub theta: Vec<f64>,
+    /// Their rates.
+    pub thetad: Vec<f64>,
+    /// Motor torques of the elastic joints, joint torques of the rigid ones.
+    pub tau: Vec<f64>,
+    /// Third time derivatives of the joint positions.
+    pub qddd: Vec<f64>,
+    /// Fourth time derivatives of the joint positions.
+    pub qdddd: Vec<f64>,
+}
+
+/// A robot of `robots/` with elastic joints or flexible links: its elastic functions, generated
+/// (Rust) and compiled (C) by `build.rs`, called uniformly.
+pub struct ElasticRobot {
+    /// Spec file stem.
+    pub stem: &'static str,
+    /// Generated module name.
+    pub name: &'static str,
+    /// Number of joints.
+    pub dof: usize,
+    /// Entries of `beta`.
+    pub nbeta: usize,
+    /// Entries of `w`.
+    pub nw: usize,
+    /// The generated `BETA_NAMES`.
+    pub beta_names: &'static [&'static str],
+    /// The generated `W_NAMES`.
+    pub w_names: &'static [&'static str],
+    /// The elastic functions generated for it.
+    pub kinds: &'static [FunctionKind],
+    /// `call(c, kind, x)`: the outputs of `kind` in contract order, flattened row-major, from
+    /// the Rust (`c = false`) or the C.
+    pub call: fn(bool, FunctionKind, &ElasticState) -> Vec<Vec<f64>>,
+}
+
+impl ElasticRobot {
+    /// The validated spec.
+    pub fn spec(&self) -> Robot {
+        let path = workspace_root().join(format!("robots/{}.toml", self.stem));
+        quasidyn_codegen::load_spec(&path).expect("shipped spec parses")
+    }
+}
+
+/// Output lengths of an elastic function (as its contract writes them).
+pub fn elastic_output_lengths(kind: FunctionKind, n: usize, nbeta: usize, nw: usize) -> Vec<usize> {
+    match kind {
+        FunctionKind::ElasticForwardDynamics => vec![n, nbeta],
+        FunctionKind::ElasticFeedforward => vec![nbeta, n],
+        FunctionKind::ElasticForwardKinematics => vec![9, 3],
+        FunctionKind::ComplianceJacobians => vec![6 * nbeta, 6 * nw],
+        FunctionKind::ElasticVelocity | FunctionKind::ElasticAcceleration => vec![6],
+        FunctionKind::StaticDeflection => vec![nbeta],
+        FunctionKind::DeflectedToolError => vec![3, 3],
+        other => panic!("{other:?} is not an elastic function"),
+    }
 }
 
 /// Any implementation of the generated functions, called uniformly: `call` returns the outputs

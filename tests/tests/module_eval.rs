@@ -26,6 +26,7 @@ fn check_state(module: &Module, s: &FixtureState, what: &dyn Fn(&str) -> String)
         tau: s.tau.clone(),
         params: Vec::new(),
         base: Vec::new(),
+        elastic: Default::default(),
     };
     // Forward dynamics driven by Pinocchio's inverse-dynamics torque gives back its qdd.
     let fd = eval(module, FunctionKind::ForwardDynamics, &env).remove(0);

@@ -248,6 +248,7 @@ pub(crate) fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
             .collect(),
         static_force: Vec::new(),
         static_moment: Vec::new(),
+        elastic: None,
     }
 }
 

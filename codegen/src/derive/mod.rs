@@ -13,6 +13,7 @@
 mod base;
 mod derivatives;
 mod dynamics;
+mod elastic;
 mod floating;
 mod kinematics;
 mod ldlt;
@@ -25,6 +26,7 @@ mod split;
 
 pub use base::{base_parameters_text, base_regressor, base_set, standard_values, BaseSet};
 pub use derivatives::{derivatives, Derivatives};
+pub use elastic::{elastic_dynamics, elastic_rates, time_derivative, Elastic};
 pub use regressor::{all_symbolic, regressor, Regressor, STANDARD_NAMES};
 pub use split::{velocity_split, Split};
 
@@ -67,6 +69,9 @@ pub struct Derived<E> {
     /// At rest: moment about the pole `O_i` on body `i` by body `i-1`, in body `i`'s axes,
     /// `N×3` (row `i` = body); empty with [`ParameterSet::Base`].
     pub static_moment: Vec<E>,
+    /// A chain with elastic joints or flexible links: the first-order tool pose, the
+    /// compliance Jacobians and the static deflection.
+    pub elastic: Option<Elastic<E>>,
 }
 
 /// Forward kinematics and Jacobian of one named frame.
@@ -315,6 +320,11 @@ fn derive_inner<A: Algebra>(
         ldlt::solve_tree(cx, &m, &rhs, &parent)
     };
 
+    let elastic = match (&tool, robot.has_elasticity()) {
+        (Some((pose, jac)), true) => Some(elastic::elastic(cx, robot, &ori, pose, jac, &gravity)),
+        _ => None,
+    };
+
     let mut out = |v: &[S<A::E>]| -> Vec<A::E> { v.iter().map(|&s| cx.e(s)).collect() };
     let flat = |rows: &[[S<A::E>; 3]]| -> Vec<S<A::E>> { rows.iter().flatten().copied().collect() };
     let mflat: Vec<S<A::E>> = m.iter().flatten().copied().collect();
@@ -348,6 +358,16 @@ fn derive_inner<A: Algebra>(
         } else {
             out(&flat(&statics.moment))
         },
+        elastic: elastic.map(|e| Elastic {
+            f2: out(&e.f2),
+            f4: out(&e.f4),
+            rotation: out(&e.rotation),
+            position: out(&e.position),
+            dp: out(&e.dp),
+            dtheta: out(&e.dtheta),
+            static_deflection: out(&e.static_deflection),
+            tool_error: out(&e.tool_error),
+        }),
     }
 }
 

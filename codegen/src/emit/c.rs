@@ -221,6 +221,34 @@ pub fn emit_c_reporting(
             quoted(&module.frame_names)
         );
     }
+    if module.elastic() {
+        let _ = writeln!(
+            h,
+            "/** Number of elastic joints: entries of beta (compliance angles, added to their \
+             joints' q). */\n#define {upper}_NBETA {}\n\n\
+             /** Number of modal coordinates of the flexible links: entries of w. */\n\
+             #define {upper}_NW {}\n",
+            module.nbeta(),
+            module.nw()
+        );
+        // C has no empty arrays: a list without entries is left out.
+        if module.nbeta() > 0 {
+            let _ = writeln!(
+                h,
+                "/** The elastic joints' names, in beta order. */\n\
+                 static const char *const {name}_beta_names[{upper}_NBETA] = {{ {} }};\n",
+                quoted(&module.beta_names)
+            );
+        }
+        if module.nw() > 0 {
+            let _ = writeln!(
+                h,
+                "/** The modal coordinates' names (BODY.DIRECTION.MODE), in w order. */\n\
+                 static const char *const {name}_w_names[{upper}_NW] = {{ {} }};\n",
+                quoted(&module.w_names)
+            );
+        }
+    }
 
     let mut defs = String::new();
     for c in &lowered.constants {
@@ -455,7 +483,7 @@ fn doc_comment(plan: &Plan, params: bool) -> String {
             " * @param[out] {} {}; {}",
             o.name,
             o.doc,
-            layout(o, plan.out_n, plan.nb)
+            layout(o, plan.out_n, plan.counts)
         );
     }
     d.push_str(" */\n");
@@ -473,6 +501,12 @@ fn body(plan: &Plan, lang: &CLang<'_>, real: &str) -> String {
             let _ = writeln!(b, "    (void){};", i.name());
         }
     }
+    // An output of no entries (F2 of a robot without elastic joints) is never written.
+    for (o, vals) in plan.contract.outputs.iter().zip(&plan.outputs) {
+        if vals.is_empty() {
+            let _ = writeln!(b, "    (void){};", o.name);
+        }
+    }
     for (name, e) in &plan.locals {
         let _ = writeln!(b, "    const {real} {name} = {};", render(lang, e));
     }
@@ -480,7 +514,7 @@ fn body(plan: &Plan, lang: &CLang<'_>, real: &str) -> String {
         let n = plan.out_n;
         debug_assert_eq!(
             vals.len(),
-            o.rows.of(n, plan.nb) * o.cols.map_or(1, |c| c.of(n, plan.nb))
+            o.rows.of(n, plan.counts) * o.cols.map_or(1, |c| c.of(n, plan.counts))
         );
         for (k, e) in vals.iter().enumerate() {
             let _ = writeln!(b, "    {}[{k}] = {};", o.name, render(lang, e));

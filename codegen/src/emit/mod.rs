@@ -11,7 +11,7 @@ pub mod rust;
 #[cfg(test)]
 mod tests;
 
-use crate::ir::{BaseVar, Function, FunctionKind, Graph, Module, Node, NodeId, Var};
+use crate::ir::{BaseVar, ElasticVar, Function, FunctionKind, Graph, Module, Node, NodeId, Var};
 use crate::model::BaseMotion;
 use crate::progress::{Counter, Progress, Stage};
 
@@ -49,6 +49,18 @@ pub enum EmitError {
         /// Number of joints.
         dof: usize,
     },
+    /// An elastic input index beyond the robot's `beta` or `w`.
+    #[error("{kind:?} reads {var:?}, but the robot has {nbeta} elastic joints and {nw} modal coordinates")]
+    ElasticOutOfRange {
+        /// Function.
+        kind: FunctionKind,
+        /// The offending leaf.
+        var: Var,
+        /// Entries of `beta`.
+        nbeta: usize,
+        /// Entries of `w`.
+        nw: usize,
+    },
     /// A constant is infinite or NaN.
     #[error("{kind:?} contains the non-finite constant {value}")]
     NonFinite {
@@ -85,6 +97,26 @@ pub(crate) enum Input {
     BaseVel,
     /// Prescribed base: the time derivatives of `BaseVel` (6).
     BaseAcc,
+    /// Compliance angles of the elastic joints (`NBETA`).
+    Beta,
+    /// Modal coordinates of the flexible links (`NW`).
+    W,
+    /// Rates of `Beta`.
+    BetaD,
+    /// Rates of `W`.
+    WD,
+    /// Second derivatives of `Beta`.
+    BetaDd,
+    /// Second derivatives of `W`.
+    WDd,
+    /// Motor-side positions of the elastic joints (`NBETA`).
+    Theta,
+    /// Their rates (`NBETA`).
+    ThetaD,
+    /// Third time derivatives of the joint positions (`N`).
+    Qddd,
+    /// Fourth time derivatives of the joint positions (`N`).
+    Qdddd,
 }
 
 impl Input {
@@ -99,6 +131,16 @@ impl Input {
             Input::BasePose => "base_pose",
             Input::BaseVel => "base_vel",
             Input::BaseAcc => "base_acc",
+            Input::Beta => "beta",
+            Input::W => "w",
+            Input::BetaD => "betad",
+            Input::WD => "wd",
+            Input::BetaDd => "betadd",
+            Input::WDd => "wdd",
+            Input::Theta => "theta",
+            Input::ThetaD => "thetad",
+            Input::Qddd => "qddd",
+            Input::Qdddd => "qdddd",
         }
     }
 
@@ -122,6 +164,19 @@ impl Input {
                 "time derivatives of base_vel (the linear part is R^T p'' - omega x v, as \
                  Pinocchio's free-flyer `a`)"
             }
+            Input::Beta => {
+                "compliance angles (rad, or m) of the elastic joints, added to their q (beta \
+                 names)"
+            }
+            Input::W => "modal coordinates (m) of the flexible links (w names)",
+            Input::BetaD => "rates of beta",
+            Input::WD => "rates of w",
+            Input::BetaDd => "second derivatives of beta",
+            Input::WDd => "second derivatives of w",
+            Input::Theta => "motor-side positions of the elastic joints (rad, or m), beta order",
+            Input::ThetaD => "rates of theta",
+            Input::Qddd => "third time derivatives of the joint positions (jerk)",
+            Input::Qdddd => "fourth time derivatives of the joint positions (snap)",
         }
     }
 
@@ -167,13 +222,43 @@ pub(crate) enum Dim {
     PerJoint(usize),
     /// `NB`, the number of base parameters (`Module::nb`).
     Base,
+    /// `NBETA`, the number of elastic joints.
+    Beta,
+    /// `NW`, the number of modal coordinates of the flexible links.
+    W,
+}
+
+/// The module-wide sizes outputs may have besides `N`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Counts {
+    /// Base parameters.
+    pub nb: usize,
+    /// Elastic joints.
+    pub nbeta: usize,
+    /// Modal coordinates.
+    pub nw: usize,
+    /// Joints (for the joint-space elastic inputs).
+    pub dof: usize,
+}
+
+impl Counts {
+    fn of(module: &Module) -> Counts {
+        Counts {
+            nb: module.nb(),
+            nbeta: module.nbeta(),
+            nw: module.nw(),
+            dof: module.dof,
+        }
+    }
 }
 
 impl Dim {
-    /// The size for `n` joints and `nb` base parameters.
-    pub(crate) fn of(self, n: usize, nb: usize) -> usize {
+    /// The size for `n` joints and the module's other `counts`.
+    pub(crate) fn of(self, n: usize, counts: Counts) -> usize {
         match self {
-            Dim::Base => nb,
+            Dim::Base => counts.nb,
+            Dim::Beta => counts.nbeta,
+            Dim::W => counts.nw,
             d => d.get(n),
         }
     }
@@ -184,7 +269,7 @@ impl Dim {
             Dim::N => n,
             Dim::Fixed(k) => k,
             Dim::PerJoint(k) => k * n,
-            Dim::Base => unreachable!("NB is given with Dim::of"),
+            Dim::Base | Dim::Beta | Dim::W => unreachable!("given with Dim::of"),
         }
     }
 }
@@ -428,6 +513,147 @@ pub(crate) fn contract(kind: FunctionKind) -> Contract {
             doc: "Base-parameter regressor: `tau = Yb(q, qd, qdd) pi_b` with `pi_b` the base \
                   parameters (`base_parameters`), a minimal set.",
         },
+        FunctionKind::ElasticForwardKinematics => Contract {
+            name: "elastic_forward_kinematics",
+            inputs: &[Q, Beta, W],
+            outputs: &[
+                OutSpec {
+                    name: "R",
+                    rows: Dim::Fixed(3),
+                    cols: Some(Dim::Fixed(3)),
+                    doc:
+                        "tool rotation to first order, R0 + [dtheta]x R0 (not re-orthonormalised; \
+                          columns are the tool axes)",
+                },
+                OutSpec {
+                    name: "p",
+                    rows: Dim::Fixed(3),
+                    cols: None,
+                    doc: "tool point to first order in beta and w, base frame (m)",
+                },
+            ],
+            doc: "Forward kinematics of the tool with elastic joints and links, to first order \
+                  in `beta` and `w` (exactly affine in them): the rigid pose at `q` plus \
+                  `F2 beta + F4 w`.",
+        },
+        FunctionKind::ComplianceJacobians => Contract {
+            name: "compliance_jacobians",
+            inputs: &[Q],
+            outputs: &[
+                OutSpec {
+                    name: "F2",
+                    rows: Dim::Fixed(6),
+                    cols: Some(Dim::Beta),
+                    doc: "d tool / d beta, base frame: rows 0-2 the tool point's displacement, \
+                          rows 3-5 the small rotation, per unit beta",
+                },
+                OutSpec {
+                    name: "F4",
+                    rows: Dim::Fixed(6),
+                    cols: Some(Dim::W),
+                    doc: "d tool / d w, base frame: rows 0-2 the tool point's displacement, rows \
+                          3-5 the small rotation, per unit w",
+                },
+            ],
+            doc: "Compliance Jacobians of the tool (seed 002's `F2`, `F4` at the tool point, with \
+                  the rotation rows added).",
+        },
+        FunctionKind::ElasticVelocity => Contract {
+            name: "elastic_velocity",
+            inputs: &[Q, Beta, W, Qd, BetaD, WD],
+            outputs: &[OutSpec {
+                name: "v",
+                rows: Dim::Fixed(6),
+                cols: None,
+                doc: "tool point velocity (m/s), then the tool's angular velocity (rad/s), base \
+                      frame",
+            }],
+            doc: "Tool velocity with elastic joints and links, to first order in `beta`, `w` and \
+                  their rates: `F qd + F1 qd + F2 betad + F3 qd + F4 wd` (seed 002 (2.1)).",
+        },
+        FunctionKind::ElasticAcceleration => Contract {
+            name: "elastic_acceleration",
+            inputs: &[Q, Beta, W, Qd, BetaD, WD, Qdd, BetaDd, WDd],
+            outputs: &[OutSpec {
+                name: "a",
+                rows: Dim::Fixed(6),
+                cols: None,
+                doc: "tool point acceleration (m/s^2), then the tool's angular acceleration \
+                      (rad/s^2), base frame",
+            }],
+            doc: "Tool acceleration with elastic joints and links: the time derivative of \
+                  `elastic_velocity` (seed 002 (2.11)-(2.21)), first order in `beta`, `w` and \
+                  their derivatives.",
+        },
+        FunctionKind::StaticDeflection => Contract {
+            name: "static_deflection",
+            inputs: &[Q],
+            outputs: &[OutSpec {
+                name: "beta",
+                rows: Dim::Beta,
+                cols: None,
+                doc: "compliance angles (rad, or m) of the elastic joints under gravity",
+            }],
+            doc: "Static deflection of the elastic joints under gravity, to first order: \
+                  `beta = -K^-1 g(q)`.",
+        },
+        FunctionKind::DeflectedToolError => Contract {
+            name: "deflected_tool_error",
+            inputs: &[Q],
+            outputs: &[
+                OutSpec {
+                    name: "dp",
+                    rows: Dim::Fixed(3),
+                    cols: None,
+                    doc: "displacement of the tool point (m), base frame",
+                },
+                OutSpec {
+                    name: "dtheta",
+                    rows: Dim::Fixed(3),
+                    cols: None,
+                    doc: "small rotation of the tool (rad), base-frame components",
+                },
+            ],
+            doc: "Tool error caused by the static deflection under gravity: `F2 beta` with `beta` \
+                  from `static_deflection`.",
+        },
+        FunctionKind::ElasticForwardDynamics => Contract {
+            name: "elastic_forward_dynamics",
+            inputs: &[Q, Qd, Theta, ThetaD, Tau],
+            outputs: &[
+                vec_n!("qdd", "link-side joint accelerations (rad/s^2 or m/s^2)"),
+                OutSpec {
+                    name: "thetadd",
+                    rows: Dim::Beta,
+                    cols: None,
+                    doc: "motor-side accelerations of the elastic joints, beta order",
+                },
+            ],
+            doc: "Elastic-joint forward dynamics (the reduced model): `M(q) qdd + h(q, qd) = \
+                  K (theta - q) + D (thetad - qd)` on elastic rows and `tau` on rigid rows, \
+                  `B thetadd + K (theta - q) + D (thetad - qd) = tau` on the elastic joints \
+                  (`tau`: motor torques of elastic joints, joint torques of rigid ones).",
+        },
+        FunctionKind::ElasticFeedforward => Contract {
+            name: "elastic_feedforward",
+            inputs: &[Q, Qd, Qdd, Qddd, Qdddd],
+            outputs: &[
+                OutSpec {
+                    name: "theta",
+                    rows: Dim::Beta,
+                    cols: None,
+                    doc: "motor-side positions of the elastic joints, beta order",
+                },
+                vec_n!(
+                    "tau",
+                    "motor torques of the elastic joints, joint torques of the rigid ones"
+                ),
+            ],
+            doc: "Elastic-joint feedforward (no damping): the motor positions `theta = q + \
+                  K^-1 tau_id` and torques `B thetadd + K (theta - q)` (rigid joints: \
+                  `tau_id`) that make the link side follow `q(t)`, from the inverse dynamics \
+                  `tau_id` and its first two time derivatives.",
+        },
     }
 }
 
@@ -585,8 +811,8 @@ pub(crate) struct Plan {
     pub outputs: Vec<Vec<Ex>>,
     /// Which math functions are called.
     pub calls: [bool; 3],
-    /// Number of base parameters of the module (sizes `Dim::Base`).
-    pub nb: usize,
+    /// The module's other sizes (`Dim::Base`, `Dim::Beta`, `Dim::W`).
+    pub counts: Counts,
 }
 
 impl Plan {
@@ -596,6 +822,9 @@ impl Plan {
         match i {
             Input::BasePose => 7,
             Input::BaseVel | Input::BaseAcc => 6,
+            Input::Beta | Input::BetaD | Input::BetaDd => self.counts.nbeta,
+            Input::W | Input::WD | Input::WDd => self.counts.nw,
+            Input::Theta | Input::ThetaD => self.counts.nbeta,
             Input::Q if self.out_n != self.dof => self.dof + 7,
             _ => self.out_n,
         }
@@ -856,7 +1085,8 @@ pub(crate) fn plan_module(
         seen.push(f.kind);
         let name = public_name(&lowered, f.kind).ok_or(EmitError::UnknownFrame(f.kind))?;
         step.next(&name);
-        let mut plan = plan_function(&lowered.graph, lowered.dof, lowered.nb(), lowered.motion, f)?;
+        let counts = Counts::of(&lowered);
+        let mut plan = plan_function(&lowered.graph, lowered.dof, counts, lowered.motion, f)?;
         plan.name = name;
         plans.push(plan);
     }
@@ -873,7 +1103,7 @@ fn shape_list(shapes: impl Iterator<Item = (usize, usize)>) -> String {
 fn plan_function(
     g: &Graph,
     dof: usize,
-    nb: usize,
+    counts: Counts,
     motion: BaseMotion,
     f: &Function,
 ) -> Result<Plan, EmitError> {
@@ -891,7 +1121,12 @@ fn plan_function(
     let expected: Vec<(usize, usize)> = contract
         .outputs
         .iter()
-        .map(|o| (o.rows.of(out_n, nb), o.cols.map_or(1, |c| c.of(out_n, nb))))
+        .map(|o| {
+            (
+                o.rows.of(out_n, counts),
+                o.cols.map_or(1, |c| c.of(out_n, counts)),
+            )
+        })
         .collect();
     let found: Vec<(usize, usize)> = f.outputs.iter().map(|o| (o.rows, o.cols)).collect();
     let sizes_ok = f.outputs.iter().all(|o| o.values.len() == o.rows * o.cols);
@@ -937,6 +1172,7 @@ fn plan_function(
                     &inputs,
                     motion,
                     dof,
+                    counts,
                     *var,
                     &mut used_inputs,
                     &mut uses_params,
@@ -1023,20 +1259,41 @@ fn plan_function(
         locals,
         outputs,
         calls,
-        nb,
+        counts,
     })
 }
 
+// The leaf, the function's contract and the module's sizes, each checked against the others.
+#[allow(clippy::too_many_arguments)]
 fn check_var(
     kind: FunctionKind,
     inputs: &[Input],
     motion: BaseMotion,
     dof: usize,
+    counts: Counts,
     var: Var,
     used_inputs: &mut [bool],
     uses_params: &mut bool,
 ) -> Result<(), EmitError> {
     let (input, j) = match var {
+        Var::Elastic(e) => {
+            let (input, k, len) = elastic_input(e, counts);
+            if k >= len {
+                return Err(EmitError::ElasticOutOfRange {
+                    kind,
+                    var,
+                    nbeta: counts.nbeta,
+                    nw: counts.nw,
+                });
+            }
+            return match inputs.iter().position(|i| *i == input) {
+                Some(p) => {
+                    used_inputs[p] = true;
+                    Ok(())
+                }
+                None => Err(EmitError::UnexpectedInput { kind, var }),
+            };
+        }
         Var::Param(_) => {
             *uses_params = true;
             return Ok(());
@@ -1088,6 +1345,22 @@ fn local_name(node: &Node, id: NodeId) -> String {
         Node::Var(Var::Sin(m)) => format!("s{}", joints(*m)),
         Node::Var(Var::Cos(m)) => format!("c{}", joints(*m)),
         _ => format!("x{}", id.0),
+    }
+}
+
+/// The input array holding an elastic variable, its index there and the array's length.
+fn elastic_input(e: ElasticVar, counts: Counts) -> (Input, usize, usize) {
+    match e {
+        ElasticVar::Beta(k) => (Input::Beta, k.into(), counts.nbeta),
+        ElasticVar::BetaD(k) => (Input::BetaD, k.into(), counts.nbeta),
+        ElasticVar::BetaDd(k) => (Input::BetaDd, k.into(), counts.nbeta),
+        ElasticVar::W(k) => (Input::W, k.into(), counts.nw),
+        ElasticVar::WD(k) => (Input::WD, k.into(), counts.nw),
+        ElasticVar::WDd(k) => (Input::WDd, k.into(), counts.nw),
+        ElasticVar::Theta(k) => (Input::Theta, k.into(), counts.nbeta),
+        ElasticVar::ThetaD(k) => (Input::ThetaD, k.into(), counts.nbeta),
+        ElasticVar::Qddd(k) => (Input::Qddd, k.into(), counts.dof),
+        ElasticVar::Qdddd(k) => (Input::Qdddd, k.into(), counts.dof),
     }
 }
 
@@ -1167,6 +1440,10 @@ impl Builder<'_> {
                     Ex::Input(input, slot.into())
                 }
                 Var::Param(k) => Ex::Param(k as usize),
+                Var::Elastic(e) => {
+                    let (input, k, _) = elastic_input(e, Counts::default());
+                    Ex::Input(input, k)
+                }
                 Var::Sin(m) => Ex::Call(Func::Sin, Box::new(self.angle(m))),
                 Var::Cos(m) => Ex::Call(Func::Cos, Box::new(self.angle(m))),
             },
@@ -1253,12 +1530,12 @@ pub(crate) fn float_literal(v: f64, single: bool) -> String {
 }
 
 /// Human-readable layout of an output, e.g. `M[i*2 + j]`.
-pub(crate) fn layout(o: &OutSpec, dof: usize, nb: usize) -> String {
-    let rows = o.rows.of(dof, nb);
+pub(crate) fn layout(o: &OutSpec, dof: usize, counts: Counts) -> String {
+    let rows = o.rows.of(dof, counts);
     match o.cols {
         None => format!("{rows} values"),
         Some(c) => {
-            let c = c.of(dof, nb);
+            let c = c.of(dof, counts);
             format!(
                 "{rows}x{c}, row-major: {}[i*{c} + j] is row i, column j",
                 o.name

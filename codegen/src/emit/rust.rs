@@ -25,10 +25,33 @@ const ALLOWED_LINTS: &str = "\
 struct RustLang<'a> {
     fields: &'a [Ident],
     /// Input names as written in the signature (an unused one is `_q`, never read).
-    inputs: [Ident; 9],
+    inputs: [Ident; INPUTS.len()],
     /// In a batched body: inputs are read as `q[j][k]`, `k` the state.
     lanes: bool,
 }
+
+/// Every input, in [`input_index`] order.
+const INPUTS: [Input; 19] = [
+    Input::Q,
+    Input::Qd,
+    Input::Qdd,
+    Input::Tau,
+    Input::V,
+    Input::A,
+    Input::BasePose,
+    Input::BaseVel,
+    Input::BaseAcc,
+    Input::Beta,
+    Input::W,
+    Input::BetaD,
+    Input::WD,
+    Input::BetaDd,
+    Input::WDd,
+    Input::Theta,
+    Input::ThetaD,
+    Input::Qddd,
+    Input::Qdddd,
+];
 
 fn input_index(i: Input) -> usize {
     match i {
@@ -41,6 +64,16 @@ fn input_index(i: Input) -> usize {
         Input::BasePose => 6,
         Input::BaseVel => 7,
         Input::BaseAcc => 8,
+        Input::Beta => 9,
+        Input::W => 10,
+        Input::BetaD => 11,
+        Input::WD => 12,
+        Input::BetaDd => 13,
+        Input::WDd => 14,
+        Input::Theta => 15,
+        Input::ThetaD => 16,
+        Input::Qddd => 17,
+        Input::Qdddd => 18,
     }
 }
 
@@ -191,6 +224,26 @@ pub fn emit_rust_reporting(
         /// as the robot description writes them.
         pub const FRAME_NAMES: [&str; #k_lit] = [#(#frame_names),*];
     });
+    if module.elastic() {
+        let nbeta = Literal::usize_unsuffixed(module.nbeta());
+        let nw = Literal::usize_unsuffixed(module.nw());
+        let beta_names = module.beta_names.iter().map(|s| Literal::string(s));
+        let w_names = module.w_names.iter().map(|s| Literal::string(s));
+        items.push(quote! {
+            /// Number of elastic joints: entries of `beta` (compliance angles, added to their
+            /// joints' `q`).
+            pub const NBETA: usize = #nbeta;
+
+            /// Number of modal coordinates of the flexible links: entries of `w`.
+            pub const NW: usize = #nw;
+
+            /// The elastic joints' names, in `beta` order.
+            pub const BETA_NAMES: [&str; NBETA] = [#(#beta_names),*];
+
+            /// The modal coordinates' names (`BODY.DIRECTION.MODE`), in `w` order.
+            pub const W_NAMES: [&str; NW] = [#(#w_names),*];
+        });
+    }
     for c in &lowered.constants {
         if c.name == BASE_PARAMETERS {
             let nb = Literal::usize_unsuffixed(c.values.len());
@@ -295,19 +348,8 @@ pub fn emit_rust_reporting(
     Ok(out)
 }
 
-fn input_idents(used: &[(Input, bool)]) -> [Ident; 9] {
-    [
-        Input::Q,
-        Input::Qd,
-        Input::Qdd,
-        Input::Tau,
-        Input::V,
-        Input::A,
-        Input::BasePose,
-        Input::BaseVel,
-        Input::BaseAcc,
-    ]
-    .map(|i| {
+fn input_idents(used: &[(Input, bool)]) -> [Ident; INPUTS.len()] {
+    INPUTS.map(|i| {
         let unused = used.iter().any(|(u, flag)| *u == i && !flag);
         if unused {
             format_ident!("_{}", i.name())
@@ -340,7 +382,12 @@ fn signature_parts(plan: &Plan, n: usize) -> (Vec<Ident>, TokenStream) {
         .contract
         .outputs
         .iter()
-        .map(|o| shape_type(o.rows.of(n, plan.nb), o.cols.map(|c| c.of(n, plan.nb))))
+        .map(|o| {
+            shape_type(
+                o.rows.of(n, plan.counts),
+                o.cols.map(|c| c.of(n, plan.counts)),
+            )
+        })
         .collect();
     let ret = if outs.len() == 1 {
         outs[0].clone()
@@ -397,11 +444,11 @@ fn function(
     }
     for o in plan.contract.outputs {
         let shape = match o.cols {
-            None => format!("`[f64; {}]`", o.rows.of(n, plan.nb)),
+            None => format!("`[f64; {}]`", o.rows.of(n, plan.counts)),
             Some(c) => format!(
                 "`[[f64; {}]; {}]`, `[row][column]`",
-                c.of(n, plan.nb),
-                o.rows.of(n, plan.nb)
+                c.of(n, plan.counts),
+                o.rows.of(n, plan.counts)
             ),
         };
         doc.push(format!(" - returns `{}`: {}, {}", o.name, o.doc, shape));
@@ -418,7 +465,13 @@ fn function(
             match o.cols {
                 None => quote!([#(#vals),*]),
                 Some(c) => {
-                    let rows = vals.chunks(c.of(n, plan.nb)).map(|r| quote!([#(#r),*]));
+                    let cols = c.of(n, plan.counts);
+                    let rows: Vec<TokenStream> = if cols == 0 {
+                        // No columns (F2 without elastic joints): rows of nothing.
+                        (0..o.rows.of(n, plan.counts)).map(|_| quote!([])).collect()
+                    } else {
+                        vals.chunks(cols).map(|r| quote!([#(#r),*])).collect()
+                    };
                     quote!([#(#rows),*])
                 }
             }
@@ -431,10 +484,14 @@ fn function(
     };
     // A tuple of three matrices (forward dynamics derivatives) is the contract's type.
     let complex = (outs.len() > 2).then(|| quote!(#[allow(clippy::type_complexity)]));
+    // The elastic acceleration takes nine arrays (positions, rates and accelerations of q,
+    // beta and w), as its contract does.
+    let many = (args.len() > 7).then(|| quote!(#[allow(clippy::too_many_arguments)]));
     quote! {
         #(#[doc = #doc])*
         #allow
         #complex
+        #many
         #[must_use]
         pub fn #name(#(#args),*) -> #ret {
             #(#stmts)*
@@ -518,7 +575,7 @@ fn batch_function(
     }
     for o in plan.contract.outputs {
         let id = format_ident!("{}", o.name);
-        let len = o.rows.of(n, plan.nb) * o.cols.map_or(1, |c| c.of(n, plan.nb));
+        let len = o.rows.of(n, plan.counts) * o.cols.map_or(1, |c| c.of(n, plan.counts));
         let len = Literal::usize_unsuffixed(len);
         args.push(quote!(#id: &mut [[f64; BATCH]; #len]));
     }

@@ -153,6 +153,8 @@ fn toy(symbolic: bool, gravity: bool) -> Module {
         motion: crate::model::BaseMotion::Fixed,
         frame_names: Vec::new(),
         constants: Vec::new(),
+        beta_names: Vec::new(),
+        w_names: Vec::new(),
     }
 }
 
@@ -172,6 +174,7 @@ fn state() -> Env {
         tau: vec![2.0, -0.5],
         params: Vec::new(),
         base: Vec::new(),
+        elastic: Default::default(),
     }
 }
 

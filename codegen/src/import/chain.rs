@@ -263,6 +263,8 @@ impl Chain {
                     com: sub(j.body.com, j.pole),
                     inertia_com: j.body.inertia,
                     symbolic: SymbolicInertial::default(),
+                    elastic: None,
+                    flex: None,
                 }
             })
             .collect::<Vec<_>>();

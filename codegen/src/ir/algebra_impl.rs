@@ -4,7 +4,7 @@
 use crate::algebra::{Algebra, Joint};
 
 use super::graph::Graph;
-use super::node::{BaseVar, NodeId, Var};
+use super::node::{BaseVar, ElasticVar, NodeId, Var};
 
 fn joint(j: Joint) -> u16 {
     u16::try_from(j).expect("joint index fits in u16")
@@ -63,6 +63,9 @@ impl Algebra for Graph {
     }
     fn base(&mut self, v: BaseVar) -> NodeId {
         self.var(Var::Base(v))
+    }
+    fn elastic(&mut self, v: ElasticVar) -> NodeId {
+        self.var(Var::Elastic(v))
     }
 }
 

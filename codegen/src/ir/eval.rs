@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use super::graph::Graph;
-use super::node::{Node, NodeId, Var};
+use super::node::{ElasticVar, Node, NodeId, Var};
 
 /// Values of the leaves for [`Graph::eval`]. Missing joint entries read as 0; an empty
 /// `params` means "use every parameter's default".
@@ -22,6 +22,52 @@ pub struct Env {
     /// Moving-base inputs: pose (7), velocity (6), acceleration (6), wrench (6); missing
     /// entries read as 0.
     pub base: Vec<f64>,
+    /// Inputs of the elastic functions; missing entries read as 0.
+    pub elastic: ElasticInputs,
+}
+
+/// Values of the elastic inputs: compliance angles, modal coordinates and their derivatives.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ElasticInputs {
+    /// `beta` (NBETA).
+    pub beta: Vec<f64>,
+    /// Its rate.
+    pub betad: Vec<f64>,
+    /// Its second derivative.
+    pub betadd: Vec<f64>,
+    /// `w` (NW).
+    pub w: Vec<f64>,
+    /// Its rate.
+    pub wd: Vec<f64>,
+    /// Its second derivative.
+    pub wdd: Vec<f64>,
+    /// Motor-side positions of the elastic joints (NBETA).
+    pub theta: Vec<f64>,
+    /// Their rates.
+    pub thetad: Vec<f64>,
+    /// Third time derivatives of the joint positions (N).
+    pub qddd: Vec<f64>,
+    /// Fourth time derivatives of the joint positions (N).
+    pub qdddd: Vec<f64>,
+}
+
+impl ElasticInputs {
+    /// The value of one elastic input.
+    pub fn get(&self, v: ElasticVar) -> f64 {
+        let (values, k) = match v {
+            ElasticVar::Beta(k) => (&self.beta, k),
+            ElasticVar::BetaD(k) => (&self.betad, k),
+            ElasticVar::BetaDd(k) => (&self.betadd, k),
+            ElasticVar::W(k) => (&self.w, k),
+            ElasticVar::WD(k) => (&self.wd, k),
+            ElasticVar::WDd(k) => (&self.wdd, k),
+            ElasticVar::Theta(k) => (&self.theta, k),
+            ElasticVar::ThetaD(k) => (&self.thetad, k),
+            ElasticVar::Qddd(k) => (&self.qddd, k),
+            ElasticVar::Qdddd(k) => (&self.qdddd, k),
+        };
+        values.get(usize::from(k)).copied().unwrap_or(0.0)
+    }
 }
 
 impl Env {
@@ -67,6 +113,7 @@ impl Graph {
                 }
             }
             Var::Base(b) => env.base.get(base_slot(b)).copied().unwrap_or(0.0),
+            Var::Elastic(v) => env.elastic.get(v),
         }
     }
 

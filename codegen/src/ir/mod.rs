@@ -14,8 +14,8 @@ mod share;
 mod tests;
 
 pub use count::OpCount;
-pub use eval::{base_slot, Env};
+pub use eval::{base_slot, ElasticInputs, Env};
 pub use graph::{Graph, Param};
 pub use module::{Constant, Function, FunctionKind, Module, Output, BASE_PARAMETERS};
-pub use node::{BaseVar, Node, NodeId, Var};
+pub use node::{BaseVar, ElasticVar, Node, NodeId, Var};
 pub use rules::{Rule, RuleStats};

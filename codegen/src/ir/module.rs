@@ -47,6 +47,23 @@ pub enum FunctionKind {
     /// 6×N Jacobian of the named frame with this index (rows 0-2 linear velocity of its
     /// origin, 3-5 angular velocity, base frame).
     FrameJacobian(u16),
+    /// Tool pose to first order in the compliance angles `beta` and the modal coordinates `w`.
+    ElasticForwardKinematics,
+    /// The compliance Jacobians: `F2` (6×NBETA, d tool / d beta) and `F4` (6×NW, d tool / d w).
+    ComplianceJacobians,
+    /// Tool velocity (linear, angular) to first order in `beta`, `w` and their rates.
+    ElasticVelocity,
+    /// Tool acceleration (linear, angular), the time derivative of [`Self::ElasticVelocity`].
+    ElasticAcceleration,
+    /// Compliance angles under gravity, `beta = -K^-1 g(q)`.
+    StaticDeflection,
+    /// The tool displacement and small rotation the static deflection causes.
+    DeflectedToolError,
+    /// Elastic-joint forward dynamics: link and motor accelerations from the motor torques.
+    ElasticForwardDynamics,
+    /// Elastic-joint feedforward: the motor positions and torques that make the link side
+    /// follow a trajectory (without damping).
+    ElasticFeedforward,
 }
 
 impl FunctionKind {
@@ -78,6 +95,19 @@ impl FunctionKind {
     /// The identification functions, in file order (after [`Self::DERIVATIVES`]).
     pub const IDENTIFICATION: [FunctionKind; 2] =
         [FunctionKind::Regressor, FunctionKind::BaseRegressor];
+
+    /// The functions of a spec with elastic joints or flexible links, in file order (after
+    /// the named frames).
+    pub const ELASTIC: [FunctionKind; 8] = [
+        FunctionKind::ElasticForwardKinematics,
+        FunctionKind::ComplianceJacobians,
+        FunctionKind::ElasticVelocity,
+        FunctionKind::ElasticAcceleration,
+        FunctionKind::StaticDeflection,
+        FunctionKind::DeflectedToolError,
+        FunctionKind::ElasticForwardDynamics,
+        FunctionKind::ElasticFeedforward,
+    ];
 
     /// Every kind a module can hold, in file order.
     pub fn every() -> impl Iterator<Item = FunctionKind> {
@@ -156,6 +186,10 @@ pub struct Module {
     /// `tau[6 + N]`; prescribed: `base_pose[7]`, `base_vel[6]`, `base_acc[6]` before the
     /// joint inputs of the dynamics functions.
     pub motion: BaseMotion,
+    /// Names of the entries of `beta` (the elastic joints), empty without elastic joints.
+    pub beta_names: Vec<String>,
+    /// Names of the entries of `w` (the flexible links' modal coordinates), empty without.
+    pub w_names: Vec<String>,
 }
 
 /// Name of the constant holding the base parameters (its length is `NB`).
@@ -165,6 +199,22 @@ impl Module {
     /// Whether the base floats (the `NQ`/`NV` layout).
     pub fn floating(&self) -> bool {
         self.motion == BaseMotion::Floating
+    }
+
+    /// Number of elastic joints (entries of `beta`).
+    pub fn nbeta(&self) -> usize {
+        self.beta_names.len()
+    }
+
+    /// Number of modal coordinates (entries of `w`).
+    pub fn nw(&self) -> usize {
+        self.w_names.len()
+    }
+
+    /// Whether the robot has elastic joints or flexible links (the elastic functions and
+    /// their counts are emitted).
+    pub fn elastic(&self) -> bool {
+        self.nbeta() + self.nw() > 0
     }
 
     /// Every output value, function by function.
@@ -202,9 +252,10 @@ impl Module {
     /// common factor pairs shared, common pairs of terms added once and negations absorbed
     /// (see [`Graph::share_per_function`]).
     ///
-    /// The dynamics and kinematics functions ([`FunctionKind::ALL`]) and the others (the
-    /// derivatives) are shared as two separate groups, so the large derivative functions do
-    /// not change the sharing choices (and operation counts) of the others.
+    /// The dynamics and kinematics functions ([`FunctionKind::ALL`]), the elastic ones
+    /// ([`FunctionKind::ELASTIC`]) and the others (the derivatives, frames) are shared as
+    /// separate groups, so the large derivative functions do not change the sharing choices
+    /// (and operation counts) of the others.
     pub fn lowered(&self) -> Module {
         self.lowered_reporting(&mut Silent)
     }
@@ -224,10 +275,18 @@ impl Module {
         let mut graph = Graph::new();
         graph.copy_tables_from(&self.graph);
         let mut functions: Vec<Option<Function>> = vec![None; self.functions.len()];
-        let core = |f: &Function| FunctionKind::ALL.contains(&f.kind);
-        for in_core in [true, false] {
+        let group = |f: &Function| {
+            if FunctionKind::ALL.contains(&f.kind) {
+                0
+            } else if FunctionKind::ELASTIC.contains(&f.kind) {
+                2
+            } else {
+                1
+            }
+        };
+        for which in 0..3 {
             let members: Vec<usize> = (0..self.functions.len())
-                .filter(|&i| core(&self.functions[i]) == in_core)
+                .filter(|&i| group(&self.functions[i]) == which)
                 .collect();
             if members.is_empty() {
                 continue;
@@ -270,6 +329,8 @@ impl Module {
             frame_names: self.frame_names.clone(),
             constants: self.constants.clone(),
             motion: self.motion,
+            beta_names: self.beta_names.clone(),
+            w_names: self.w_names.clone(),
         }
     }
 

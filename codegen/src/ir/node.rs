@@ -31,6 +31,51 @@ pub enum Var {
     Param(u32),
     /// An input of a moving base.
     Base(BaseVar),
+    /// An input of the elastic functions.
+    Elastic(ElasticVar),
+}
+
+/// Inputs of the elastic functions (indices 0-based into `beta` and `w`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum ElasticVar {
+    /// Compliance angle (or displacement) `beta_k` of the `k`-th elastic joint.
+    Beta(u16),
+    /// Its rate.
+    BetaD(u16),
+    /// Its second derivative.
+    BetaDd(u16),
+    /// Modal coordinate `w_k` of a flexible link.
+    W(u16),
+    /// Its rate.
+    WD(u16),
+    /// Its second derivative.
+    WDd(u16),
+    /// Motor-side position `theta_k` of the `k`-th elastic joint (elastic-joint dynamics).
+    Theta(u16),
+    /// Its rate.
+    ThetaD(u16),
+    /// Third time derivative of joint position `q_j` (elastic-joint feedforward).
+    Qddd(u16),
+    /// Fourth time derivative of `q_j`.
+    Qdddd(u16),
+}
+
+impl ElasticVar {
+    /// The time derivative of this input (`None` for the second derivatives).
+    pub fn rate(self) -> Option<ElasticVar> {
+        match self {
+            ElasticVar::Beta(k) => Some(ElasticVar::BetaD(k)),
+            ElasticVar::BetaD(k) => Some(ElasticVar::BetaDd(k)),
+            ElasticVar::W(k) => Some(ElasticVar::WD(k)),
+            ElasticVar::WD(k) => Some(ElasticVar::WDd(k)),
+            ElasticVar::Qddd(j) => Some(ElasticVar::Qdddd(j)),
+            ElasticVar::BetaDd(_)
+            | ElasticVar::WDd(_)
+            | ElasticVar::Theta(_)
+            | ElasticVar::ThetaD(_)
+            | ElasticVar::Qdddd(_) => None,
+        }
+    }
 }
 
 /// Inputs describing a moving base (Pinocchio's free-flyer layout).

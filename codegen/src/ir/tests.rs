@@ -344,6 +344,7 @@ fn stepwise_lowering_rotates_velocities_one_joint_at_a_time() {
         tau: vec![0.0; 4],
         params: Vec::new(),
         base: Vec::new(),
+        elastic: Default::default(),
     };
     for (old, new) in [a, b, c].iter().zip(&roots) {
         assert!((g.eval(*old, &env) - h.eval(*new, &env)).abs() < 1e-14);
