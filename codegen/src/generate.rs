@@ -75,8 +75,38 @@ pub fn available_functions(robot: &Robot) -> Vec<FunctionKind> {
         kinds.push(FunctionKind::FrameKinematics(index));
         kinds.push(FunctionKind::FrameJacobian(index));
     }
+    if robot.has_elasticity() {
+        kinds.extend(elastic_functions(robot));
+    }
     kinds.sort();
     kinds
+}
+
+/// The elastic functions of a robot with elasticity, by the rules of the derivation: the
+/// kinematics always; the statics with elastic joints; the dynamics when every elastic joint
+/// has a motor inertia, and the feedforward when none has damping.
+fn elastic_functions(robot: &Robot) -> Vec<FunctionKind> {
+    let joints: Vec<&crate::model::ElasticJoint> = robot
+        .bodies
+        .iter()
+        .filter_map(|b| b.elastic.as_ref())
+        .collect();
+    FunctionKind::ELASTIC
+        .into_iter()
+        .filter(|kind| match kind {
+            FunctionKind::StaticDeflection | FunctionKind::DeflectedToolError => !joints.is_empty(),
+            FunctionKind::ElasticForwardDynamics => {
+                !joints.is_empty() && joints.iter().all(|e| e.motor_inertia.is_some())
+            }
+            FunctionKind::ElasticFeedforward => {
+                !joints.is_empty()
+                    && joints
+                        .iter()
+                        .all(|e| e.motor_inertia.is_some() && e.damping.unwrap_or(0.0) == 0.0)
+            }
+            _ => true,
+        })
+        .collect()
 }
 
 /// The family name that selects every named frame's `forward_kinematics_FRAME` and

@@ -37,6 +37,12 @@ fn variants() -> Vec<(String, Robot)> {
             "floater".to_owned(),
             robot("tests/fixtures/floating/floater.toml"),
         ),
+        // Elastic joints only (kinematics and statics), and an elastic arm with dynamics.
+        ("ur5_elastic".to_owned(), robot("robots/ur5_elastic.toml")),
+        (
+            "two_link_elastic".to_owned(),
+            robot("robots/two_link_elastic.toml"),
+        ),
     ];
     let mut prescribed = robot("tests/fixtures/floating/floater.toml");
     prescribed.motion = BaseMotion::Prescribed;
