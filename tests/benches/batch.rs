@@ -6,36 +6,11 @@
 //! `RUSTFLAGS="-C target-cpu=x86-64-v3" CFLAGS="-march=x86-64-v3"` (the C is compiled with
 //! `-O3` and the strict C99 flags, so without floating-point contraction).
 
+use quasidyn_tests::timing::{ns_per_state, SAMPLES, STATES};
 use std::hint::black_box;
-use std::time::Instant;
 
 use quasidyn_tests::generated::{self, *};
 use quasidyn_tests::{random_states, workspace_root, State};
-
-/// States timed per pass (a multiple of every batch size).
-const STATES: usize = 256;
-/// Samples per implementation; the minimum is reported (least disturbed by other load).
-const SAMPLES: usize = 15;
-/// Target duration of one sample.
-const SAMPLE_NS: f64 = 20e6;
-
-/// Best-of-`SAMPLES` time per state of `f(i)` over calls `i` of `per_call` states each, in ns.
-fn ns_per_state(calls: usize, per_call: usize, mut f: impl FnMut(usize)) -> f64 {
-    let mut pass = |reps: usize| {
-        let start = Instant::now();
-        for _ in 0..reps {
-            for i in 0..calls {
-                f(i);
-            }
-        }
-        start.elapsed().as_nanos() as f64 / (reps * calls * per_call) as f64
-    };
-    let warm = pass(10);
-    let reps = ((SAMPLE_NS / (warm * (calls * per_call) as f64)) as usize).max(1);
-    (0..SAMPLES)
-        .map(|_| pass(reps))
-        .fold(f64::INFINITY, f64::min)
-}
 
 type Lanes<const B: usize> = [[f64; B]; 6];
 

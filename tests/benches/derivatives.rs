@@ -5,8 +5,8 @@
 //!
 //! Run with `cargo bench -p quasidyn-tests --bench derivatives`.
 
+use quasidyn_tests::timing::{ns_per_call, SAMPLES, STATES};
 use std::hint::black_box;
-use std::time::Instant;
 
 use quasidyn::reference::{NewtonEulerModel, ReferenceModel};
 use quasidyn_tests::generated::{self, ur5};
@@ -17,31 +17,6 @@ quasidyn::robot!(
     tip = "panda_hand_tcp",
     name = "panda"
 );
-
-/// States cycled through per sample.
-const STATES: usize = 256;
-/// Samples per function; the minimum is reported.
-const SAMPLES: usize = 15;
-/// Target duration of one sample.
-const SAMPLE_NS: f64 = 20e6;
-
-/// Best-of-`SAMPLES` time per call of `f(i)` over states `i`, in ns.
-fn ns_per_call(mut f: impl FnMut(usize)) -> f64 {
-    let pass = |f: &mut dyn FnMut(usize), reps: usize| {
-        let start = Instant::now();
-        for _ in 0..reps {
-            for i in 0..STATES {
-                f(i);
-            }
-        }
-        start.elapsed().as_nanos() as f64 / (reps * STATES) as f64
-    };
-    let warm = pass(&mut f, 10);
-    let reps = ((SAMPLE_NS / (warm * STATES as f64)) as usize).max(1);
-    (0..SAMPLES)
-        .map(|_| pass(&mut f, reps))
-        .fold(f64::INFINITY, f64::min)
-}
 
 type States<const N: usize> = Vec<([f64; N], [f64; N], [f64; N])>;
 

@@ -5,50 +5,17 @@
 //!
 //! Run with `cargo bench -p quasidyn-tests --bench elastic`.
 
+use quasidyn_tests::timing::{ns_per_call, print_rows, STATES};
 use std::hint::black_box;
-use std::time::Instant;
 
 use quasidyn_tests::generated::{two_link_elastic as arm, ur5_elastic as ur5};
 use quasidyn_tests::Rng;
-
-/// States cycled through per sample.
-const STATES: usize = 256;
-/// Samples per function; the minimum is reported.
-const SAMPLES: usize = 15;
-/// Target duration of one sample.
-const SAMPLE_NS: f64 = 20e6;
-
-/// Best-of-`SAMPLES` time per call of `f(i)` over states `i`, in ns.
-fn ns_per_call(mut f: impl FnMut(usize)) -> f64 {
-    let pass = |f: &mut dyn FnMut(usize), reps: usize| {
-        let start = Instant::now();
-        for _ in 0..reps {
-            for i in 0..STATES {
-                f(i);
-            }
-        }
-        start.elapsed().as_nanos() as f64 / (reps * STATES) as f64
-    };
-    let warm = pass(&mut f, 10);
-    let reps = ((SAMPLE_NS / (warm * STATES as f64)) as usize).max(1);
-    (0..SAMPLES)
-        .map(|_| pass(&mut f, reps))
-        .fold(f64::INFINITY, f64::min)
-}
 
 /// `STATES` vectors of `N` values in `[-scale, scale]`.
 fn vectors<const N: usize>(rng: &mut Rng, scale: f64) -> Vec<[f64; N]> {
     (0..STATES)
         .map(|_| std::array::from_fn(|_| rng.range(-scale, scale)))
         .collect()
-}
-
-fn print_rows(title: &str, rows: &[(&str, f64)]) {
-    println!("\n{title}, {STATES} random states, best of {SAMPLES}");
-    println!("  {:<40} {:>10}", "", "ns/call");
-    for (label, ns) in rows {
-        println!("  {label:<40} {ns:>10.1}");
-    }
 }
 
 fn bench_ur5() {

@@ -7,8 +7,8 @@
 //!
 //! Run with `cargo bench -p quasidyn-tests --bench inverse_dynamics`.
 
+use quasidyn_tests::timing::{ns_per_call, print_rows, SAMPLES, STATES};
 use std::hint::black_box;
-use std::time::Instant;
 
 use quasidyn::math::{cos, sin};
 use quasidyn::reference::{NewtonEulerModel, QuasiVelocityModel, ReferenceModel};
@@ -16,32 +16,6 @@ use quasidyn_tests::generated::{
     self, hand, quadruped_floating, quadruped_floating_c, C_PUMA560, C_UR5,
 };
 use quasidyn_tests::{chain_of, random_states, tree_of, workspace_root, CRobot, Rng};
-
-/// States cycled through per sample (enough to defeat branch and value prediction, small
-/// enough to stay in L1).
-const STATES: usize = 256;
-/// Samples per implementation; the minimum is reported (least disturbed by other load).
-const SAMPLES: usize = 15;
-/// Target duration of one sample.
-const SAMPLE_NS: f64 = 20e6;
-
-/// Best-of-`SAMPLES` time per call of `f(i)` over states `i`, in ns.
-fn ns_per_call(mut f: impl FnMut(usize)) -> f64 {
-    let pass = |f: &mut dyn FnMut(usize), reps: usize| {
-        let start = Instant::now();
-        for _ in 0..reps {
-            for i in 0..STATES {
-                f(i);
-            }
-        }
-        start.elapsed().as_nanos() as f64 / (reps * STATES) as f64
-    };
-    let warm = pass(&mut f, 10);
-    let reps = ((SAMPLE_NS / (warm * STATES as f64)) as usize).max(1);
-    (0..SAMPLES)
-        .map(|_| pass(&mut f, reps))
-        .fold(f64::INFINITY, f64::min)
-}
 
 type Arrays<const N: usize> = Vec<([f64; N], [f64; N], [f64; N])>;
 
@@ -107,14 +81,6 @@ fn bench<const N: usize>(stem: &str, rust: InverseDynamics<N>, c: &CRobot<f64>) 
     println!("  {:<34} {:>10} {:>10}", "", "ns/call", "x floor");
     for (label, ns) in rows {
         println!("  {label:<34} {ns:>10.1} {:>10.2}", ns / floor);
-    }
-}
-
-fn print_rows(title: &str, rows: &[(&str, f64)]) {
-    println!("\n{title}, {STATES} random states, best of {SAMPLES}");
-    println!("  {:<40} {:>10}", "", "ns/call");
-    for (label, ns) in rows {
-        println!("  {label:<40} {ns:>10.1}");
     }
 }
 

@@ -9,6 +9,8 @@ use quasidyn::{Body, Chain, Dynamics, Tree, TreeBody};
 use quasidyn_codegen::{FunctionKind, JointKind, Robot};
 use serde::Deserialize;
 
+pub mod timing;
+
 pub mod generated {
     //! Generated Rust modules (`generated::NAME`), FFI declarations of the generated C, and the
     //! registries [`ROBOTS`], [`FLOAT_C`], [`HEADER_ONLY_C`] and [`BATCHES`] (written by
