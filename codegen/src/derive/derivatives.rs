@@ -14,7 +14,7 @@
 //!   straight-line `L D Lᵀ` factorisation that solves for `q̈`. Differentiating the
 //!   division-heavy solve itself would be larger.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::ir::{Graph, Node, NodeId, Var};
 
@@ -109,7 +109,7 @@ pub(crate) fn substitute(
     subs: &HashMap<Var, NodeId>,
 ) -> Vec<NodeId> {
     let live = g.reachable(roots);
-    let mut map: HashMap<NodeId, NodeId> = HashMap::new();
+    let mut map: HashMap<NodeId, NodeId> = HashMap::default();
     for (i, _) in live.iter().enumerate().filter(|(_, l)| **l) {
         let id = NodeId(i as u32);
         let node = g.node(id).clone();

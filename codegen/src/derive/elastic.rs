@@ -261,7 +261,7 @@ pub fn elastic_dynamics(
         return None;
     }
     let joint = |j: usize| u16::try_from(j).expect("at most 64 joints");
-    let mut subs = std::collections::HashMap::new();
+    let mut subs = rustc_hash::FxHashMap::default();
     let mut thetadd = Vec::with_capacity(joints.len());
     for (k, (&j, &(stiffness, damping, inertia))) in joints.iter().zip(&params).enumerate() {
         let theta = g.var(Var::Elastic(ElasticVar::Theta(index(k))));

@@ -249,6 +249,9 @@ pub(crate) fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
         static_force: Vec::new(),
         static_moment: Vec::new(),
         elastic: None,
+        velocity_forces: Vec::new(),
+        relative_momentum: Vec::new(),
+        centrifugal: Vec::new(),
     }
 }
 

@@ -77,21 +77,26 @@ pub(crate) fn shift_sym<A: Algebra>(
     out
 }
 
-/// Lower triangle of `H` (`out[k][j]`, `k ≥ j`), mirrored into a full symmetric matrix.
-/// Entries of two bodies neither of which carries the other are exact zeros, never computed.
-///
-/// With a floating base (`base` its own parameters) the matrix is `(6 + N)²`: the base's
-/// linear then angular velocity first (base frame), then the joints.
-pub(crate) fn mass_matrix<A: Algebra>(
+/// Each subsystem `j` (body `j` and all it carries) summarised about its pole `O_j`, in frame
+/// `j`: first moment `c[j]` and inertia `j[j]` (its mass is the parameter sum `msub`).
+pub(crate) struct Composite<E> {
+    /// First moment about `O_j`.
+    pub c: Vec<V3<E>>,
+    /// Inertia about `O_j`.
+    pub j: Vec<Sym<E>>,
+}
+
+/// A force and a moment about a pole, in that body's frame.
+pub(crate) type Wrench<E> = [V3<E>; 2];
+
+/// Composite bodies from the leaves.
+pub(crate) fn composites<A: Algebra>(
     cx: &mut Cx<'_, A>,
     robot: &Robot,
     st: &Statics<'_, A::E>,
-    base: Option<&BodyParams<A::E>>,
-) -> Vec<Vec<S<A::E>>> {
+) -> Composite<A::E> {
     let n = robot.dof();
     let topo = robot.topology();
-    let prismatic = |j: usize| robot.bodies[j].joint == JointKind::Prismatic;
-    // Composite first moments and inertias about each pole, frame j, from the leaves.
     let mut c: Vec<V3<A::E>> = vec![[S::K(0.0); 3]; n];
     let mut jc: Vec<Sym<A::E>> = vec![[[S::K(0.0); 3]; 3]; n];
     for j in (0..n).rev() {
@@ -134,50 +139,98 @@ pub(crate) fn mass_matrix<A: Algebra>(
             }
         }
     }
+    Composite { c, j: jc }
+}
+
+/// Force and moment about `O_j` (frame `j`) that subsystem `j` needs for a unit `q̈_j`:
+/// because the pole lies on the axis, `axis × c_j` and `J_j axis` for a hinge, `m_j axis`
+/// and `c_j × axis` for a slide.
+pub(crate) fn unit_wrench<A: Algebra>(
+    cx: &mut Cx<'_, A>,
+    robot: &Robot,
+    st: &Statics<'_, A::E>,
+    comp: &Composite<A::E>,
+    j: usize,
+) -> Wrench<A::E> {
+    let u = k3::<A::E>(robot.bodies[j].axis);
+    if robot.bodies[j].joint == JointKind::Prismatic {
+        [cx.scale(st.par.msub[j], &u), cx.cross(&comp.c[j], &u)]
+    } else {
+        [cx.cross(&u, &comp.c[j]), cx.mat_vec(&comp.j[j], &u)]
+    }
+}
+
+/// A wrench about `O_k` (frame `k`) seen about the carrier's pole, in the carrier's frame.
+pub(crate) fn to_carrier<A: Algebra>(
+    cx: &mut Cx<'_, A>,
+    st: &Statics<'_, A::E>,
+    k: usize,
+    w: &Wrench<A::E>,
+) -> Wrench<A::E> {
+    let rot = &st.ori.local[k];
+    let f = cx.mat_vec(rot, &w[0]);
+    let m1 = cx.mat_vec(rot, &w[1]);
+    let df = cx.cross(&st.poles.o[k], &f);
+    [f, cx.vadd(&m1, &df)]
+}
+
+/// The generalised force of joint `i` from a wrench about `O_i` (frame `i`): the force along
+/// a slide, the moment about a hinge.
+pub(crate) fn joint_component<A: Algebra>(
+    cx: &mut Cx<'_, A>,
+    robot: &Robot,
+    i: usize,
+    w: &Wrench<A::E>,
+) -> S<A::E> {
+    let u = k3::<A::E>(robot.bodies[i].axis);
+    if robot.bodies[i].joint == JointKind::Prismatic {
+        cx.dot(&u, &w[0])
+    } else {
+        cx.dot(&u, &w[1])
+    }
+}
+
+/// Lower triangle of `H` (`out[k][j]`, `k ≥ j`), mirrored into a full symmetric matrix.
+/// Entries of two bodies neither of which carries the other are exact zeros, never computed.
+///
+/// With a floating base (`base` its own parameters) the matrix is `(6 + N)²`: the base's
+/// linear then angular velocity first (base frame), then the joints.
+pub(crate) fn mass_matrix<A: Algebra>(
+    cx: &mut Cx<'_, A>,
+    robot: &Robot,
+    st: &Statics<'_, A::E>,
+    base: Option<&BodyParams<A::E>>,
+) -> Vec<Vec<S<A::E>>> {
+    let n = robot.dof();
+    let topo = robot.topology();
+    let prismatic = |j: usize| robot.bodies[j].joint == JointKind::Prismatic;
+    let comp = composites(cx, robot, st);
+    let Composite { c, j: jc } = &comp;
 
     // Offset of the joints in the matrix (6 with a floating base).
     let off = if base.is_some() { 6 } else { 0 };
     let nv = n + off;
     let mut h = vec![vec![S::K(0.0); nv]; nv];
     for j in 0..n {
-        let u = k3::<A::E>(robot.bodies[j].axis);
-        // Force and moment about O_j that subsystem j needs for a unit q̈_j.
-        let (mut f, mut mo) = if prismatic(j) {
-            (cx.scale(st.par.msub[j], &u), cx.cross(&c[j], &u))
-        } else {
-            (cx.cross(&u, &c[j]), cx.mat_vec(&jc[j], &u))
-        };
+        let mut w = unit_wrench(cx, robot, st, &comp, j);
         h[off + j][off + j] = if prismatic(j) {
             st.par.msub[j]
         } else {
-            cx.dot(&u, &mo)
+            joint_component(cx, robot, j, &w)
         };
         // Carried inwards along the path to the base: each carrier's entry is the projection
         // on its axis.
         let mut k = j;
         while let Some(i) = topo.parent(k) {
-            let rot = &st.ori.local[k];
-            f = cx.mat_vec(rot, &f);
-            let m1 = cx.mat_vec(rot, &mo);
-            let df = cx.cross(&st.poles.o[k], &f);
-            mo = cx.vadd(&m1, &df);
-            let ui = k3::<A::E>(robot.bodies[i].axis);
-            h[off + j][off + i] = if prismatic(i) {
-                cx.dot(&ui, &f)
-            } else {
-                cx.dot(&ui, &mo)
-            };
+            w = to_carrier(cx, st, k, &w);
+            h[off + j][off + i] = joint_component(cx, robot, i, &w);
             k = i;
         }
         if base.is_some() {
             // On to the base origin: the base's rows are the force and the moment there.
-            let rot = &st.ori.local[k];
-            f = cx.mat_vec(rot, &f);
-            let m1 = cx.mat_vec(rot, &mo);
-            let df = cx.cross(&st.poles.o[k], &f);
-            mo = cx.vadd(&m1, &df);
-            h[off + j][..3].clone_from_slice(&f);
-            h[off + j][3..6].clone_from_slice(&mo);
+            w = to_carrier(cx, st, k, &w);
+            h[off + j][..3].clone_from_slice(&w[0]);
+            h[off + j][3..6].clone_from_slice(&w[1]);
         }
         // Diagonal entries already carry the composite names (Jc, msub).
         for i in 0..j {

@@ -72,6 +72,14 @@ pub struct Derived<E> {
     /// A chain with elastic joints or flexible links: the first-order tool pose, the
     /// compliance Jacobians and the static deflection.
     pub elastic: Option<Elastic<E>>,
+    /// Fixed base: `C(q, q̇) q̇`, the velocity forces without the weight, `N`; empty for a
+    /// moving base.
+    pub velocity_forces: Vec<E>,
+    /// Fixed base: `y_i = Σ_{j ∈ N_i} H_ij q̇_j` (what the split differentiates along the
+    /// motion, see [`velocity_split`]), `N`; empty for a moving base.
+    pub relative_momentum: Vec<E>,
+    /// Fixed base: the centrifugal forces `h_c` of seed 001, `N`; empty for a moving base.
+    pub centrifugal: Vec<E>,
 }
 
 /// Forward kinematics and Jacobian of one named frame.
@@ -307,6 +315,21 @@ fn derive_inner<A: Algebra>(
         moving_base,
     );
 
+    // The split's inputs (fixed bases): the velocity forces without the weight, the relative
+    // momenta and the centrifugal forces.
+    let (velocity_forces, relative_momentum, centrifugal) = if moving.is_none() {
+        let no_weight = vec![[S::K(0.0); 3]; n];
+        let st0 = dynamics::Statics {
+            grav: &no_weight,
+            ..*js
+        };
+        let h = dynamics::newton_euler(cx, robot, &st0, &qd, &zero, Weight::BodyRows, false, None);
+        let (y, hc) = split::relative_momenta(cx, robot, js, &qd);
+        (h.tau, y, hc)
+    } else {
+        (Vec::new(), Vec::new(), Vec::new())
+    };
+
     let rhs: Vec<S<A::E>> = (0..n)
         .map(|j| {
             let t = S::X(cx.alg.tau(j));
@@ -368,6 +391,9 @@ fn derive_inner<A: Algebra>(
             static_deflection: out(&e.static_deflection),
             tool_error: out(&e.tool_error),
         }),
+        velocity_forces: out(&velocity_forces),
+        relative_momentum: out(&relative_momentum),
+        centrifugal: out(&centrifugal),
     }
 }
 

@@ -5,8 +5,11 @@
 //! subsystem `j` rigidly, and prismatic joints too leave the inertia of what they carry, seen
 //! from their own axis, unchanged. So only `∂H_kj/∂q_i` with `i > j` are ever requested.
 
-use super::scalar::{Cx, S};
+use super::dynamics::Statics;
+use super::mass_matrix::{composites, joint_component, to_carrier, unit_wrench, Wrench};
+use super::scalar::{k3, zero3, Cx, S};
 use crate::algebra::Algebra;
+use crate::model::{JointKind, Robot};
 
 /// `(h_c, h_o, h_g)`, one entry per joint each.
 pub type Split<E> = (Vec<E>, Vec<E>, Vec<E>);
@@ -88,4 +91,65 @@ pub fn velocity_split<A: Algebra>(
     // needs only the derivatives.
     let _ = h;
     (hc, ho, hg)
+}
+
+/// `(y, h_c)` of [`relative_momenta`], one entry per joint.
+pub(crate) type MomentaAndCentrifugal<E> = (Vec<S<E>>, Vec<S<E>>);
+
+/// The two recursions the split needs besides the velocity forces, in one backward pass over
+/// the composite bodies (`O(N)` operations, where the formulas above read `O(N³)` derivatives
+/// of the mass matrix):
+///
+/// - `y_i = Σ_{j ∈ N_i} H_ij q̇_j`, the generalised momentum of joint `i` when its carrier is
+///   held still: with `F_j` the wrench a unit `q̈_j` needs (the mass-matrix column), carried
+///   to `O_i` and projected on axis `i`. Its rate along the motion at `q̈ = 0`,
+///   `T_i = Σ_{j≥i} Ḣ_ij q̇_j`, is the velocity force of joint `i` with the joints before it
+///   held still: every term of `h_i` whose lowest velocity index is `i` or more.
+/// - `h_c,i = Σ_{j ∈ N_i, j≠i} H_jij q̇_j²` (Statement 2 (7)): turning joint `j` turns
+///   subsystem `j` about its axis `u_j` through `O_j`, so `∂F_j/∂q_j = u_j × F_j` (both the
+///   force and the moment; zero for a slide, whose force is along `u_j`), carried and projected
+///   like `F_j`.
+pub(crate) fn relative_momenta<A: Algebra>(
+    cx: &mut Cx<'_, A>,
+    robot: &Robot,
+    st: &Statics<'_, A::E>,
+    qd: &[S<A::E>],
+) -> MomentaAndCentrifugal<A::E> {
+    let n = robot.dof();
+    let topo = robot.topology();
+    let comp = composites(cx, robot, st);
+    let zero = [zero3(), zero3()];
+    // `mom[j]`: Σ over subsystem j of F_k q̇_k; `cen[j]`: Σ over what j carries of
+    // (u_k × F_k) q̇_k², both about O_j in frame j.
+    let mut mom: Vec<Wrench<A::E>> = vec![zero; n];
+    let mut cen: Vec<Wrench<A::E>> = vec![zero; n];
+    let mut y = vec![S::K(0.0); n];
+    let mut hc = vec![S::K(0.0); n];
+    for j in (0..n).rev() {
+        let f = unit_wrench(cx, robot, st, &comp, j);
+        let mut m = [cx.scale(qd[j], &f[0]), cx.scale(qd[j], &f[1])];
+        let mut c = zero;
+        for &k in topo.children(j) {
+            let mk = to_carrier(cx, st, k, &mom[k]);
+            m = [cx.vadd(&m[0], &mk[0]), cx.vadd(&m[1], &mk[1])];
+            let mut ck = cen[k];
+            if robot.bodies[k].joint != JointKind::Prismatic {
+                let u = k3::<A::E>(robot.bodies[k].axis);
+                let fk = unit_wrench(cx, robot, st, &comp, k);
+                let q2 = cx.mul(qd[k], qd[k]);
+                for p in 0..2 {
+                    let d = cx.cross(&u, &fk[p]);
+                    let d = cx.scale(q2, &d);
+                    ck[p] = cx.vadd(&ck[p], &d);
+                }
+            }
+            let ck = to_carrier(cx, st, k, &ck);
+            c = [cx.vadd(&c[0], &ck[0]), cx.vadd(&c[1], &ck[1])];
+        }
+        y[j] = joint_component(cx, robot, j, &m);
+        hc[j] = joint_component(cx, robot, j, &c);
+        mom[j] = m;
+        cen[j] = c;
+    }
+    (y, hc)
 }

@@ -8,7 +8,7 @@
 //!   `Neg(m)` (`c = -1`), `Mul([Const c, m])` (other `c`) or `Const c` (no monomial);
 //! - a sum holds at most one term per monomial, sorted by id, with no nested sums.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use indexmap::IndexMap;
 

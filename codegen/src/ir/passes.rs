@@ -1,6 +1,6 @@
 //! Whole-graph passes: liveness, compaction, lowering of multi-joint `sin`/`cos`.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::graph::Graph;
 use super::node::{Node, NodeId, Var};
@@ -37,7 +37,7 @@ impl Graph {
     /// addition per identity cost far less than a `sin`/`cos` call, even counting the unused
     /// partner of a pair. Returns the rebuilt graph (dead nodes dropped) and the roots' ids.
     pub fn lower_trig_sums(&self, roots: &[NodeId]) -> (Graph, Vec<NodeId>) {
-        let mut memo: HashMap<Var, NodeId> = HashMap::new();
+        let mut memo: HashMap<Var, NodeId> = HashMap::default();
         self.rebuild(roots, move |g, _, node| match node {
             Node::Var(v @ (Var::Sin(m) | Var::Cos(m))) if m.count_ones() > 1 => {
                 Some(lower_trig(g, *v, &mut memo))
@@ -54,7 +54,7 @@ impl Graph {
     /// keeps per function whichever is cheaper.
     pub fn lower_trig_sums_stepwise(&self, roots: &[NodeId]) -> (Graph, Vec<NodeId>) {
         let live = self.reachable(roots);
-        let mut memo: HashMap<Var, NodeId> = HashMap::new();
+        let mut memo: HashMap<Var, NodeId> = HashMap::default();
         self.copy_live(roots, &live, |out, map, _, node| match node {
             Node::Var(v @ (Var::Sin(m) | Var::Cos(m))) if m.count_ones() > 1 => {
                 lower_trig(out, *v, &mut memo)

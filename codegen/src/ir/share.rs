@@ -7,7 +7,7 @@
 //! the operands of an earlier live sum (product) to use that sum's value instead; a sum may also
 //! reuse an earlier sum with every sign flipped, as a subtraction.
 
-use std::collections::{HashMap, HashSet};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::graph::Graph;
 use super::node::{Node, NodeId};
@@ -55,7 +55,7 @@ impl<T: Copy + Eq + std::hash::Hash> Pool<T> {
     fn new() -> Self {
         Pool {
             items: Vec::new(),
-            by_operand: HashMap::new(),
+            by_operand: HashMap::default(),
         }
     }
 
@@ -151,7 +151,7 @@ impl Graph {
         out.copy_tables_from(self);
         // The early pairs' operands are leaves, so interning them first keeps children before
         // parents, and the walk finds them again by hash-consing.
-        let mut early: HashSet<NodeId> = HashSet::new();
+        let mut early: HashSet<NodeId> = HashSet::default();
         for (i, node) in self.nodes().iter().enumerate().filter(|_| early_pairs) {
             if let (true, Node::Mul(v)) = (live[i], node) {
                 if v.len() == 2 && v.iter().all(|&c| matches!(self.node(c), Node::Var(_))) {
@@ -273,7 +273,7 @@ impl Graph {
     /// `c_2 q̇_1` itself was flattened into them.
     pub fn share_common_factor_pairs(&self, roots: &[NodeId]) -> (Graph, Vec<NodeId>) {
         let live = self.reachable(roots);
-        let mut lists: HashMap<usize, Vec<Factor>> = HashMap::new();
+        let mut lists: HashMap<usize, Vec<Factor>> = HashMap::default();
         for (i, node) in self.nodes().iter().enumerate() {
             if let Node::Mul(v) = node {
                 if live[i] && v.len() >= 3 && self.as_const(v[0]).is_none() {
@@ -285,7 +285,7 @@ impl Graph {
         order.sort_unstable();
         let mut pairs: Vec<(Factor, Factor)> = Vec::new();
         loop {
-            let mut counts: HashMap<(Factor, Factor), usize> = HashMap::new();
+            let mut counts: HashMap<(Factor, Factor), usize> = HashMap::default();
             for i in &order {
                 let f = &lists[i];
                 if f.len() < 3 {
@@ -444,8 +444,8 @@ impl Graph {
                 sums.push((i, ops));
             }
         }
-        let mut counts: HashMap<PairKey, usize> = HashMap::new();
-        let mut holders: HashMap<PairKey, Vec<usize>> = HashMap::new();
+        let mut counts: HashMap<PairKey, usize> = HashMap::default();
+        let mut holders: HashMap<PairKey, Vec<usize>> = HashMap::default();
         for (k, (_, ops)) in sums.iter().enumerate() {
             for key in sum_pairs(ops) {
                 *counts.entry(key).or_default() += 1;
@@ -500,7 +500,7 @@ impl Graph {
         }
 
         // The old term node of each (monomial, coefficient), so rebuilt terms reuse it.
-        let mut old_terms: HashMap<(Mono, u64), NodeId> = HashMap::new();
+        let mut old_terms: HashMap<(Mono, u64), NodeId> = HashMap::default();
         for (_, ops) in &sums {
             for o in ops {
                 if let Operand::Old(c, Some(m), bits) = *o {
