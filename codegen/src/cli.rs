@@ -13,7 +13,7 @@ use crate::build::{
 };
 use crate::emit::COptions;
 use crate::equations::{function_by_name, function_name, try_equations, Format};
-use crate::generate::build_module;
+use crate::generate::{build_module_only, select_functions};
 use crate::import::{ImportOptions, Imported};
 use crate::params::MethodParams;
 use crate::progress::{Progress, Step};
@@ -206,6 +206,10 @@ pub enum Command {
         /// floating base body.
         #[arg(long)]
         floating_base: bool,
+        /// Count only these functions (names as for `generate --only`); the others are not
+        /// derived at all.
+        #[arg(long, value_delimiter = ',', value_name = "FUNCTION,...")]
+        only: Option<Vec<String>>,
     },
     /// Convert a URDF file or DH table into an equivalent quasidyn spec (printed on stdout).
     Import {
@@ -308,7 +312,12 @@ pub fn run(cli: Cli) -> miette::Result<()> {
             frames,
             no_snap,
             floating_base,
-        } => stats(&input, &options(tip, frames, no_snap, floating_base)),
+            only,
+        } => stats(
+            &input,
+            &options(tip, frames, no_snap, floating_base),
+            only.as_deref(),
+        ),
         Command::Import {
             input,
             tip,
@@ -506,9 +515,13 @@ fn write_all(dir: &Path, files: &[(String, String)]) -> Result<(), Error> {
     Ok(())
 }
 
-fn stats(path: &Path, options: &ImportOptions) -> miette::Result<()> {
+fn stats(path: &Path, options: &ImportOptions, only: Option<&[String]>) -> miette::Result<()> {
     let robot = load(path, options)?;
-    let module = build_module(&robot).lowered();
+    let kinds = match only {
+        Some(names) => Some(select_functions(&robot, names)?),
+        None => None,
+    };
+    let module = build_module_only(&robot, kinds.as_deref()).lowered();
     println!(
         "{}: operations of the generated functions ({} joints; common subexpressions counted once)",
         robot.name,

@@ -681,6 +681,34 @@ fn stats_lists_every_function() {
 }
 
 #[test]
+fn stats_only_counts_the_functions_named() {
+    let row = |stdout: &str, name: &str| -> Option<Vec<String>> {
+        stdout
+            .lines()
+            .map(|l| l.split_whitespace().map(str::to_owned).collect::<Vec<_>>())
+            .find(|fields| fields.first().map(String::as_str) == Some(name))
+    };
+    let full = quasidyn(&["stats", "robots/ur5.toml"]);
+    assert!(full.status.success(), "{}", text(&full.stderr));
+    let run = quasidyn(&["stats", "robots/ur5.toml", "--only", "gravity,coriolis"]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let stdout = text(&run.stdout);
+    // Gravity's code does not depend on what else is generated with it.
+    assert_eq!(row(&stdout, "gravity"), row(&text(&full.stdout), "gravity"));
+    assert!(row(&stdout, "coriolis").is_some(), "{stdout}");
+    for absent in ["inverse_dynamics", "mass_matrix", "gyroscopic", "regressor"] {
+        assert!(row(&stdout, absent).is_none(), "{absent} listed:\n{stdout}");
+    }
+    let bad = quasidyn(&["stats", "robots/ur5.toml", "--only", "coriolus"]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        text(&bad.stderr).contains("coriolus"),
+        "{}",
+        text(&bad.stderr)
+    );
+}
+
+#[test]
 fn import_writes_an_equivalent_spec() {
     let table = "tests/fixtures/dh/rx90.toml";
     let run = quasidyn(&["import", table]);
