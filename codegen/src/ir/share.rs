@@ -256,7 +256,28 @@ enum Factor {
     Pair(usize),
 }
 
-/// How often the pair `(a, b)` can be taken out of the sorted factor list `f`.
+/// Every pair `(a, b)`, `a <= b`, that can be taken out of the factor list `f` and how often
+/// (none for fewer than three factors: a product of two is already one multiplication).
+fn factor_pairs(f: &[Factor]) -> Vec<((Factor, Factor), usize)> {
+    if f.len() < 3 {
+        return Vec::new();
+    }
+    let mut distinct = f.to_vec();
+    distinct.sort_unstable();
+    distinct.dedup();
+    let mut out = Vec::new();
+    for (x, &a) in distinct.iter().enumerate() {
+        for &b in &distinct[x..] {
+            let n = occurrences(f, a, b);
+            if n > 0 {
+                out.push(((a, b), n));
+            }
+        }
+    }
+    out
+}
+
+/// How often the pair `(a, b)` can be taken out of the factor list `f`.
 fn occurrences(f: &[Factor], a: Factor, b: Factor) -> usize {
     let ca = f.iter().filter(|&&x| x == a).count();
     if a == b {
@@ -272,57 +293,81 @@ impl Graph {
     /// what keeps `(c_2 q̇_1)²` and `c_2 q̇_1 q̇_2` from multiplying `c_2 q̇_1` out again when
     /// `c_2 q̇_1` itself was flattened into them.
     pub fn share_common_factor_pairs(&self, roots: &[NodeId]) -> (Graph, Vec<NodeId>) {
+        use std::cmp::Reverse;
+        use std::collections::BinaryHeap;
+
         let live = self.reachable(roots);
-        let mut lists: HashMap<usize, Vec<Factor>> = HashMap::default();
+        let mut lists: Vec<Vec<Factor>> = Vec::new();
+        let mut list_of: HashMap<usize, usize> = HashMap::default();
         for (i, node) in self.nodes().iter().enumerate() {
             if let Node::Mul(v) = node {
                 if live[i] && v.len() >= 3 && self.as_const(v[0]).is_none() {
-                    lists.insert(i, v.iter().map(|&c| Factor::Node(c)).collect());
+                    list_of.insert(i, lists.len());
+                    lists.push(v.iter().map(|&c| Factor::Node(c)).collect());
                 }
             }
         }
-        let mut order: Vec<usize> = lists.keys().copied().collect();
-        order.sort_unstable();
-        let mut pairs: Vec<(Factor, Factor)> = Vec::new();
-        loop {
-            let mut counts: HashMap<(Factor, Factor), usize> = HashMap::default();
-            for i in &order {
-                let f = &lists[i];
-                if f.len() < 3 {
-                    continue;
-                }
-                let mut distinct = f.clone();
-                distinct.sort_unstable();
-                distinct.dedup();
-                for (x, &a) in distinct.iter().enumerate() {
-                    for &b in &distinct[x..] {
-                        let n = occurrences(f, a, b);
-                        if n > 0 {
-                            *counts.entry((a, b)).or_default() += n;
-                        }
-                    }
-                }
+        // Pair counts kept up to date as pairs are taken out, so each step costs only the
+        // products that change; the heap holds (count, pair) with stale entries skipped, and
+        // pops the most frequent pair, the smallest on ties.
+        let mut counts: HashMap<(Factor, Factor), usize> = HashMap::default();
+        let mut holders: HashMap<(Factor, Factor), Vec<usize>> = HashMap::default();
+        let mut heap: BinaryHeap<(usize, Reverse<(Factor, Factor)>)> = BinaryHeap::new();
+        for (k, f) in lists.iter().enumerate() {
+            for (pair, n) in factor_pairs(f) {
+                *counts.entry(pair).or_default() += n;
+                holders.entry(pair).or_default().push(k);
             }
-            let Some((&(a, b), &n)) = counts.iter().max_by(|x, y| x.1.cmp(y.1).then(y.0.cmp(x.0)))
-            else {
-                break;
-            };
-            if n < 2 {
-                break;
+        }
+        heap.extend(
+            counts
+                .iter()
+                .filter(|(_, &n)| n >= 2)
+                .map(|(&pair, &n)| (n, Reverse(pair))),
+        );
+        let mut pairs: Vec<(Factor, Factor)> = Vec::new();
+        while let Some((n, Reverse((a, b)))) = heap.pop() {
+            if counts.get(&(a, b)) != Some(&n) {
+                continue;
             }
             let k = pairs.len();
             pairs.push((a, b));
-            for i in &order {
-                let f = lists.get_mut(i).expect("listed");
-                if f.len() < 3 {
+            let mut holding = holders.remove(&(a, b)).unwrap_or_default();
+            holding.sort_unstable();
+            holding.dedup();
+            let mut changed: HashSet<(Factor, Factor)> = HashSet::default();
+            for s in holding {
+                let f = &mut lists[s];
+                let times = occurrences(f, a, b);
+                if f.len() < 3 || times == 0 {
                     continue;
                 }
-                for _ in 0..occurrences(f, a, b) {
+                for (pair, m) in factor_pairs(f) {
+                    *counts.get_mut(&pair).expect("counted") -= m;
+                    changed.insert(pair);
+                }
+                for _ in 0..times {
                     for x in [a, b] {
                         let p = f.iter().position(|&y| y == x).expect("present");
                         f.remove(p);
                     }
                     f.push(Factor::Pair(k));
+                }
+                for (pair, m) in factor_pairs(f) {
+                    *counts.entry(pair).or_default() += m;
+                    holders.entry(pair).or_default().push(s);
+                    changed.insert(pair);
+                }
+            }
+            let mut changed: Vec<(Factor, Factor)> = changed.into_iter().collect();
+            changed.sort_unstable();
+            for pair in changed {
+                match counts.get(&pair) {
+                    Some(&0) => {
+                        counts.remove(&pair);
+                    }
+                    Some(&m) if m >= 2 => heap.push((m, Reverse(pair))),
+                    _ => {}
                 }
             }
         }
@@ -349,8 +394,9 @@ impl Graph {
                 }
             }
         }
-        self.copy_live(roots, &live, |out, map, i, node| match lists.get(&i) {
-            Some(f) => {
+        self.copy_live(roots, &live, |out, map, i, node| match list_of.get(&i) {
+            Some(&l) => {
+                let f = &lists[l];
                 let mut v: Vec<NodeId> = f
                     .iter()
                     .map(|&x| factor(out, map, &pairs, &mut built, x))
@@ -446,10 +492,19 @@ impl Graph {
         }
         let mut counts: HashMap<PairKey, usize> = HashMap::default();
         let mut holders: HashMap<PairKey, Vec<usize>> = HashMap::default();
-        for (k, (_, ops)) in sums.iter().enumerate() {
+        for (_, ops) in &sums {
             for key in sum_pairs(ops) {
                 *counts.entry(key).or_default() += 1;
-                holders.entry(key).or_default().push(k);
+            }
+        }
+        // A pair of old terms is never made again, so one held by a single sum stays there
+        // alone: only pairs held twice or more need their holders (most pairs are single).
+        counts.retain(|_, n| *n >= 2);
+        for (k, (_, ops)) in sums.iter().enumerate() {
+            for key in sum_pairs(ops) {
+                if counts.contains_key(&key) {
+                    holders.entry(key).or_default().push(k);
+                }
             }
         }
         let mut heap: BinaryHeap<(usize, Reverse<PairKey>)> = counts
@@ -479,15 +534,19 @@ impl Graph {
                 if found != key {
                     continue;
                 }
-                for old in sum_pairs(ops) {
-                    if let Some(c) = counts.get_mut(&old) {
-                        *c -= 1;
-                    }
-                }
+                // Only the pairs with either taken term change: they give way to the pairs
+                // with the new one. (A lowered count stays off the heap: pushing it back was
+                // tried and found no smaller code on the shipped robots.)
                 ops.remove(pa.max(pb));
                 ops.remove(pa.min(pb));
-                ops.push(Operand::Pair(k, neg));
-                for new in sum_pairs(ops) {
+                let tp = (Mono::Pair(k), if neg { -1.0 } else { 1.0 });
+                for t in ops.iter().filter_map(|o| o.term()) {
+                    for old in [pair_key(ta, t).0, pair_key(tb, t).0] {
+                        if let Some(c) = counts.get_mut(&old) {
+                            *c -= 1;
+                        }
+                    }
+                    let new = pair_key(tp, t).0;
                     let c = counts.entry(new).or_default();
                     *c += 1;
                     holders.entry(new).or_default().push(s);
@@ -495,6 +554,7 @@ impl Graph {
                         heap.push((*c, Reverse(new)));
                     }
                 }
+                ops.push(Operand::Pair(k, neg));
             }
             counts.remove(&key);
         }
