@@ -572,16 +572,16 @@ fn check_random(seed: u64, general_axes: bool) {
         .collect();
     close(&mqdd, &d.inverse_dynamics, TOL, &what("M qdd + nle"));
 
-    // Forward ∘ inverse round trip.
+    // Forward ∘ inverse round trip, by articulated bodies and by the factorisation of M.
     let tau: Vec<f64> = (0..n).map(|_| rng.range(-5.0, 5.0)).collect();
     let f = eval(&robot, &q, &qd, &zero, &tau);
-    let back = eval(&robot, &q, &qd, &f.forward_dynamics, &zero);
-    close(
-        &back.inverse_dynamics,
-        &tau,
-        1e-9,
-        &what("forward dynamics"),
-    );
+    for (qdd, how) in [
+        (&f.forward_dynamics, "forward dynamics (articulated)"),
+        (&f.forward_dynamics_factored, "forward dynamics (factored)"),
+    ] {
+        let back = eval(&robot, &q, &qd, qdd, &zero);
+        close(&back.inverse_dynamics, &tau, 1e-9, &what(how));
+    }
 
     // Jacobian against central differences of the tool pose. Step 1e-5: truncation
     // ~h²·|p'''| ≈ 1e-10, rounding ~1e-16/h ≈ 1e-11, so 1e-7 leaves a wide margin.
@@ -700,16 +700,17 @@ fn check_random_tree(seed: u64) {
         }
     }
 
-    // Forward ∘ inverse round trip through the leaf-first factorisation.
+    // Forward ∘ inverse round trip, by articulated bodies and through the leaf-first
+    // factorisation.
     let tau: Vec<f64> = (0..n).map(|_| rng.range(-5.0, 5.0)).collect();
     let f = eval(&robot, &q, &qd, &zero, &tau);
-    let back = eval(&robot, &q, &qd, &f.forward_dynamics, &zero);
-    close(
-        &back.inverse_dynamics,
-        &tau,
-        1e-9,
-        &what("forward dynamics"),
-    );
+    for (qdd, how) in [
+        (&f.forward_dynamics, "forward dynamics (articulated)"),
+        (&f.forward_dynamics_factored, "forward dynamics (factored)"),
+    ] {
+        let back = eval(&robot, &q, &qd, qdd, &zero);
+        close(&back.inverse_dynamics, &tau, 1e-9, &what(how));
+    }
 
     // Frames: pose against the reference, Jacobian against central differences.
     let h = 1e-5;

@@ -85,7 +85,7 @@ const BOUNDS: &[(&str, &str, usize, usize, usize)] = &[
     ("cartesian6", "gravity", 1, 0, 1),
     ("cartesian6", "nonlinear_effects", 38, 16, 6),
     ("cartesian6", "mass_matrix", 14, 2, 4),
-    ("cartesian6", "forward_dynamics", 106, 47, 6),
+    ("cartesian6", "forward_dynamics", 97, 48, 6),
     ("cartesian6", "forward_kinematics", 15, 10, 6),
     ("cartesian6", "jacobian", 9, 1, 4),
     ("cartesian6", "centrifugal", 9, 2, 4),

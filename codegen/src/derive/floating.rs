@@ -236,6 +236,7 @@ pub(crate) fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
         nonlinear_effects: out(&nle),
         mass_matrix: out(&mflat),
         forward_dynamics: out(&fd),
+        forward_dynamics_factored: Vec::new(),
         tool_rotation: tool.as_ref().map_or(Vec::new(), |t| out(&flat(&t.0))),
         tool_position: tool.as_ref().map_or(Vec::new(), |t| out(&t.1)),
         jacobian: tool.as_ref().map_or(Vec::new(), |t| out(&t.2)),
