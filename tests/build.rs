@@ -826,6 +826,9 @@ fn floating_signature(kind: FunctionKind) -> (&'static [&'static str], usize) {
         FunctionKind::NonlinearEffects => (&["q", "v"], 1),
         FunctionKind::ForwardDynamics => (&["q", "v", "tau"], 1),
         FunctionKind::FrameKinematics(_) => (&["q"], 2),
+        FunctionKind::InverseDynamicsDerivatives => (&["q", "v", "a"], 2),
+        FunctionKind::GravityDerivatives => (&["q"], 1),
+        FunctionKind::ForwardDynamicsDerivatives => (&["q", "v", "tau"], 3),
         other => panic!("no floating-base contract for {other:?}"),
     }
 }
@@ -860,12 +863,20 @@ fn floating_glue(stem: &str, name: &str, module: &Module) -> String {
             .collect();
         let call = format!("{name}::{f}({})", rust_args.join(", "));
         let rust_out = match kind {
-            FunctionKind::MassMatrix | FunctionKind::FrameJacobian(_) => {
+            FunctionKind::MassMatrix
+            | FunctionKind::FrameJacobian(_)
+            | FunctionKind::GravityDerivatives => {
                 format!("vec![flat_rows(&{call})]")
             }
             FunctionKind::FrameKinematics(_) => {
                 format!("{{ let (o0, o1) = {call}; vec![flat_rows(&o0), o1.to_vec()] }}")
             }
+            FunctionKind::InverseDynamicsDerivatives => {
+                format!("{{ let (o0, o1) = {call}; vec![flat_rows(&o0), flat_rows(&o1)] }}")
+            }
+            FunctionKind::ForwardDynamicsDerivatives => format!(
+                "{{ let (o0, o1, o2) = {call}; vec![flat_rows(&o0), flat_rows(&o1), flat_rows(&o2)] }}"
+            ),
             _ => format!("vec![{call}.to_vec()]"),
         };
         let path = kind_path(kind);

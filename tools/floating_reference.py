@@ -30,6 +30,11 @@ For a fixed seed and 20 random states it records, per state:
   nonlinear_effects NV           nonLinearEffects(q, v)
   mass_matrix       NV x NV      crba, full symmetric, row-major
   forward_dynamics  NV           aba(q, v, tau_fd)
+  and for robots of at most 12 joints, the derivatives, NV x NV row-major, with respect to the
+  tangent of q (base displacement in the base frame, then the joints: pin.integrate's):
+  dtau_dq, dtau_dv  computeRNEADerivatives(q, v, a)
+  dg_dq             computeGeneralizedGravityDerivatives(q)
+  dqdd_dq, dqdd_dv, Minv  computeABADerivatives(q, v, tau_fd) (Minv full from its upper triangle)
   frames[k]: rotation (3 x 3 row-major, world frame), position (3), jacobian (6 x NV row-major,
              getFrameJacobian(LOCAL_WORLD_ALIGNED): rows 0-2 linear velocity of the frame
              origin, 3-5 angular velocity, world axes)
@@ -156,6 +161,10 @@ def urdf_fixture(path):
     return out
 
 
+# Robots with at most this many joints also get the derivatives (NV x NV each, per state).
+DERIVATIVES_MAX_JOINTS = 12
+
+
 def fixture_of(model, fids, name, frame_names):
     data = model.createData()
     nq, nv, n = model.nq, model.nv, model.nv - 6
@@ -183,6 +192,20 @@ def fixture_of(model, fids, name, frame_names):
             "mass_matrix": M.flatten().tolist(),
             "forward_dynamics": pin.aba(model, data, qn, v, tau).tolist(),
         }
+        if n <= DERIVATIVES_MAX_JOINTS:
+            # Derivatives along the tangent of q (the base's displacement in its own frame,
+            # as pin.integrate), NV x NV row-major; Minv full from its upper triangle.
+            pin.computeRNEADerivatives(model, data, qn, v, a)
+            st["dtau_dq"] = np.asarray(data.dtau_dq).flatten().tolist()
+            st["dtau_dv"] = np.asarray(data.dtau_dv).flatten().tolist()
+            st["dg_dq"] = np.asarray(
+                pin.computeGeneralizedGravityDerivatives(model, data, qn)
+            ).flatten().tolist()
+            pin.computeABADerivatives(model, data, qn, v, tau)
+            minv = np.triu(data.Minv) + np.triu(data.Minv, 1).T
+            st["dqdd_dq"] = np.asarray(data.ddq_dq).flatten().tolist()
+            st["dqdd_dv"] = np.asarray(data.ddq_dv).flatten().tolist()
+            st["Minv"] = minv.flatten().tolist()
         pin.framesForwardKinematics(model, data, qn)
         pin.computeJointJacobians(model, data, qn)
         st["frames"] = [

@@ -3,7 +3,7 @@
 use crate::algebra::Algebra;
 use crate::derive::{
     base_regressor, derivatives, derive_with, elastic_dynamics, elastic_rates, regressor,
-    standard_values, velocity_split, BaseSet, Derivatives, Regressor, Split,
+    standard_values, velocity_split, BaseSet, Coordinates, Derivatives, Regressor, Split,
 };
 use crate::emit::function_name;
 use crate::ir::{Constant, Function, FunctionKind, Graph, Module, NodeId, Output, Var};
@@ -53,8 +53,9 @@ pub fn build_module_physical(robot: &Robot) -> Module {
 /// The functions [`build_module`] generates for `robot`, in file order, found without deriving
 /// anything: the eleven dynamics and kinematics functions (a tree has no tool, so no
 /// `forward_kinematics` or `jacobian`; a moving base has no velocity split; with base
-/// parameters or a moving base no static joint reactions), the derivatives and the regressors
-/// (fixed bases), then each named frame's pose and Jacobian.
+/// parameters or a moving base no static joint reactions), the derivatives, the regressor
+/// (fixed and prescribed bases), the base regressor (fixed bases), then each named frame's
+/// pose and Jacobian.
 pub fn available_functions(robot: &Robot) -> Vec<FunctionKind> {
     let fixed = robot.motion == BaseMotion::Fixed;
     let mut kinds: Vec<FunctionKind> = FunctionKind::ALL
@@ -66,9 +67,12 @@ pub fn available_functions(robot: &Robot) -> Vec<FunctionKind> {
             _ => true,
         })
         .collect();
+    kinds.extend(FunctionKind::DERIVATIVES);
+    if robot.motion != BaseMotion::Floating {
+        kinds.push(FunctionKind::Regressor);
+    }
     if fixed {
-        kinds.extend(FunctionKind::DERIVATIVES);
-        kinds.extend(FunctionKind::IDENTIFICATION);
+        kinds.push(FunctionKind::BaseRegressor);
     }
     for k in 0..robot.frames.len() {
         let index = u16::try_from(k).expect("frames fit u16");
@@ -171,7 +175,8 @@ fn build(
     let n = robot.dof();
     let wanted = |kind: FunctionKind| only.map_or(true, |only| only.contains(&kind));
     let any = |kinds: &[FunctionKind]| kinds.iter().any(|&k| wanted(k));
-    // The split, the derivatives and the regressors are for fixed bases only so far.
+    // The split and the base regressor are for fixed bases only so far, the regressor for
+    // fixed and prescribed ones.
     let moving = robot.motion != BaseMotion::Fixed;
     let split_kinds = [
         FunctionKind::Centrifugal,
@@ -179,8 +184,9 @@ fn build(
         FunctionKind::Gyroscopic,
     ];
     let do_split = !moving && any(&split_kinds);
-    let do_derivatives = !moving && any(&FunctionKind::DERIVATIVES);
-    let do_regressor = !moving && wanted(FunctionKind::Regressor);
+    let do_derivatives = any(&FunctionKind::DERIVATIVES);
+    let floating = robot.is_floating();
+    let do_regressor = !floating && wanted(FunctionKind::Regressor);
     let do_base = !moving && wanted(FunctionKind::BaseRegressor);
     let parts = 1 + [do_split, do_derivatives, do_regressor, do_base]
         .iter()
@@ -190,7 +196,14 @@ fn build(
 
     step.next("dynamics and kinematics");
     let mut graph = Graph::new();
-    let derived = derive_with(&mut graph, robot, regroup);
+    let mut derived = derive_with(&mut graph, robot, regroup);
+    // Forward dynamics: the shorter of the articulated-body recursion and the factorisation.
+    if !derived.forward_dynamics_factored.is_empty() {
+        let factored = std::mem::take(&mut derived.forward_dynamics_factored);
+        if graph.op_count(&factored).total() < graph.op_count(&derived.forward_dynamics).total() {
+            derived.forward_dynamics = factored;
+        }
+    }
     // Joint-space outputs span the base's coordinates too with a floating base.
     let nv = if robot.is_floating() { n + 6 } else { n };
 
@@ -204,14 +217,21 @@ fn build(
         (Vec::new(), Vec::new(), Vec::new())
     };
 
-    // The derivatives and the regressors are for fixed bases only so far (a floating base
-    // needs them on the configuration manifold): empty outputs, left out below.
+    // A floating base's derivatives are along the tangent of its pose (Pinocchio's); a
+    // prescribed base's are with respect to the joints, its motion an input held fixed.
     let der = if !do_derivatives {
         Derivatives::default()
     } else {
         step.next("derivatives");
+        let parent: Vec<Option<usize>> = robot.bodies.iter().map(|b| b.parent).collect();
+        let coordinates = if robot.is_floating() {
+            Coordinates::floating(&mut graph, &parent)
+        } else {
+            Coordinates::joints(&parent)
+        };
         derivatives(
             &mut graph,
+            &coordinates,
             &derived.inverse_dynamics,
             &derived.gravity,
             &derived.nonlinear_effects,
@@ -221,8 +241,8 @@ fn build(
     let reg = if !do_regressor {
         Regressor {
             y: Vec::new(),
-            // The constant is emitted whatever is generated (fixed bases).
-            standard: if moving {
+            // The constant is emitted whatever is generated (fixed and prescribed bases).
+            standard: if floating {
                 Vec::new()
             } else {
                 standard_values(robot)
@@ -303,20 +323,20 @@ fn build(
         function(
             FunctionKind::InverseDynamicsDerivatives,
             vec![
-                matrix("dtau_dq", n, n, der.dtau_dq),
-                matrix("dtau_dqd", n, n, der.dtau_dqd),
+                matrix("dtau_dq", nv, nv, der.dtau_dq),
+                matrix("dtau_dqd", nv, nv, der.dtau_dqd),
             ],
         ),
         function(
             FunctionKind::GravityDerivatives,
-            vec![matrix("dg_dq", n, n, der.dg_dq)],
+            vec![matrix("dg_dq", nv, nv, der.dg_dq)],
         ),
         function(
             FunctionKind::ForwardDynamicsDerivatives,
             vec![
-                matrix("dqdd_dq", n, n, der.dqdd_dq),
-                matrix("dqdd_dqd", n, n, der.dqdd_dqd),
-                matrix("Minv", n, n, der.minv),
+                matrix("dqdd_dq", nv, nv, der.dqdd_dq),
+                matrix("dqdd_dqd", nv, nv, der.dqdd_dqd),
+                matrix("Minv", nv, nv, der.minv),
             ],
         ),
         function(FunctionKind::Regressor, vec![matrix("Y", n, 10 * n, reg.y)]),

@@ -180,6 +180,142 @@ fn joint_rows_of_the_floating_base_pinocchio() {
     }
 }
 
+/// The joint-space derivatives of a prescribed base: with the base's motion held, the
+/// inverse-dynamics and gravity derivatives are the joint block of Pinocchio's floating-base
+/// derivatives (`[6.., 6..]` of computeRNEADerivatives and
+/// computeGeneralizedGravityDerivatives); `M⁻¹` inverts Pinocchio's joint block of `M`; the
+/// forward-dynamics derivatives agree with central differences of the generated forward
+/// dynamics (itself checked against Pinocchio above).
+#[test]
+fn derivatives_are_the_joint_block_of_the_floating_base_pinocchio() {
+    for name in SPECS {
+        let module = build_module(&robot(name, BaseMotion::Prescribed));
+        let n = module.dof;
+        let nv = n + 6;
+        let text = std::fs::read_to_string(dir().join(format!("{name}.json")))
+            .expect("fixture readable (run tools/floating_reference.py)");
+        let fixture: Value = serde_json::from_str(&text).expect("fixture is JSON");
+        let params: Vec<f64> = module.graph.params().iter().map(|p| p.default).collect();
+        let states = fixture["states"].as_array().expect("states");
+        let block = |m: &[f64]| -> Vec<f64> {
+            (0..n)
+                .flat_map(|i| (0..n).map(move |j| m[(6 + i) * nv + 6 + j]))
+                .collect()
+        };
+        for (s, st) in states.iter().enumerate() {
+            let what = |f: &str| format!("{name} state {s} {f}");
+            let (q, v, a) = (numbers(&st["q"]), numbers(&st["v"]), numbers(&st["a"]));
+            let tau = numbers(&st["tau_fd"]);
+            let mut base = q[..7].to_vec();
+            base.extend_from_slice(&v[..6]);
+            base.extend_from_slice(&a[..6]);
+            let e = env(&base, &q[7..], &v[6..], &a[6..], &tau[6..], &params);
+            let kind = FunctionKind::InverseDynamicsDerivatives;
+            close(
+                &what("dtau_dq"),
+                &eval(&module, kind, 0, &e),
+                &block(&numbers(&st["dtau_dq"])),
+            );
+            close(
+                &what("dtau_dqd"),
+                &eval(&module, kind, 1, &e),
+                &block(&numbers(&st["dtau_dv"])),
+            );
+            close(
+                &what("dg_dq"),
+                &eval(&module, FunctionKind::GravityDerivatives, 0, &e),
+                &block(&numbers(&st["dg_dq"])),
+            );
+
+            let kind = FunctionKind::ForwardDynamicsDerivatives;
+            let minv = eval(&module, kind, 2, &e);
+            let m = block(&numbers(&st["mass_matrix"]));
+            let product: Vec<f64> = (0..n * n)
+                .map(|ij| {
+                    (0..n)
+                        .map(|k| minv[ij / n * n + k] * m[k * n + ij % n])
+                        .sum()
+                })
+                .collect();
+            let identity: Vec<f64> = (0..n * n)
+                .map(|ij| if ij / n == ij % n { 1.0 } else { 0.0 })
+                .collect();
+            close(&what("Minv M"), &product, &identity);
+            // Central differences, step 1e-6: truncation about 1e-12 times the third
+            // derivative, rounding about 1e-10 of the accelerations.
+            let h = 1e-6;
+            let fd = |e: &Env| eval(&module, FunctionKind::ForwardDynamics, 0, e);
+            for (output, wrt_q) in [(0, true), (1, false)] {
+                let got = eval(&module, kind, output, &e);
+                let mut want = vec![0.0; n * n];
+                for j in 0..n {
+                    let (mut plus, mut minus) = (e.clone(), e.clone());
+                    let (p, m) = if wrt_q {
+                        (&mut plus.q, &mut minus.q)
+                    } else {
+                        (&mut plus.qd, &mut minus.qd)
+                    };
+                    p[j] += h;
+                    m[j] -= h;
+                    let (fp, fm) = (fd(&plus), fd(&minus));
+                    for i in 0..n {
+                        want[i * n + j] = (fp[i] - fm[i]) / (2.0 * h);
+                    }
+                }
+                let scale = want.iter().fold(1.0_f64, |m, x| m.max(x.abs()));
+                for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                    assert!(
+                        (g - w).abs() <= 1e-6 * scale,
+                        "{}[{k}]: generated {g}, differences {w}",
+                        what(if wrt_q { "dqdd_dq" } else { "dqdd_dqd" })
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// The regressor of a prescribed base (the base arrays first, as the inverse dynamics):
+/// `Y π` equals the joint rows of Pinocchio's floating-base inverse dynamics at every fixture
+/// state, with `π` the exported standard parameters.
+#[test]
+fn regressor_times_the_standard_parameters_is_pinocchio_inverse_dynamics() {
+    for name in SPECS {
+        let module = build_module(&robot(name, BaseMotion::Prescribed));
+        let n = module.dof;
+        let pi = &module
+            .constants
+            .iter()
+            .find(|c| c.name == "standard_parameters")
+            .expect("standard parameters exported")
+            .values;
+        assert_eq!(pi.len(), 10 * n, "{name}: ten parameters per body");
+        let text = std::fs::read_to_string(dir().join(format!("{name}.json")))
+            .expect("fixture readable (run tools/floating_reference.py)");
+        let fixture: Value = serde_json::from_str(&text).expect("fixture is JSON");
+        let params: Vec<f64> = module.graph.params().iter().map(|p| p.default).collect();
+        for (s, st) in fixture["states"]
+            .as_array()
+            .expect("states")
+            .iter()
+            .enumerate()
+        {
+            let (q, v, a) = (numbers(&st["q"]), numbers(&st["v"]), numbers(&st["a"]));
+            let mut base = q[..7].to_vec();
+            base.extend_from_slice(&v[..6]);
+            base.extend_from_slice(&a[..6]);
+            let e = env(&base, &q[7..], &v[6..], &a[6..], &vec![0.0; n], &params);
+            let y = eval(&module, FunctionKind::Regressor, 0, &e);
+            assert_eq!(y.len(), n * 10 * n, "{name}: Y is N x 10N");
+            let tau: Vec<f64> = (0..n)
+                .map(|i| (0..10 * n).map(|c| y[i * 10 * n + c] * pi[c]).sum())
+                .collect();
+            let id = numbers(&st["inverse_dynamics"]);
+            close(&format!("{name} state {s} Y pi"), &tau, &id[6..]);
+        }
+    }
+}
+
 #[test]
 fn a_translating_base_is_the_general_case_without_rotation_and_cheaper() {
     for name in SPECS {

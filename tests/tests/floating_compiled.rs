@@ -1,5 +1,6 @@
 //! The floating-base robots of `robots/` as users get them: the generated Rust and the generated
-//! C (compiled with the strict C99 flags by the build script), every function, against the
+//! C (compiled with the strict C99 flags by the build script), every function (the
+//! derivatives along the tangent of `q` included), against the
 //! Pinocchio free-flyer fixtures of `tests/fixtures/floating/` (tools/floating_reference.py),
 //! 1e-9 relative, at states whose quaternion is of unit length and at states where it is not
 //! (the generated functions normalise it).
@@ -39,6 +40,15 @@ fn expected(kind: FunctionKind, st: &Value) -> Vec<Vec<f64>> {
         FunctionKind::ForwardDynamics => vec![numbers(&st["forward_dynamics"])],
         FunctionKind::FrameKinematics(k) => vec![frame(k, "rotation"), frame(k, "position")],
         FunctionKind::FrameJacobian(k) => vec![frame(k, "jacobian")],
+        FunctionKind::InverseDynamicsDerivatives => {
+            vec![numbers(&st["dtau_dq"]), numbers(&st["dtau_dv"])]
+        }
+        FunctionKind::GravityDerivatives => vec![numbers(&st["dg_dq"])],
+        FunctionKind::ForwardDynamicsDerivatives => vec![
+            numbers(&st["dqdd_dq"]),
+            numbers(&st["dqdd_dv"]),
+            numbers(&st["Minv"]),
+        ],
         other => panic!("no fixture values for {other:?}"),
     }
 }
@@ -87,6 +97,9 @@ fn generated_rust_and_c_match_pinocchio() {
             FunctionKind::NonlinearEffects,
             FunctionKind::MassMatrix,
             FunctionKind::ForwardDynamics,
+            FunctionKind::InverseDynamicsDerivatives,
+            FunctionKind::GravityDerivatives,
+            FunctionKind::ForwardDynamicsDerivatives,
         ];
         for k in 0..frames.len() as u16 {
             want_kinds.push(FunctionKind::FrameKinematics(k));

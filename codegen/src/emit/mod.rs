@@ -196,8 +196,11 @@ impl Input {
         let base: &[Input] = match kind {
             FunctionKind::InverseDynamics
             | FunctionKind::NonlinearEffects
-            | FunctionKind::ForwardDynamics => &[Input::BasePose, Input::BaseVel, Input::BaseAcc],
-            FunctionKind::Gravity => &[Input::BasePose],
+            | FunctionKind::ForwardDynamics
+            | FunctionKind::InverseDynamicsDerivatives
+            | FunctionKind::ForwardDynamicsDerivatives
+            | FunctionKind::Regressor => &[Input::BasePose, Input::BaseVel, Input::BaseAcc],
+            FunctionKind::Gravity | FunctionKind::GravityDerivatives => &[Input::BasePose],
             _ => &[],
         };
         base.iter().chain(inputs).copied().collect()
