@@ -15,7 +15,8 @@
 //! products with the axis.
 
 use super::dynamics::Statics;
-use super::scalar::{k3, Cx, M3, S, V3};
+use super::mass_matrix::rotate_sym;
+use super::scalar::{k3, transpose, Cx, M3, S, V3};
 use crate::algebra::Algebra;
 use crate::model::{JointKind, Robot};
 
@@ -58,14 +59,6 @@ fn mul3_t<A: Algebra>(cx: &mut Cx<'_, A>, p: &M3<A::E>, q: &M3<A::E>, symmetric:
     out
 }
 
-fn transpose3<E: Copy>(m: &M3<E>) -> M3<E> {
-    [
-        [m[0][0], m[1][0], m[2][0]],
-        [m[0][1], m[1][1], m[2][1]],
-        [m[0][2], m[1][2], m[2][2]],
-    ]
-}
-
 /// `p + q` (upper triangle mirrored when `symmetric`).
 fn add3<A: Algebra>(cx: &mut Cx<'_, A>, p: &M3<A::E>, q: &M3<A::E>, symmetric: bool) -> M3<A::E> {
     let mut out = *p;
@@ -81,17 +74,6 @@ fn add3<A: Algebra>(cx: &mut Cx<'_, A>, p: &M3<A::E>, q: &M3<A::E>, symmetric: b
     out
 }
 
-/// `R X Rᵀ`.
-fn rotate<A: Algebra>(
-    cx: &mut Cx<'_, A>,
-    rot: &M3<A::E>,
-    x: &M3<A::E>,
-    symmetric: bool,
-) -> M3<A::E> {
-    let rx = mul3(cx, rot, x);
-    mul3_t(cx, &rx, rot, symmetric)
-}
-
 /// The articulated inertia `i` of a subsystem about `O_k` (frame `k`) seen about the
 /// carrier's pole `O_i = O_k - d` in the carrier's frame (`rot`: frame `k` in frame `i`):
 /// rotated, then shifted by `d` with `D = [d]×`: `B' = B - A D`,
@@ -102,9 +84,12 @@ fn to_carrier<A: Algebra>(
     d: &V3<A::E>,
     i: &Inertia6<A::E>,
 ) -> Inertia6<A::E> {
-    let a = rotate(cx, rot, &i.a, true);
-    let b = rotate(cx, rot, &i.b, false);
-    let c = rotate(cx, rot, &i.c, true);
+    let a = rotate_sym(cx, rot, &i.a);
+    let b = {
+        let rb = mul3(cx, rot, &i.b);
+        mul3_t(cx, &rb, rot, false)
+    };
+    let c = rotate_sym(cx, rot, &i.c);
     if d.iter().all(S::is_zero) {
         return Inertia6 { a, b, c };
     }
@@ -121,7 +106,7 @@ fn to_carrier<A: Algebra>(
     };
     // D A D = (D A)(Dᵀ)ᵀ with Dᵀ = -D: symmetric, so only its upper triangle.
     let da = mul3(cx, &dm, &a);
-    let dm_t = transpose3(&dm);
+    let dm_t = transpose(&dm);
     let dad = mul3_t(cx, &da, &dm_t, true);
     let db = mul3(cx, &dm, &b1);
     let mut c1 = c;
@@ -138,7 +123,7 @@ fn to_carrier<A: Algebra>(
 
 /// `i x` for a motion 6-vector `x`.
 fn apply<A: Algebra>(cx: &mut Cx<'_, A>, i: &Inertia6<A::E>, x: &Six<A::E>) -> Six<A::E> {
-    let bt = transpose3(&i.b);
+    let bt = transpose(&i.b);
     let f1 = cx.mat_vec(&i.a, &x[0]);
     let f2 = cx.mat_vec(&i.b, &x[1]);
     let m1 = cx.mat_vec(&bt, &x[0]);
@@ -169,7 +154,7 @@ pub(crate) fn solve<A: Algebra>(
         let body = &st.par.body[j];
         // B = -[h]× = [h]×ᵀ.
         let hx = skew(cx, &body.h);
-        let hx = transpose3(&hx);
+        let hx = transpose(&hx);
         let mut ia = Inertia6 {
             a: [
                 [body.m, zero, zero],

@@ -23,7 +23,11 @@ use crate::model::{JointKind, Robot};
 type Sym<E> = M3<E>;
 
 /// `Rot J Rotᵀ`, computing only the upper triangle.
-fn rotate_sym<A: Algebra>(cx: &mut Cx<'_, A>, rot: &M3<A::E>, j: &Sym<A::E>) -> Sym<A::E> {
+pub(crate) fn rotate_sym<A: Algebra>(
+    cx: &mut Cx<'_, A>,
+    rot: &M3<A::E>,
+    j: &Sym<A::E>,
+) -> Sym<A::E> {
     let (rj, _) = cx.mat_mul(rot, j);
     let mut out = [[S::K(0.0); 3]; 3];
     for a in 0..3 {
