@@ -829,6 +829,7 @@ fn floating_signature(kind: FunctionKind) -> (&'static [&'static str], usize) {
         FunctionKind::InverseDynamicsDerivatives => (&["q", "v", "a"], 2),
         FunctionKind::GravityDerivatives => (&["q"], 1),
         FunctionKind::ForwardDynamicsDerivatives => (&["q", "v", "tau"], 3),
+        FunctionKind::Regressor | FunctionKind::BaseRegressor => (&["q", "v", "a"], 1),
         other => panic!("no floating-base contract for {other:?}"),
     }
 }
@@ -850,8 +851,16 @@ fn floating_glue(stem: &str, name: &str, module: &Module) -> String {
         }
     };
     let mut s = format!("/// C functions of the floating-base `{stem}`.\npub mod {name}_c {{\n    extern \"C\" {{\n");
-    let (mut rust_arms, mut c_arms) = (String::new(), String::new());
-    for &kind in &kinds {
+    let (mut rust_arms, mut c_arms, mut length_arms) =
+        (String::new(), String::new(), String::new());
+    for f in &module.functions {
+        let kind = f.kind;
+        let lengths: Vec<usize> = f.outputs.iter().map(|o| o.rows * o.cols).collect();
+        let _ = writeln!(
+            length_arms,
+            "            {} => vec!{lengths:?},",
+            kind_path(kind)
+        );
         let (inputs, outputs) = floating_signature(kind);
         let f = function_name(module, kind);
         let mut args: Vec<String> = inputs.iter().map(|i| format!("{i}: *const f64")).collect();
@@ -865,7 +874,9 @@ fn floating_glue(stem: &str, name: &str, module: &Module) -> String {
         let rust_out = match kind {
             FunctionKind::MassMatrix
             | FunctionKind::FrameJacobian(_)
-            | FunctionKind::GravityDerivatives => {
+            | FunctionKind::GravityDerivatives
+            | FunctionKind::Regressor
+            | FunctionKind::BaseRegressor => {
                 format!("vec![flat_rows(&{call})]")
             }
             FunctionKind::FrameKinematics(_) => {
@@ -909,14 +920,16 @@ fn floating_glue(stem: &str, name: &str, module: &Module) -> String {
          impl Evaluate for FloatingC{camel} {{\n    fn dof(&self) -> usize {{\n        {n}\n    }}\n    \
          fn call(&self, kind: FunctionKind, x: &State) -> Vec<Vec<f64>> {{\n        \
          assert_eq!((x.q.len(), x.qd.len(), x.qdd.len(), x.tau.len()), ({nq}, {nv}, {nv}, {nv}));\n        \
-         let mut out: Vec<Vec<f64>> = output_lengths(kind, {nv}).into_iter().map(|l| vec![0.0; l]).collect();\n        \
-         // SAFETY: inputs hold NQ / NV values (asserted) and outputs the lengths the contract writes.\n        \
+         let lengths: Vec<usize> = match kind {{\n{length_arms}            _ => panic!(\"{{kind:?}} is not generated for {stem}\"),\n        }};\n        \
+         let mut out: Vec<Vec<f64>> = lengths.into_iter().map(|l| vec![0.0; l]).collect();\n        \
+         // SAFETY: inputs hold NQ / NV values (asserted) and outputs the lengths the module writes.\n        \
          match kind {{\n{c_arms}            _ => panic!(\"{{kind:?}} is not generated for {stem}\"),\n        \
          }}\n        out\n    }}\n}}\n\n\
          /// The floating-base robot `robots/{stem}.toml`, generated and compiled.\n\
          pub static FLOATING_{upper}: GeneratedFloating = GeneratedFloating {{\n    \
          stem: {stem:?},\n    name: {name:?},\n    dof: {n},\n    frames: &{frames:?},\n    \
-         kinds: &[{}],\n    rust: &FloatingRust{camel},\n    c: &FloatingC{camel},\n}};\n",
+         kinds: &[{}],\n    standard_parameters: &{name}::STANDARD_PARAMETERS,\n    \
+         base_parameters: &{name}::BASE_PARAMETERS,\n    rust: &FloatingRust{camel},\n    c: &FloatingC{camel},\n}};\n",
         kinds
             .iter()
             .map(|&k| kind_path(k))

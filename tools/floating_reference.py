@@ -35,6 +35,12 @@ For a fixed seed and 20 random states it records, per state:
   dtau_dq, dtau_dv  computeRNEADerivatives(q, v, a)
   dg_dq             computeGeneralizedGravityDerivatives(q)
   dqdd_dq, dqdd_dv, Minv  computeABADerivatives(q, v, tau_fd) (Minv full from its upper triangle)
+  regressor         NV x 10(n+1)  (first 5 states) computeJointTorqueRegressor(q, v, a), the base body's ten
+                                 columns first, each body's reordered to m, mx, my, mz, ixx,
+                                 ixy, ixz, iyy, iyz, izz
+  (and once per robot, for those robots, standard_parameters, 10(n+1):
+  model.inertias[i].toDynamicParameters() in the same order, the base body's first: mass,
+  first moment about the joint frame's origin, inertia about it in its axes)
   frames[k]: rotation (3 x 3 row-major, world frame), position (3), jacobian (6 x NV row-major,
              getFrameJacobian(LOCAL_WORLD_ALIGNED): rows 0-2 linear velocity of the frame
              origin, 3-5 angular velocity, world axes)
@@ -164,6 +170,29 @@ def urdf_fixture(path):
 # Robots with at most this many joints also get the derivatives (NV x NV each, per state).
 DERIVATIVES_MAX_JOINTS = 12
 
+# The regressor (NV x 10(n+1)) is recorded for the first few states only.
+REGRESSOR_STATES = 5
+
+# Pinocchio's dynamic parameters are m, mc_x, mc_y, mc_z, I_xx, I_xy, I_yy, I_xz, I_yz, I_zz;
+# the generator's order is m, mx, my, mz, ixx, ixy, ixz, iyy, iyz, izz.
+PIN_TO_OURS = [0, 1, 2, 3, 4, 5, 7, 6, 8, 9]
+
+
+def reorder_regressor(y):
+    out = np.zeros_like(y)
+    for b in range(y.shape[1] // 10):
+        for k, p in enumerate(PIN_TO_OURS):
+            out[:, 10 * b + k] = y[:, 10 * b + p]
+    return out
+
+
+def standard_parameters(model):
+    pi = []
+    for i in range(1, model.njoints):
+        p = np.asarray(model.inertias[i].toDynamicParameters()).ravel()
+        pi.extend(float(p[k]) for k in PIN_TO_OURS)
+    return pi
+
 
 def fixture_of(model, fids, name, frame_names):
     data = model.createData()
@@ -206,6 +235,14 @@ def fixture_of(model, fids, name, frame_names):
             st["dqdd_dq"] = np.asarray(data.ddq_dq).flatten().tolist()
             st["dqdd_dv"] = np.asarray(data.ddq_dv).flatten().tolist()
             st["Minv"] = minv.flatten().tolist()
+        if n <= DERIVATIVES_MAX_JOINTS and k < REGRESSOR_STATES:
+            y = reorder_regressor(
+                np.asarray(pin.computeJointTorqueRegressor(model, data, qn, v, a)).copy()
+            )
+            tau_id = np.asarray(st["inverse_dynamics"])
+            err = np.abs(y @ np.array(standard_parameters(model)) - tau_id).max()
+            assert err <= 1e-10 * max(1.0, np.abs(tau_id).max()), f"{name}: Y pi != rnea ({err})"
+            st["regressor"] = y.flatten().tolist()
         pin.framesForwardKinematics(model, data, qn)
         pin.computeJointJacobians(model, data, qn)
         st["frames"] = [
@@ -219,7 +256,7 @@ def fixture_of(model, fids, name, frame_names):
             for fid in fids
         ]
         states.append(st)
-    return {
+    out = {
         "name": name,
         "generator": "tools/floating_reference.py, Pinocchio " + pin.__version__,
         "nq": nq,
@@ -227,6 +264,9 @@ def fixture_of(model, fids, name, frame_names):
         "frames": frame_names,
         "states": states,
     }
+    if n <= DERIVATIVES_MAX_JOINTS:
+        out["standard_parameters"] = standard_parameters(model)
+    return out
 
 
 # URDF fixtures (tests/fixtures/urdf/NAME.urdf) whose NAME.json is this script's floating-base

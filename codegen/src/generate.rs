@@ -53,9 +53,8 @@ pub fn build_module_physical(robot: &Robot) -> Module {
 /// The functions [`build_module`] generates for `robot`, in file order, found without deriving
 /// anything: the eleven dynamics and kinematics functions (a tree has no tool, so no
 /// `forward_kinematics` or `jacobian`; a moving base has no velocity split; with base
-/// parameters or a moving base no static joint reactions), the derivatives, the regressor
-/// (fixed and prescribed bases), the base regressor (fixed bases), then each named frame's
-/// pose and Jacobian.
+/// parameters or a moving base no static joint reactions), the derivatives, the regressor and
+/// the base regressor, then each named frame's pose and Jacobian.
 pub fn available_functions(robot: &Robot) -> Vec<FunctionKind> {
     let fixed = robot.motion == BaseMotion::Fixed;
     let mut kinds: Vec<FunctionKind> = FunctionKind::ALL
@@ -68,12 +67,8 @@ pub fn available_functions(robot: &Robot) -> Vec<FunctionKind> {
         })
         .collect();
     kinds.extend(FunctionKind::DERIVATIVES);
-    if robot.motion != BaseMotion::Floating {
-        kinds.push(FunctionKind::Regressor);
-    }
-    if fixed {
-        kinds.push(FunctionKind::BaseRegressor);
-    }
+    kinds.push(FunctionKind::Regressor);
+    kinds.push(FunctionKind::BaseRegressor);
     for k in 0..robot.frames.len() {
         let index = u16::try_from(k).expect("frames fit u16");
         kinds.push(FunctionKind::FrameKinematics(index));
@@ -175,8 +170,7 @@ fn build(
     let n = robot.dof();
     let wanted = |kind: FunctionKind| only.map_or(true, |only| only.contains(&kind));
     let any = |kinds: &[FunctionKind]| kinds.iter().any(|&k| wanted(k));
-    // The split and the base regressor are for fixed bases only so far, the regressor for
-    // fixed and prescribed ones.
+    // The split is for fixed bases only so far.
     let moving = robot.motion != BaseMotion::Fixed;
     let split_kinds = [
         FunctionKind::Centrifugal,
@@ -185,9 +179,8 @@ fn build(
     ];
     let do_split = !moving && any(&split_kinds);
     let do_derivatives = any(&FunctionKind::DERIVATIVES);
-    let floating = robot.is_floating();
-    let do_regressor = !floating && wanted(FunctionKind::Regressor);
-    let do_base = !moving && wanted(FunctionKind::BaseRegressor);
+    let do_regressor = wanted(FunctionKind::Regressor);
+    let do_base = wanted(FunctionKind::BaseRegressor);
     let parts = 1 + [do_split, do_derivatives, do_regressor, do_base]
         .iter()
         .filter(|&&b| b)
@@ -241,12 +234,8 @@ fn build(
     let reg = if !do_regressor {
         Regressor {
             y: Vec::new(),
-            // The constant is emitted whatever is generated (fixed and prescribed bases).
-            standard: if floating {
-                Vec::new()
-            } else {
-                standard_values(robot)
-            },
+            // The constant is emitted whatever is generated.
+            standard: standard_values(robot),
         }
     } else {
         step.next("regressor");
@@ -339,8 +328,11 @@ fn build(
                 matrix("Minv", nv, nv, der.minv),
             ],
         ),
-        function(FunctionKind::Regressor, vec![matrix("Y", n, 10 * n, reg.y)]),
-        function(FunctionKind::BaseRegressor, vec![matrix("Yb", n, nb, yb)]),
+        function(
+            FunctionKind::Regressor,
+            vec![matrix("Y", nv, reg.standard.len(), reg.y)],
+        ),
+        function(FunctionKind::BaseRegressor, vec![matrix("Yb", nv, nb, yb)]),
     ];
     for (k, fk) in derived.frames.into_iter().enumerate() {
         let index = u16::try_from(k).expect("frames fit u16");
@@ -417,10 +409,16 @@ fn build(
         constants: vec![
             Constant {
                 name: "standard_parameters",
-                doc:
-                    "the robot's standard inertial parameters, 10 per body in order m, mx, my, mz, \
-                  ixx, ixy, ixz, iyy, iyz, izz (about the body's pole, in its axes; tensor \
-                  entries, ixy = -integral of x y dm), the `pi` of `tau = Y pi`",
+                doc: if robot.is_floating() {
+                    "the robot's standard inertial parameters, 10 per body (the base body \
+                     first, about the base origin) in order m, mx, my, mz, ixx, ixy, ixz, iyy, \
+                     iyz, izz (about the body's pole, in its axes; tensor entries, ixy = \
+                     -integral of x y dm), the `pi` of `tau = Y pi`"
+                } else {
+                    "the robot's standard inertial parameters, 10 per body in order m, mx, my, \
+                     mz, ixx, ixy, ixz, iyy, iyz, izz (about the body's pole, in its axes; \
+                     tensor entries, ixy = -integral of x y dm), the `pi` of `tau = Y pi`"
+                },
                 values: reg.standard,
             },
             Constant {

@@ -160,6 +160,9 @@ pub struct BaseBody {
     pub com: [f64; 3],
     /// Inertia tensor about the centre of mass (tensor entries).
     pub inertia_com: [[f64; 3]; 3],
+    /// Which of its parameters stay symbolic (named `m0`, `mx0`, .., `izz0`): the regressor's
+    /// derivation sets them; a spec's or URDF's base body is numeric.
+    pub symbolic: SymbolicInertial,
 }
 
 /// A validated robot: a serial chain or a tree, on a fixed or floating base.

@@ -784,6 +784,7 @@ impl Validator<'_> {
                     mass,
                     com,
                     inertia_com,
+                    symbolic: SymbolicInertial::default(),
                 })
             }
         };

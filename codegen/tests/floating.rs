@@ -67,10 +67,14 @@ fn module(name: &str) -> Module {
     if has_derivatives(name) {
         build_module(&robot)
     } else {
-        // The 30-joint humanoid's fixture has no derivatives (NV x NV each, per state).
+        // The 30-joint humanoid's fixture has no derivatives (NV x NV each, per state) and no
+        // regressor.
         let kinds: Vec<FunctionKind> = available_functions(&robot)
             .into_iter()
-            .filter(|k| !FunctionKind::DERIVATIVES.contains(k))
+            .filter(|k| {
+                !FunctionKind::DERIVATIVES.contains(k)
+                    && !matches!(k, FunctionKind::Regressor | FunctionKind::BaseRegressor)
+            })
             .collect();
         build_module_only(&robot, Some(&kinds))
     }
@@ -80,6 +84,17 @@ fn module(name: &str) -> Module {
 /// of at most 12 joints).
 fn has_derivatives(name: &str) -> bool {
     fixture(name)["states"][0].get("dtau_dq").is_some()
+}
+
+/// The values of one of the module's constants.
+fn constant(module: &Module, name: &str) -> Vec<f64> {
+    module
+        .constants
+        .iter()
+        .find(|c| c.name == name)
+        .unwrap_or_else(|| panic!("constant {name}"))
+        .values
+        .clone()
 }
 
 fn fixture(name: &str) -> Value {
@@ -141,6 +156,17 @@ fn every_function_matches_pinocchio() {
             .map(|f| f.as_str().expect("frame name").to_string())
             .collect();
         assert_eq!(module.frame_names, frames, "{name}: frame order");
+        if derivatives {
+            // Pinocchio's dynamic parameters, the base body's first.
+            let pi = constant(&module, "standard_parameters");
+            close(
+                name,
+                "standard parameters",
+                0,
+                &pi,
+                &numbers(&fixture["standard_parameters"]),
+            );
+        }
         let params: Vec<f64> = module.graph.params().iter().map(|p| p.default).collect();
         let states = fixture["states"].as_array().expect("states");
         assert_eq!(states.len(), 20);
@@ -263,13 +289,29 @@ fn every_function_matches_pinocchio() {
                         close(name, "dqdd_dv", s, &dv, &numbers(&st["dqdd_dv"]));
                         close(name, "Minv", s, &minv, &numbers(&st["Minv"]));
                     }
+                    // Pinocchio's computeJointTorqueRegressor (recorded for the first states),
+                    // the base body's columns first.
+                    FunctionKind::Regressor => {
+                        if let Some(y) = st.get("regressor") {
+                            close(name, "regressor", s, &eval(&with_a, 0), &numbers(y));
+                        }
+                    }
+                    FunctionKind::BaseRegressor => {
+                        let pi_b = constant(&module, "base_parameters");
+                        let yb = eval(&with_a, 0);
+                        let tau: Vec<f64> = yb
+                            .chunks(pi_b.len())
+                            .map(|row| row.iter().zip(&pi_b).map(|(y, p)| y * p).sum())
+                            .collect();
+                        close(name, "Yb pi_b", s, &tau, &numbers(&st["inverse_dynamics"]));
+                    }
                     other => panic!("{name}: {other:?} has no floating-base reference"),
                 }
                 checked += 1;
             }
             assert_eq!(
                 checked,
-                5 + 2 * frames.len() + if derivatives { 3 } else { 0 },
+                5 + 2 * frames.len() + if derivatives { 5 } else { 0 },
                 "{name}: every function checked"
             );
         }

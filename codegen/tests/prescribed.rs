@@ -275,20 +275,50 @@ fn derivatives_are_the_joint_block_of_the_floating_base_pinocchio() {
     }
 }
 
-/// The regressor of a prescribed base (the base arrays first, as the inverse dynamics):
-/// `Y π` equals the joint rows of Pinocchio's floating-base inverse dynamics at every fixture
-/// state, with `π` the exported standard parameters.
+/// Numeric rank of the `rows × cols` row-major `a` (Gram-Schmidt on the columns, twice, a
+/// column counting when its residual exceeds `1e-9` of its norm).
+fn rank(a: &[f64], rows: usize, cols: usize) -> usize {
+    let mut basis: Vec<Vec<f64>> = Vec::new();
+    for j in 0..cols {
+        let mut col: Vec<f64> = (0..rows).map(|i| a[i * cols + j]).collect();
+        let norm = col.iter().map(|x| x * x).sum::<f64>().sqrt();
+        for _ in 0..2 {
+            for b in &basis {
+                let t: f64 = b.iter().zip(&col).map(|(x, y)| x * y).sum();
+                for (c, x) in col.iter_mut().zip(b) {
+                    *c -= t * x;
+                }
+            }
+        }
+        let rest = col.iter().map(|x| x * x).sum::<f64>().sqrt();
+        if norm > 0.0 && rest > 1e-9 * norm {
+            basis.push(col.iter().map(|x| x / rest).collect());
+        }
+    }
+    basis.len()
+}
+
+/// The regressors of a prescribed base (the base arrays first, as the inverse dynamics):
+/// `Y π` and `Yb π_b` equal the joint rows of Pinocchio's floating-base inverse dynamics at
+/// every fixture state, with `π` and `π_b` the exported parameters; `NB` is the rank of `Y`
+/// over the fixture's states and `Yb` has full column rank there.
 #[test]
 fn regressor_times_the_standard_parameters_is_pinocchio_inverse_dynamics() {
     for name in SPECS {
         let module = build_module(&robot(name, BaseMotion::Prescribed));
         let n = module.dof;
-        let pi = &module
-            .constants
-            .iter()
-            .find(|c| c.name == "standard_parameters")
-            .expect("standard parameters exported")
-            .values;
+        let constant = |name: &str| {
+            &module
+                .constants
+                .iter()
+                .find(|c| c.name == name)
+                .unwrap_or_else(|| panic!("{name} exported"))
+                .values
+        };
+        let pi = constant("standard_parameters");
+        let pi_b = constant("base_parameters");
+        let nb = pi_b.len();
+        let (mut ys, mut ybs, mut rows) = (Vec::new(), Vec::new(), 0);
         assert_eq!(pi.len(), 10 * n, "{name}: ten parameters per body");
         let text = std::fs::read_to_string(dir().join(format!("{name}.json")))
             .expect("fixture readable (run tools/floating_reference.py)");
@@ -312,7 +342,19 @@ fn regressor_times_the_standard_parameters_is_pinocchio_inverse_dynamics() {
                 .collect();
             let id = numbers(&st["inverse_dynamics"]);
             close(&format!("{name} state {s} Y pi"), &tau, &id[6..]);
+            let yb = eval(&module, FunctionKind::BaseRegressor, 0, &e);
+            assert_eq!(yb.len(), n * nb, "{name}: Yb is N x NB");
+            let tau_b: Vec<f64> = yb
+                .chunks(nb)
+                .map(|row| row.iter().zip(pi_b).map(|(y, p)| y * p).sum())
+                .collect();
+            close(&format!("{name} state {s} Yb pi_b"), &tau_b, &id[6..]);
+            ys.extend(y);
+            ybs.extend(yb);
+            rows += n;
         }
+        assert_eq!(rank(&ys, rows, 10 * n), nb, "{name}: NB = rank of Y");
+        assert_eq!(rank(&ybs, rows, nb), nb, "{name}: Yb has full column rank");
     }
 }
 

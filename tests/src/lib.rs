@@ -627,6 +627,11 @@ pub struct GeneratedFloating {
     pub frames: &'static [&'static str],
     /// The generated functions.
     pub kinds: &'static [FunctionKind],
+    /// The robot's standard inertial parameters (`STANDARD_PARAMETERS`, 10 per body, the base
+    /// body's first).
+    pub standard_parameters: &'static [f64],
+    /// The robot's base parameters (`BASE_PARAMETERS`).
+    pub base_parameters: &'static [f64],
     /// The generated Rust.
     pub rust: &'static dyn Evaluate,
     /// The generated C (double precision), through FFI.

@@ -3,11 +3,14 @@
 //! derivatives along the tangent of `q` included), against the
 //! Pinocchio free-flyer fixtures of `tests/fixtures/floating/` (tools/floating_reference.py),
 //! 1e-9 relative, at states whose quaternion is of unit length and at states where it is not
-//! (the generated functions normalise it).
+//! (the generated functions normalise it). The regressor against Pinocchio's
+//! `computeJointTorqueRegressor` (the base body's ten columns first) and its dynamic parameters;
+//! the base regressor: `Yb π_b` equal to Pinocchio's inverse dynamics, full column rank, and
+//! `NB` the numeric rank of the full regressor.
 
 use quasidyn_codegen::FunctionKind;
 use quasidyn_tests::generated::FLOATING;
-use quasidyn_tests::{workspace_root, State};
+use quasidyn_tests::{numeric_rank, workspace_root, State};
 use serde_json::Value;
 
 fn numbers(v: &Value) -> Vec<f64> {
@@ -49,8 +52,16 @@ fn expected(kind: FunctionKind, st: &Value) -> Vec<Vec<f64>> {
             numbers(&st["dqdd_dv"]),
             numbers(&st["Minv"]),
         ],
+        FunctionKind::Regressor => vec![numbers(&st["regressor"])],
         other => panic!("no fixture values for {other:?}"),
     }
+}
+
+/// `Y π` for `Y` row-major with `π.len()` columns.
+fn times(y: &[f64], pi: &[f64]) -> Vec<f64> {
+    y.chunks(pi.len())
+        .map(|row| row.iter().zip(pi).map(|(a, b)| a * b).sum())
+        .collect()
 }
 
 #[test]
@@ -100,6 +111,8 @@ fn generated_rust_and_c_match_pinocchio() {
             FunctionKind::InverseDynamicsDerivatives,
             FunctionKind::GravityDerivatives,
             FunctionKind::ForwardDynamicsDerivatives,
+            FunctionKind::Regressor,
+            FunctionKind::BaseRegressor,
         ];
         for k in 0..frames.len() as u16 {
             want_kinds.push(FunctionKind::FrameKinematics(k));
@@ -125,6 +138,14 @@ fn generated_rust_and_c_match_pinocchio() {
                     qdd: numbers(&st["a"]),
                     tau: numbers(&st["tau_fd"]),
                 };
+                if kind == FunctionKind::BaseRegressor {
+                    // Checked below, through Yb pi_b.
+                    continue;
+                }
+                if kind == FunctionKind::Regressor && st.get("regressor").is_none() {
+                    // Recorded for the first states only.
+                    continue;
+                }
                 let want = expected(kind, st);
                 for (lang, imp) in [("Rust", robot.rust), ("C", robot.c)] {
                     let got = imp.call(kind, &x);
@@ -144,5 +165,57 @@ fn generated_rust_and_c_match_pinocchio() {
             "{}: states with and without a unit quaternion",
             robot.stem
         );
+    }
+}
+
+#[test]
+fn regressors_match_pinocchio_and_are_minimal() {
+    for robot in FLOATING {
+        let path = workspace_root().join(format!("tests/fixtures/floating/{}.json", robot.stem));
+        let text = std::fs::read_to_string(&path).expect("fixture readable");
+        let fixture: Value = serde_json::from_str(&text).expect("fixture is JSON");
+        let nv = robot.dof + 6;
+        let width = 10 * (robot.dof + 1);
+        let pi = robot.standard_parameters;
+        close(
+            &format!("{} standard parameters", robot.stem),
+            pi,
+            &numbers(&fixture["standard_parameters"]),
+        );
+        let nb = robot.base_parameters.len();
+        let states = fixture["states"].as_array().expect("states");
+        for (lang, imp) in [("Rust", robot.rust), ("C", robot.c)] {
+            let (mut ys, mut ybs) = (Vec::new(), Vec::new());
+            for (s, st) in states.iter().enumerate() {
+                let x = State {
+                    q: numbers(&st["q"]),
+                    qd: numbers(&st["v"]),
+                    qdd: numbers(&st["a"]),
+                    tau: vec![0.0; nv],
+                };
+                let y = imp.call(FunctionKind::Regressor, &x).remove(0);
+                let yb = imp.call(FunctionKind::BaseRegressor, &x).remove(0);
+                assert_eq!((y.len(), yb.len()), (nv * width, nv * nb));
+                let tau = numbers(&st["inverse_dynamics"]);
+                let what = |w: &str| format!("{} {lang} state {s} {w}", robot.stem);
+                close(&what("Y pi"), &times(&y, pi), &tau);
+                close(&what("Yb pi_b"), &times(&yb, robot.base_parameters), &tau);
+                ys.extend(y);
+                ybs.extend(yb);
+            }
+            let rows = nv * states.len();
+            assert_eq!(
+                numeric_rank(&ys, rows, width),
+                nb,
+                "{} {lang}: NB is the rank of Y over the fixture's states",
+                robot.stem
+            );
+            assert_eq!(
+                numeric_rank(&ybs, rows, nb),
+                nb,
+                "{} {lang}: Yb has full column rank",
+                robot.stem
+            );
+        }
     }
 }

@@ -11,11 +11,13 @@
 
 use std::collections::HashMap;
 
-use super::regressor::{all_symbolic, copy_into, STANDARD_NAMES};
+use super::regressor::{
+    all_symbolic, copy_into, parameter_bodies, symbolic_inverse_dynamics, STANDARD_NAMES,
+};
 use super::scalar::S;
 use super::{derive_with, params, snap_axes, unread_base_entries};
 use crate::ir::{Env, Graph, NodeId, Var};
-use crate::model::{JointKind, ParameterSet, Robot};
+use crate::model::{BaseMotion, JointKind, ParameterSet, Robot};
 
 /// Residual, relative to the column's norm, below which a column counts as dependent.
 const DEPENDENT: f64 = 1e-8;
@@ -31,13 +33,14 @@ pub struct BaseSet {
     pub values: Vec<f64>,
 }
 
-/// The base parameters of `robot`, and the base regressor (`N × NB` row-major) on `g`'s graph
-/// (the regressor is computed on a graph of its own and then copied into `target`).
+/// The base parameters of `robot`, and the base regressor (`N × NB` row-major; `NV × NB`
+/// with a floating base) on `target`'s graph (the regressor is computed on a graph of its own
+/// and then copied into `target`).
 pub fn base_regressor(target: &mut Graph, robot: &Robot) -> (BaseSet, Vec<NodeId>) {
     let (g, cols, set) = analyse(robot);
-    let n = robot.dof();
+    let rows = cols.first().map_or(0, Vec::len);
     let nb = set.names.len();
-    let mut yb = vec![NodeId(0); n * nb];
+    let mut yb = vec![NodeId(0); rows * nb];
     for (k, col) in cols.iter().enumerate() {
         for (i, &id) in col.iter().enumerate() {
             yb[i * nb + k] = id;
@@ -52,26 +55,49 @@ pub fn base_set(robot: &Robot) -> BaseSet {
     analyse(robot).2
 }
 
-/// The regrouped derivation, the kept regressor columns (on its graph) and the base set.
+/// The derivation the analysis starts from, the regressor columns (on its graph) and the
+/// base set.
+///
+/// A fixed base starts from the method's regrouped entries. On a moving base the regrouping
+/// rules do not hold as they stand (the first body's part that turns with the base is seen by
+/// a floating base's wrench, and a moving base makes more parameters identifiable), so the
+/// analysis starts from the standard parameters themselves, a floating base's own body first:
+/// the numeric elimination alone then finds the minimal set.
 fn analyse(robot: &Robot) -> (Graph, Vec<Vec<NodeId>>, BaseSet) {
     let n = robot.dof();
+    let regrouped = robot.motion == BaseMotion::Fixed;
     let sym = Robot {
         parameters: ParameterSet::Base,
         ..all_symbolic(robot)
     };
-    let mut g = Graph::new();
-    let d = derive_with(&mut g, &sym, true);
-    let p = g.params().len();
-    let cols: Vec<Vec<NodeId>> = (0..p)
-        .map(|k| g.diff_many(&d.inverse_dynamics, Var::Param(k as u32)))
+    let (mut g, tau, params) = if regrouped {
+        let mut g = Graph::new();
+        let d = derive_with(&mut g, &sym, true);
+        let p = u32::try_from(g.params().len()).expect("few parameters");
+        (g, d.inverse_dynamics, (0..p).collect::<Vec<u32>>())
+    } else {
+        symbolic_inverse_dynamics(robot)
+    };
+    let rows = tau.len();
+    let p = params.len();
+    let cols: Vec<Vec<NodeId>> = params
+        .iter()
+        .map(|&k| g.diff_many(&tau, Var::Param(k)))
         .collect();
 
-    // The columns at random states, stacked.
+    // The columns at random states, stacked (and random base motions on a moving base).
     let flat: Vec<NodeId> = cols.iter().flatten().copied().collect();
     let mut a = vec![Vec::new(); p];
     let mut rng = SplitMix(0x5eed_ba5e);
-    for _ in 0..(10 * n).max(20) {
-        let env = Env {
+    // A fixed base: 10N states of N rows. A moving base's states have NV rows and its
+    // columns are the standard parameters, so as many states as give five rows per column.
+    let samples = if regrouped {
+        (10 * n).max(20)
+    } else {
+        (5 * p).div_ceil(rows).max(20)
+    };
+    for _ in 0..samples {
+        let mut env = Env {
             q: robot
                 .bodies
                 .iter()
@@ -84,8 +110,12 @@ fn analyse(robot: &Robot) -> (Graph, Vec<Vec<NodeId>>, BaseSet) {
             qdd: (0..n).map(|_| rng.range(-2.0, 2.0)).collect(),
             ..Env::default()
         };
+        if !regrouped {
+            // Pose (position, quaternion normalised inside), velocity, acceleration.
+            env.base = (0..19).map(|_| rng.range(-1.0, 1.0)).collect();
+        }
         let v = g.eval_many(&flat, &env);
-        for (k, col) in v.chunks(n).enumerate() {
+        for (k, col) in v.chunks(rows).enumerate() {
             a[k].extend_from_slice(col);
         }
     }
@@ -134,34 +164,49 @@ fn analyse(robot: &Robot) -> (Graph, Vec<Vec<NodeId>>, BaseSet) {
         }
     }
 
-    // Regrouped entries as combinations of the standard parameters (linear, so by differences).
-    let names: Vec<String> = g.params().iter().map(|x| x.name.clone()).collect();
+    // Each parameter of the analysis as a combination of the standard ones: a standard
+    // parameter is itself; regrouped entries are linear in them, so found by differences.
+    let names: Vec<String> = params
+        .iter()
+        .map(|&k| g.params()[k as usize].name.clone())
+        .collect();
     let pi0 = standard_values(robot);
-    let unread = unread_base_entries(&sym);
-    let entries = |pi: &[f64]| -> HashMap<String, f64> {
-        let rb = all_symbolic(&with_standard(robot, pi));
-        let mut out = HashMap::new();
-        for (m, h, j) in params::base_entries(&snap_axes(&rb), &unread) {
-            let upper = [&j[0][0], &j[0][1], &j[0][2], &j[1][1], &j[1][2], &j[2][2]];
-            for (name, s) in std::iter::once(&m).chain(&h).chain(upper) {
-                if let S::X(v) = s {
-                    out.insert(name.clone(), *v);
+    let width = pi0.len();
+    let reg: Vec<Vec<f64>> = if regrouped {
+        let unread = unread_base_entries(&sym);
+        let entries = |pi: &[f64]| -> HashMap<String, f64> {
+            let rb = all_symbolic(&with_standard(robot, pi));
+            let mut out = HashMap::new();
+            for (m, h, j) in params::base_entries(&snap_axes(&rb), &unread) {
+                let upper = [&j[0][0], &j[0][1], &j[0][2], &j[1][1], &j[1][2], &j[2][2]];
+                for (name, s) in std::iter::once(&m).chain(&h).chain(upper) {
+                    if let S::X(v) = s {
+                        out.insert(name.clone(), *v);
+                    }
                 }
             }
+            out
+        };
+        let at0 = entries(&pi0);
+        let mut reg = vec![vec![0.0; width]; p];
+        for j in 0..width {
+            let mut pi = pi0.clone();
+            pi[j] += 1.0;
+            let at = entries(&pi);
+            for (k, name) in names.iter().enumerate() {
+                reg[k][j] = at[name] - at0[name];
+            }
         }
-        out
+        reg
+    } else {
+        (0..p)
+            .map(|k| {
+                let mut row = vec![0.0; width];
+                row[k] = 1.0;
+                row
+            })
+            .collect()
     };
-    let at0 = entries(&pi0);
-    let width = 10 * n;
-    let mut reg = vec![vec![0.0; width]; p];
-    for j in 0..width {
-        let mut pi = pi0.clone();
-        pi[j] += 1.0;
-        let at = entries(&pi);
-        for (k, name) in names.iter().enumerate() {
-            reg[k][j] = at[name] - at0[name];
-        }
-    }
     let mut combination = Vec::with_capacity(kept.len() * width);
     for (i, &k) in kept.iter().enumerate() {
         let mut row = reg[k].clone();
@@ -190,28 +235,40 @@ fn dot(a: &[f64], b: &[f64]) -> f64 {
     a.iter().zip(b).map(|(x, y)| x * y).sum()
 }
 
-/// The standard parameters of `robot` (spec values), in [`STANDARD_NAMES`] order per body.
+/// The standard parameters of `robot` (spec values), in [`STANDARD_NAMES`] order per body (a
+/// floating base's own body first).
 pub fn standard_values(robot: &Robot) -> Vec<f64> {
-    let mut pi = Vec::with_capacity(10 * robot.dof());
-    for b in &robot.bodies {
-        let (m, c) = (b.mass, b.com);
-        let cc: f64 = c.iter().map(|x| x * x).sum();
-        let pole = |a: usize, d: usize| {
-            let delta = if a == d { cc } else { 0.0 };
-            b.inertia_com[a][d] + m * (delta - c[a] * c[d])
-        };
-        pi.extend([m, m * c[0], m * c[1], m * c[2]]);
-        pi.extend([
-            pole(0, 0),
-            pole(0, 1),
-            pole(0, 2),
-            pole(1, 1),
-            pole(1, 2),
-            pole(2, 2),
-        ]);
-    }
-    debug_assert_eq!(pi.len(), STANDARD_NAMES.len() * robot.dof());
-    pi
+    let base = robot
+        .base_body
+        .iter()
+        .filter(|_| robot.is_floating())
+        .map(|b| standard_of(b.mass, b.com, &b.inertia_com));
+    let bodies = robot
+        .bodies
+        .iter()
+        .map(|b| standard_of(b.mass, b.com, &b.inertia_com));
+    base.chain(bodies).flatten().collect()
+}
+
+/// Mass, first moment and inertia about the pole of a body given about its centre of mass.
+fn standard_of(m: f64, c: [f64; 3], inertia_com: &[[f64; 3]; 3]) -> [f64; 10] {
+    let cc: f64 = c.iter().map(|x| x * x).sum();
+    let pole = |a: usize, d: usize| {
+        let delta = if a == d { cc } else { 0.0 };
+        inertia_com[a][d] + m * (delta - c[a] * c[d])
+    };
+    [
+        m,
+        m * c[0],
+        m * c[1],
+        m * c[2],
+        pole(0, 0),
+        pole(0, 1),
+        pole(0, 2),
+        pole(1, 1),
+        pole(1, 2),
+        pole(2, 2),
+    ]
 }
 
 /// `robot` with the standard parameters `pi` (mass, first moment, inertia about the pole per
@@ -255,20 +312,20 @@ impl SplitMix {
 pub fn base_parameters_text(robot: &Robot) -> String {
     use std::fmt::Write as _;
     let set = base_set(robot);
-    let n = robot.dof();
-    let standard: Vec<String> = (1..=n)
+    let standard: Vec<String> = parameter_bodies(robot)
         .flat_map(|b| STANDARD_NAMES.iter().map(move |p| format!("{p}{b}")))
         .collect();
+    let ncols = standard.len();
     let mut out = format!(
         "{}: {} base parameters (of {} standard: m, mx, my, mz, ixx, ixy, ixz, iyy, iyz, izz per \
          body, about its pole, tensor entries)\n\n",
         robot.name,
         set.names.len(),
-        10 * n
+        ncols
     );
     let width = set.names.iter().map(String::len).max().unwrap_or(0);
     for (k, (name, value)) in set.names.iter().zip(&set.values).enumerate() {
-        let row = &set.combination[k * 10 * n..(k + 1) * 10 * n];
+        let row = &set.combination[k * ncols..(k + 1) * ncols];
         let mut terms = String::new();
         for (c, s) in row.iter().zip(&standard) {
             if c.abs() <= 1e-12 {

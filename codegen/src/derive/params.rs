@@ -10,7 +10,7 @@ use super::kinematics::Poles;
 use super::mass_matrix::shift_sym;
 use super::scalar::{k3, k33, Cx, M3, S, V3};
 use crate::algebra::Algebra;
-use crate::model::{JointKind, Robot};
+use crate::model::{JointKind, Robot, SymbolicInertial};
 
 /// Parameters of one body, in its own frame, about its pole `O_i`.
 pub(crate) struct BodyParams<E> {
@@ -40,89 +40,106 @@ const INERTIA_NAMES: [[&str; 3]; 3] = [
 
 /// Reads the parameters of `robot` through the algebra.
 pub(crate) fn params<A: Algebra>(cx: &mut Cx<'_, A>, robot: &Robot) -> Params<A::E> {
-    let mut body = Vec::with_capacity(robot.dof());
-    for (i, b) in robot.bodies.iter().enumerate() {
-        let n = i + 1;
-        let sym = b.symbolic;
-        let m = cx.param(&format!("m{n}"), b.mass, sym.mass);
-        let mut h = [S::K(0.0); 3];
-        for a in 0..3 {
-            let name = format!("m{}{n}", super::scalar::AXES[a]);
-            h[a] = if sym.com {
-                cx.param(&name, b.mass * b.com[a], true)
-            } else if sym.mass {
-                // The first moment follows the symbolic mass: m · com.
-                cx.mul(m, S::K(b.com[a]))
-            } else {
-                cx.param(&name, b.mass * b.com[a], false)
+    let body = robot
+        .bodies
+        .iter()
+        .enumerate()
+        .map(|(i, b)| {
+            let inertial = Inertial {
+                mass: b.mass,
+                com: b.com,
+                inertia_com: b.inertia_com,
+                symbolic: b.symbolic,
             };
-        }
-        // Parallel-axis term m (|c|² δ_ab - c_a c_b), numerically.
-        let shift = |a: usize, c: usize| {
-            let d = if a == c {
-                b.com.iter().map(|x| x * x).sum()
-            } else {
-                0.0
-            };
-            b.mass * (d - b.com[a] * b.com[c])
-        };
-        let mut j = [[S::K(0.0); 3]; 3];
-        for a in 0..3 {
-            for c in a..3 {
-                let pole = b.inertia_com[a][c] + shift(a, c);
-                let name = format!("{}{n}", INERTIA_NAMES[a][c]);
-                j[a][c] = if sym.inertia || !(sym.mass || sym.com) {
-                    cx.param(&name, pole, sym.inertia)
-                } else {
-                    // Numeric inertia about the CoM, shifted to the pole through the symbolic
-                    // mass / first moment, so the pole inertia stays consistent with them.
-                    let term = |cx: &mut Cx<'_, A>, p: usize, r: usize| {
-                        if sym.com {
-                            let hh = cx.mul(h[p], h[r]);
-                            cx.div(hh, m)
-                        } else {
-                            cx.mul(m, S::K(b.com[p] * b.com[r]))
-                        }
-                    };
-                    let mut v = S::K(b.inertia_com[a][c]);
-                    if a == c {
-                        for p in (0..3).filter(|&p| p != a) {
-                            let t = term(cx, p, p);
-                            v = cx.add(v, t);
-                        }
-                    } else {
-                        let t = term(cx, a, c);
-                        v = cx.sub(v, t);
-                    }
-                    v
-                };
-                j[c][a] = j[a][c];
-            }
-        }
-        body.push(body_params(cx, n, m, h, j));
-    }
+            one_body(cx, i + 1, &inertial)
+        })
+        .collect();
     subsystems(cx, robot, body)
 }
 
-/// The parameters of a floating base body about the base origin (numeric; named `m0`, ...).
+/// The inertial numbers of one body as the spec gives them (about the centre of mass).
+struct Inertial {
+    mass: f64,
+    com: [f64; 3],
+    inertia_com: [[f64; 3]; 3],
+    symbolic: SymbolicInertial,
+}
+
+/// The parameters of body `n` (0: a floating base) about its pole, read under the names
+/// `m{n}`, `mx{n}`.., `ixx{n}`.. where they are symbolic.
+fn one_body<A: Algebra>(cx: &mut Cx<'_, A>, n: usize, b: &Inertial) -> BodyParams<A::E> {
+    let sym = b.symbolic;
+    let m = cx.param(&format!("m{n}"), b.mass, sym.mass);
+    let mut h = [S::K(0.0); 3];
+    for a in 0..3 {
+        let name = format!("m{}{n}", super::scalar::AXES[a]);
+        h[a] = if sym.com {
+            cx.param(&name, b.mass * b.com[a], true)
+        } else if sym.mass {
+            // The first moment follows the symbolic mass: m · com.
+            cx.mul(m, S::K(b.com[a]))
+        } else {
+            cx.param(&name, b.mass * b.com[a], false)
+        };
+    }
+    // Parallel-axis term m (|c|² δ_ab - c_a c_b), numerically.
+    let shift = |a: usize, c: usize| {
+        let d = if a == c {
+            b.com.iter().map(|x| x * x).sum()
+        } else {
+            0.0
+        };
+        b.mass * (d - b.com[a] * b.com[c])
+    };
+    let mut j = [[S::K(0.0); 3]; 3];
+    for a in 0..3 {
+        for c in a..3 {
+            let pole = b.inertia_com[a][c] + shift(a, c);
+            let name = format!("{}{n}", INERTIA_NAMES[a][c]);
+            j[a][c] = if sym.inertia || !(sym.mass || sym.com) {
+                cx.param(&name, pole, sym.inertia)
+            } else {
+                // Numeric inertia about the CoM, shifted to the pole through the symbolic
+                // mass / first moment, so the pole inertia stays consistent with them.
+                let term = |cx: &mut Cx<'_, A>, p: usize, r: usize| {
+                    if sym.com {
+                        let hh = cx.mul(h[p], h[r]);
+                        cx.div(hh, m)
+                    } else {
+                        cx.mul(m, S::K(b.com[p] * b.com[r]))
+                    }
+                };
+                let mut v = S::K(b.inertia_com[a][c]);
+                if a == c {
+                    for p in (0..3).filter(|&p| p != a) {
+                        let t = term(cx, p, p);
+                        v = cx.add(v, t);
+                    }
+                } else {
+                    let t = term(cx, a, c);
+                    v = cx.sub(v, t);
+                }
+                v
+            };
+            j[c][a] = j[a][c];
+        }
+    }
+    body_params(cx, n, m, h, j)
+}
+
+/// The parameters of a floating base body about the base origin, named `m0`, `mx0`, ..
+/// where they are symbolic (the regressor's derivation; a spec's base body is numeric).
 pub(crate) fn base_body_params<A: Algebra>(
     cx: &mut Cx<'_, A>,
     b: &crate::model::BaseBody,
 ) -> BodyParams<A::E> {
-    let m = S::K(b.mass);
-    let h = k3(b.com.map(|c| b.mass * c));
-    let mut j = k33(b.inertia_com);
-    for a in 0..3 {
-        for c in 0..3 {
-            let d = if a == c {
-                b.com.iter().map(|x| x * x).sum()
-            } else {
-                0.0
-            };
-            j[a][c] = S::K(b.inertia_com[a][c] + b.mass * (d - b.com[a] * b.com[c]));
-        }
-    }
-    body_params(cx, 0, m, h, j)
+    let inertial = Inertial {
+        mass: b.mass,
+        com: b.com,
+        inertia_com: b.inertia_com,
+        symbolic: b.symbolic,
+    };
+    one_body(cx, 0, &inertial)
 }
 
 /// A body's parameters with its gyroscopic coefficients.

@@ -12,7 +12,7 @@ use crate::model::{ParameterSet, Robot, SymbolicInertial};
 /// The ten standard parameters of a body, in order: mass, first moment about the pole
 /// (`m · c`), inertia tensor about the pole in the body's axes (tensor entries,
 /// `ixy = -∫ x y dm`). Parameter `p` of body `i` (1-based) is named `{p}{i}` as the symbolic
-/// parameters are.
+/// parameters are; a floating base's own body comes first as body `0`.
 pub const STANDARD_NAMES: [&str; 10] = [
     "m", "mx", "my", "mz", "ixx", "ixy", "ixz", "iyy", "iyz", "izz",
 ];
@@ -20,10 +20,11 @@ pub const STANDARD_NAMES: [&str; 10] = [
 /// The regressor of a robot, in the target graph.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Regressor {
-    /// `Y`, `N × 10N` row-major: `Y[i*10N + 10b + p] = ∂τ_i/∂π_{b,p}`.
+    /// `Y`, `N × 10N` row-major: `Y[i*10N + 10b + p] = ∂τ_i/∂π_{b,p}` (floating base:
+    /// `NV × 10(N+1)`, the base body's ten columns first).
     pub y: Vec<NodeId>,
-    /// `π`, `10N`: the robot's standard parameters (the spec values) in [`STANDARD_NAMES`]
-    /// order, body by body.
+    /// `π`, `10N` (floating base: `10(N+1)`): the robot's standard parameters (the spec
+    /// values) in [`STANDARD_NAMES`] order, body by body.
     pub standard: Vec<f64>,
 }
 
@@ -31,14 +32,25 @@ pub struct Regressor {
 pub fn all_symbolic(robot: &Robot) -> Robot {
     let mut out = robot.clone();
     out.parameters = ParameterSet::Physical;
+    let every = SymbolicInertial {
+        mass: true,
+        com: true,
+        inertia: true,
+    };
     for b in &mut out.bodies {
-        b.symbolic = SymbolicInertial {
-            mass: true,
-            com: true,
-            inertia: true,
-        };
+        b.symbolic = every;
+    }
+    if let Some(b) = &mut out.base_body {
+        b.symbolic = every;
     }
     out
+}
+
+/// The numbers of the bodies whose parameters `π` holds, in order: a floating base's own body
+/// (`0`) first, then the joints' bodies `1..=N`.
+pub(crate) fn parameter_bodies(robot: &Robot) -> std::ops::RangeInclusive<usize> {
+    let first = usize::from(!robot.is_floating());
+    first..=robot.dof()
 }
 
 /// The inverse dynamics of `robot` with every inertial parameter symbolic, on a new graph:
@@ -47,11 +59,10 @@ pub(crate) fn symbolic_inverse_dynamics(robot: &Robot) -> (Graph, Vec<NodeId>, V
     let sym = all_symbolic(robot);
     let mut g = Graph::new();
     let d = derive_with(&mut g, &sym, true);
-    let n = robot.dof();
-    let mut index = Vec::with_capacity(10 * n);
-    for b in 0..n {
+    let mut index = Vec::new();
+    for b in parameter_bodies(robot) {
         for p in STANDARD_NAMES {
-            let name = format!("{p}{}", b + 1);
+            let name = format!("{p}{b}");
             let k = g
                 .params()
                 .iter()
@@ -66,15 +77,15 @@ pub(crate) fn symbolic_inverse_dynamics(robot: &Robot) -> (Graph, Vec<NodeId>, V
 /// Derives the regressor of `robot` and copies it into `target`.
 pub fn regressor(target: &mut Graph, robot: &Robot) -> Regressor {
     let (mut g, tau, index) = symbolic_inverse_dynamics(robot);
-    let n = robot.dof();
     let standard: Vec<f64> = index
         .iter()
         .map(|&k| g.params()[k as usize].default)
         .collect();
-    let mut y = vec![NodeId(0); n * 10 * n];
+    let width = index.len();
+    let mut y = vec![NodeId(0); tau.len() * width];
     for (col, &k) in index.iter().enumerate() {
         for (i, d) in g.diff_many(&tau, Var::Param(k)).into_iter().enumerate() {
-            y[i * 10 * n + col] = d;
+            y[i * width + col] = d;
         }
     }
     Regressor {

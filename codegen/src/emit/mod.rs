@@ -199,7 +199,8 @@ impl Input {
             | FunctionKind::ForwardDynamics
             | FunctionKind::InverseDynamicsDerivatives
             | FunctionKind::ForwardDynamicsDerivatives
-            | FunctionKind::Regressor => &[Input::BasePose, Input::BaseVel, Input::BaseAcc],
+            | FunctionKind::Regressor
+            | FunctionKind::BaseRegressor => &[Input::BasePose, Input::BaseVel, Input::BaseAcc],
             FunctionKind::Gravity | FunctionKind::GravityDerivatives => &[Input::BasePose],
             _ => &[],
         };
@@ -221,8 +222,8 @@ impl Input {
 pub(crate) enum Dim {
     N,
     Fixed(usize),
-    /// `k · N`.
-    PerJoint(usize),
+    /// `k` per body: `k · N`, `k · (N + 1)` with a floating base (its own body counts).
+    PerBody(usize),
     /// `NB`, the number of base parameters (`Module::nb`).
     Base,
     /// `NBETA`, the number of elastic joints.
@@ -242,6 +243,8 @@ pub(crate) struct Counts {
     pub nw: usize,
     /// Joints (for the joint-space elastic inputs).
     pub dof: usize,
+    /// Bodies with inertial parameters: the joints', and a floating base's own.
+    pub bodies: usize,
 }
 
 impl Counts {
@@ -251,6 +254,7 @@ impl Counts {
             nbeta: module.nbeta(),
             nw: module.nw(),
             dof: module.dof,
+            bodies: module.dof + usize::from(module.motion == BaseMotion::Floating),
         }
     }
 }
@@ -262,16 +266,17 @@ impl Dim {
             Dim::Base => counts.nb,
             Dim::Beta => counts.nbeta,
             Dim::W => counts.nw,
+            Dim::PerBody(k) => k * counts.bodies,
             d => d.get(n),
         }
     }
 
-    /// The size for `n` joints (of a dimension that does not depend on `NB`).
+    /// The size for `n` joints on a fixed base (of a dimension that does not depend on `NB`).
     pub(crate) fn get(self, n: usize) -> usize {
         match self {
             Dim::N => n,
             Dim::Fixed(k) => k,
-            Dim::PerJoint(k) => k * n,
+            Dim::PerBody(k) => k * n,
             Dim::Base | Dim::Beta | Dim::W => unreachable!("given with Dim::of"),
         }
     }
@@ -496,7 +501,7 @@ pub(crate) fn contract(kind: FunctionKind) -> Contract {
             outputs: &[OutSpec {
                 name: "Y",
                 rows: Dim::N,
-                cols: Some(Dim::PerJoint(10)),
+                cols: Some(Dim::PerBody(10)),
                 doc: "inertial-parameter regressor, tau = Y pi: column 10 b + p is d tau / d \
                       pi_p of body b (p in m, mx, my, mz, ixx, ixy, ixz, iyy, iyz, izz)",
             }],

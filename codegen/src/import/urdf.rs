@@ -17,7 +17,7 @@ use super::chain::{normalize, rpy, Chain, ChainFrame, ChainJoint, MassProps, Pos
 use super::error::{ImportError, Location};
 use super::snap::{self, Snap};
 use super::{ImportOptions, Imported};
-use crate::model::{BaseBody, BaseMotion, JointKind, Robot};
+use crate::model::{BaseBody, BaseMotion, JointKind, Robot, SymbolicInertial};
 
 /// Most bodies a spec may have (docs/spec.md).
 const MAX_BODIES: usize = 64;
@@ -357,6 +357,7 @@ pub fn import_urdf_with(
             mass: base_props.mass,
             com: base_props.com,
             inertia_com: base_props.inertia,
+            symbolic: SymbolicInertial::default(),
         });
     }
     let snaps = match cx.snap.take() {
