@@ -16,6 +16,8 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
+use super::ldlt;
+use super::scalar::{Cx, S};
 use crate::ir::{BaseVar, Graph, Node, NodeId, Var};
 
 /// The derivative outputs, row-major `N×N` (`[i*n + j] = ∂ out_i / ∂ in_j`).
@@ -215,7 +217,7 @@ pub fn derivatives(
     let floating = matches!(c.velocity.first(), Some(Var::Base(_)));
     // Dense: M⁻¹ once, then products with it.
     let dense = |g: &mut Graph| {
-        let f = Ldlt::factor(g, mass, n);
+        let f = Factor::dense(g, mass, n);
         let qdd = f.solve(g, &rhs);
         let minv = f.inverse(g);
         let at_fd: HashMap<Var, NodeId> = c.acceleration.iter().copied().zip(qdd).collect();
@@ -228,13 +230,13 @@ pub fn derivatives(
     // from the leaves has no fill-in, so each column is solved with it rather than
     // multiplied by the dense M⁻¹.
     let sparse = |g: &mut Graph| {
-        let f = TreeLdlt::factor(g, mass, &c.parent);
+        let f = Factor::tree(g, mass, &c.parent);
         let qdd = f.solve(g, &rhs);
         let minv = f.inverse(g);
         let at_fd: HashMap<Var, NodeId> = c.acceleration.iter().copied().zip(qdd).collect();
         let dtau_dq_fd = substitute(g, &dtau_dq, &at_fd);
-        let dqdd_dq = f.neg_solve_columns(g, &dtau_dq_fd);
-        let dqdd_dqd = f.neg_solve_columns(g, &dtau_dqd);
+        let dqdd_dq = f.neg_solve_columns(g, &dtau_dq_fd, n);
+        let dqdd_dqd = f.neg_solve_columns(g, &dtau_dqd, n);
         [dqdd_dq, dqdd_dqd, minv]
     };
     let [dqdd_dq, dqdd_dqd, minv] = if chain {
@@ -319,198 +321,98 @@ pub(crate) fn substitute(
     roots.iter().map(|r| map[r]).collect()
 }
 
-/// A straight-line `L D Lᵀ` factorisation of a symmetric positive definite matrix on the
-/// graph (no pivoting; known zeros fold, so sparsity is kept where no fill-in occurs).
-struct Ldlt {
-    n: usize,
-    /// `L_ik` (unit lower triangular, row-major; entries above the diagonal unused).
-    l: Vec<NodeId>,
-    /// `1 / D_k`.
-    dinv: Vec<NodeId>,
+/// A factorisation of the mass matrix on the graph ([`ldlt`]'s, through the scalar layer), for
+/// the solves of the forward-dynamics derivatives.
+enum Factor {
+    /// From the base (chains: dense `M⁻¹` from `L⁻¹`).
+    Dense(ldlt::Dense<NodeId>),
+    /// From the leaves (trees and floating bases: one solve per column, no fill-in).
+    Tree(ldlt::Tree<NodeId>),
 }
 
-impl Ldlt {
-    fn factor(g: &mut Graph, m: &[NodeId], n: usize) -> Ldlt {
-        let zero = g.constant(0.0);
-        let one = g.constant(1.0);
-        // t[i][k] = L_ik D_k (saves a multiplication per update).
-        let mut t = vec![zero; n * n];
-        let mut l = vec![zero; n * n];
-        let mut dinv = vec![zero; n];
-        for j in 0..n {
-            for i in j..n {
-                let mut v = m[i * n + j];
-                for k in 0..j {
-                    let p = g.mul(t[i * n + k], l[j * n + k]);
-                    v = g.sub(v, p);
-                }
-                t[i * n + j] = v;
-            }
-            dinv[j] = g.div(one, t[j * n + j]);
-            l[j * n + j] = one;
-            for i in j + 1..n {
-                l[i * n + j] = g.mul(t[i * n + j], dinv[j]);
-            }
-        }
-        Ldlt { n, l, dinv }
+impl Factor {
+    fn dense(g: &mut Graph, m: &[NodeId], n: usize) -> Factor {
+        let m = lift(g, m, n);
+        Factor::Dense(ldlt::Dense::factor(&mut Cx::new(g), &m))
     }
 
-    /// `x` with `L D Lᵀ x = b`.
-    fn solve(&self, g: &mut Graph, b: &[NodeId]) -> Vec<NodeId> {
-        let n = self.n;
-        let mut y = b.to_vec();
-        for i in 0..n {
-            for k in 0..i {
-                let p = g.mul(self.l[i * n + k], y[k]);
-                y[i] = g.sub(y[i], p);
-            }
-        }
-        let mut x = y.clone();
-        for i in (0..n).rev() {
-            let mut v = g.mul(y[i], self.dinv[i]);
-            for k in i + 1..n {
-                let p = g.mul(self.l[k * n + i], x[k]);
-                v = g.sub(v, p);
-            }
-            x[i] = v;
-        }
-        x
-    }
-
-    /// The inverse, full and symmetric (mirrored entries are the same nodes):
-    /// `M⁻¹ = Xᵀ D⁻¹ X` with `X = L⁻¹`.
-    fn inverse(&self, g: &mut Graph) -> Vec<NodeId> {
-        let n = self.n;
-        let zero = g.constant(0.0);
-        let one = g.constant(1.0);
-        // X = L⁻¹, unit lower triangular: X_ij = -Σ_{k=j}^{i-1} L_ik X_kj for i > j.
-        let mut x = vec![zero; n * n];
-        for j in 0..n {
-            x[j * n + j] = one;
-            for i in j + 1..n {
-                let terms: Vec<NodeId> = (j..i)
-                    .map(|k| g.mul(self.l[i * n + k], x[k * n + j]))
-                    .collect();
-                let s = g.sum(&terms);
-                x[i * n + j] = g.neg(s);
-            }
-        }
-        // W = D⁻¹ X, then (M⁻¹)_ij = Σ_{k ≥ i} X_ki W_kj for i ≥ j.
-        let mut w = vec![zero; n * n];
-        for k in 0..n {
-            for j in 0..=k {
-                w[k * n + j] = g.mul(self.dinv[k], x[k * n + j]);
-            }
-        }
-        let mut inv = vec![zero; n * n];
-        for i in 0..n {
-            for j in 0..=i {
-                let terms: Vec<NodeId> =
-                    (i..n).map(|k| g.mul(x[k * n + i], w[k * n + j])).collect();
-                let s = g.sum(&terms);
-                inv[i * n + j] = s;
-                inv[j * n + i] = s;
-            }
-        }
-        inv
-    }
-}
-
-/// The factorisation `M = Lᵀ D L` from the leaves on the graph (Featherstone's LTDL): row `k`
-/// of `L` is nonzero only at the coordinates carrying `k`, so there is no fill-in and no
-/// work on the zeros between branches.
-struct TreeLdlt {
-    n: usize,
-    parent: Vec<Option<usize>>,
-    /// `L_ki` for `i` carrying `k` (row-major; other entries unused).
-    l: Vec<NodeId>,
-    /// `1 / D_k`.
-    dinv: Vec<NodeId>,
-}
-
-impl TreeLdlt {
-    fn ancestors(&self, k: usize) -> Vec<usize> {
-        let mut out = Vec::new();
-        let mut at = self.parent[k];
-        while let Some(i) = at {
-            out.push(i);
-            at = self.parent[i];
-        }
-        out
-    }
-
-    fn factor(g: &mut Graph, m: &[NodeId], parent: &[Option<usize>]) -> TreeLdlt {
-        let n = parent.len();
-        let one = g.constant(1.0);
-        let zero = g.constant(0.0);
-        let mut f = TreeLdlt {
-            n,
-            parent: parent.to_vec(),
-            l: m.to_vec(),
-            dinv: vec![zero; n],
-        };
-        for k in (0..n).rev() {
-            f.dinv[k] = g.div(one, f.l[k * n + k]);
-            let anc = f.ancestors(k);
-            for (pos, &i) in anc.iter().enumerate() {
-                let a = g.mul(f.l[k * n + i], f.dinv[k]);
-                // H_ij -= a H_kj for i and every ancestor j of i.
-                for &j in &anc[pos..] {
-                    let p = g.mul(a, f.l[k * n + j]);
-                    f.l[i * n + j] = g.sub(f.l[i * n + j], p);
-                }
-                f.l[k * n + i] = a;
-            }
-        }
-        f
+    fn tree(g: &mut Graph, m: &[NodeId], parent: &[Option<usize>]) -> Factor {
+        let m = lift(g, m, parent.len());
+        Factor::Tree(ldlt::Tree::factor(&mut Cx::new(g), &m, parent))
     }
 
     /// `x` with `M x = b`.
     fn solve(&self, g: &mut Graph, b: &[NodeId]) -> Vec<NodeId> {
-        let n = self.n;
-        // Lᵀ y = b from the leaves, then x = D⁻¹ y - L x from the root.
-        let mut y = b.to_vec();
-        for i in (0..n).rev() {
-            for j in self.ancestors(i) {
-                let p = g.mul(self.l[i * n + j], y[i]);
-                y[j] = g.sub(y[j], p);
-            }
-        }
-        let mut x = y.clone();
-        for i in 0..n {
-            let mut v = g.mul(y[i], self.dinv[i]);
-            for j in self.ancestors(i) {
-                let p = g.mul(self.l[i * n + j], x[j]);
-                v = g.sub(v, p);
-            }
-            x[i] = v;
-        }
-        x
+        let b: Vec<S<NodeId>> = b.iter().map(|&e| scalar(g, e)).collect();
+        let mut cx = Cx::new(g);
+        let x = match self {
+            Factor::Dense(f) => f.solve(&mut cx, &b),
+            Factor::Tree(f) => f.solve(&mut cx, &b),
+        };
+        x.into_iter().map(|v| cx.e(v)).collect()
     }
 
-    /// `M⁻¹`, full and symmetric (mirrored entries are the same nodes), column by column
-    /// from unit vectors (only the lower part of each column is kept, so the rest is never
-    /// computed).
+    /// `M⁻¹`, full and symmetric (mirrored entries are the same nodes). Dense:
+    /// `M⁻¹ = Xᵀ D⁻¹ X` with `X = L⁻¹`; tree: column by column from unit vectors (only the
+    /// lower part of each column kept, so the rest is never computed).
     fn inverse(&self, g: &mut Graph) -> Vec<NodeId> {
-        let n = self.n;
         let zero = g.constant(0.0);
         let one = g.constant(1.0);
-        let mut inv = vec![zero; n * n];
-        for c in 0..n {
-            let mut e = vec![zero; n];
-            e[c] = one;
-            let x = self.solve(g, &e);
-            for i in c..n {
-                inv[i * n + c] = x[i];
-                inv[c * n + i] = x[i];
+        match self {
+            Factor::Dense(f) => {
+                let n = f.dinv.len();
+                let mut cx = Cx::new(g);
+                let l: Vec<NodeId> = f.l.iter().flatten().map(|&v| cx.e(v)).collect();
+                let dinv: Vec<NodeId> = f.dinv.iter().map(|&v| cx.e(v)).collect();
+                // X = L⁻¹, unit lower triangular: X_ij = -Σ_{k=j}^{i-1} L_ik X_kj for i > j.
+                let mut x = vec![zero; n * n];
+                for j in 0..n {
+                    x[j * n + j] = one;
+                    for i in j + 1..n {
+                        let terms: Vec<NodeId> =
+                            (j..i).map(|k| g.mul(l[i * n + k], x[k * n + j])).collect();
+                        let s = g.sum(&terms);
+                        x[i * n + j] = g.neg(s);
+                    }
+                }
+                // W = D⁻¹ X, then (M⁻¹)_ij = Σ_{k ≥ i} X_ki W_kj for i ≥ j.
+                let mut w = vec![zero; n * n];
+                for k in 0..n {
+                    for j in 0..=k {
+                        w[k * n + j] = g.mul(dinv[k], x[k * n + j]);
+                    }
+                }
+                let mut inv = vec![zero; n * n];
+                for i in 0..n {
+                    for j in 0..=i {
+                        let terms: Vec<NodeId> =
+                            (i..n).map(|k| g.mul(x[k * n + i], w[k * n + j])).collect();
+                        let s = g.sum(&terms);
+                        inv[i * n + j] = s;
+                        inv[j * n + i] = s;
+                    }
+                }
+                inv
+            }
+            Factor::Tree(f) => {
+                let n = f.dinv.len();
+                let mut inv = vec![zero; n * n];
+                for c in 0..n {
+                    let mut e = vec![zero; n];
+                    e[c] = one;
+                    let x = self.solve(g, &e);
+                    for i in c..n {
+                        inv[i * n + c] = x[i];
+                        inv[c * n + i] = x[i];
+                    }
+                }
+                inv
             }
         }
-        inv
     }
 
     /// `-M⁻¹ b` for the row-major `N×N` matrix `b`, column by column.
-    fn neg_solve_columns(&self, g: &mut Graph, b: &[NodeId]) -> Vec<NodeId> {
-        let n = self.n;
+    fn neg_solve_columns(&self, g: &mut Graph, b: &[NodeId], n: usize) -> Vec<NodeId> {
         let mut out = vec![NodeId(0); n * n];
         for j in 0..n {
             // -M⁻¹ b = M⁻¹ (-b): the signs fold into the sums of the solve.
@@ -521,4 +423,20 @@ impl TreeLdlt {
         }
         out
     }
+}
+
+/// A graph node as a scalar of the derivation layer (constants as known numbers, so they fold
+/// there as in the derivation).
+fn scalar(g: &Graph, e: NodeId) -> S<NodeId> {
+    match g.node(e) {
+        Node::Const(bits) => S::K(f64::from_bits(*bits)),
+        _ => S::X(e),
+    }
+}
+
+/// The row-major `n×n` `m` as rows of scalars.
+fn lift(g: &Graph, m: &[NodeId], n: usize) -> Vec<Vec<S<NodeId>>> {
+    m.chunks(n)
+        .map(|row| row.iter().map(|&e| scalar(g, e)).collect())
+        .collect()
 }
