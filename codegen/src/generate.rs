@@ -197,6 +197,14 @@ fn build(
             derived.forward_dynamics = factored;
         }
     }
+    // The mass matrix: the shorter of the wrench carried joint by joint and the products in
+    // the base frame.
+    if !derived.mass_matrix_in_base.is_empty() {
+        let in_base = std::mem::take(&mut derived.mass_matrix_in_base);
+        if graph.op_count(&in_base).total() < graph.op_count(&derived.mass_matrix).total() {
+            derived.mass_matrix = in_base;
+        }
+    }
     // Joint-space outputs span the base's coordinates too with a floating base.
     let nv = if robot.is_floating() { n + 6 } else { n };
 

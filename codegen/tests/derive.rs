@@ -526,6 +526,12 @@ fn check_random(seed: u64, general_axes: bool) {
     let m = reference_mass_matrix(&robot, &q);
     close(&d.mass_matrix, &m, TOL, &what("mass matrix"));
     close(
+        &d.mass_matrix_in_base,
+        &m,
+        TOL,
+        &what("mass matrix (products in the base frame)"),
+    );
+    close(
         &d.tool_rotation,
         &tool_rot.concat(),
         TOL,
@@ -690,6 +696,12 @@ fn check_random_tree(seed: u64) {
     close(&d.nonlinear_effects, &rn.tau, TOL, &what("nle"));
     let m = reference_mass_matrix(&robot, &q);
     close(&d.mass_matrix, &m, TOL, &what("mass matrix"));
+    close(
+        &d.mass_matrix_in_base,
+        &m,
+        TOL,
+        &what("mass matrix (products in the base frame)"),
+    );
     // Entries of bodies on different branches are exact zeros.
     let topo = robot.topology();
     for k in 0..n {
@@ -1229,6 +1241,43 @@ fn known_zeros_and_ones_never_reach_the_algebra() {
             t.trivial.is_empty(),
             "{:?}",
             &t.trivial[..t.trivial.len().min(5)]
+        );
+    }
+}
+
+/// A long chain with tilted axes generates the mass matrix with its products in the base
+/// frame (shorter there), and the generated matrix is the reference's.
+#[test]
+fn long_tilted_chains_take_the_mass_matrix_in_the_base_frame() {
+    let mut rng = Rng(0x5eed_f4a5);
+    let n = 24;
+    let robot = random_robot(&mut rng, n, true);
+    let module = quasidyn_codegen::build_module_only(
+        &robot,
+        Some(&[quasidyn_codegen::FunctionKind::MassMatrix]),
+    );
+    let mut g = quasidyn_codegen::ir::Graph::new();
+    let d = quasidyn_codegen::derive::derive_with(&mut g, &robot, true);
+    let body = g.op_count(&d.mass_matrix).total();
+    let in_base = g.op_count(&d.mass_matrix_in_base).total();
+    assert!(
+        in_base < body,
+        "{in_base} operations in the base frame, {body} carried"
+    );
+    let generated = &module.functions[0].outputs[0].values;
+    assert_eq!(module.graph.op_count(generated).total(), in_base);
+    for _ in 0..3 {
+        let q: Vec<f64> = (0..n).map(|_| rng.range(-2.0, 2.0)).collect();
+        let env = Env {
+            q: q.clone(),
+            ..Env::default()
+        };
+        let m = reference_mass_matrix(&robot, &q);
+        close(
+            &module.graph.eval_many(generated, &env),
+            &m,
+            TOL,
+            "generated mass matrix",
         );
     }
 }

@@ -237,6 +237,7 @@ pub(crate) fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
         mass_matrix: out(&mflat),
         forward_dynamics: out(&fd),
         forward_dynamics_factored: Vec::new(),
+        mass_matrix_in_base: Vec::new(),
         tool_rotation: tool.as_ref().map_or(Vec::new(), |t| out(&flat(&t.0))),
         tool_position: tool.as_ref().map_or(Vec::new(), |t| out(&t.1)),
         jacobian: tool.as_ref().map_or(Vec::new(), |t| out(&t.2)),

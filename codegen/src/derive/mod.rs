@@ -65,6 +65,10 @@ pub struct Derived<E> {
     /// [`FACTORED_FD_MAX_PATHS`], else empty): shorter for small robots, so the
     /// generator keeps whichever of the two is.
     pub forward_dynamics_factored: Vec<E>,
+    /// The same mass matrix with its products taken in the base frame (fixed bases; empty
+    /// otherwise): shorter for long tilted chains and trees, so the generator keeps whichever
+    /// of the two is.
+    pub mass_matrix_in_base: Vec<E>,
     /// `R_N · tool_rotation`, `3×3` (columns = tool axes in the base frame); empty for a
     /// tree, which has no tool.
     pub tool_rotation: Vec<E>,
@@ -277,7 +281,7 @@ fn derive_inner<A: Algebra>(
     let reg_par;
     let reg_ba;
     let reg_st;
-    let (js, id, m) = if regroup {
+    let (js, id, m, m_in_base) = if regroup {
         reg_par = if base {
             params::base_params(cx, robot, unread)
         } else {
@@ -290,8 +294,9 @@ fn derive_inner<A: Algebra>(
             ..st
         };
         let m = mass_matrix::mass_matrix(cx, robot, &reg_st, None);
+        let m_in_base = mass_matrix::mass_matrix_in_base(cx, robot, &reg_st);
         if moving.is_some() {
-            (&st, id, m)
+            (&st, id, m, m_in_base)
         } else {
             let id = dynamics::newton_euler(
                 cx,
@@ -303,10 +308,11 @@ fn derive_inner<A: Algebra>(
                 false,
                 None,
             );
-            (&reg_st, id, m)
+            (&reg_st, id, m, m_in_base)
         }
     } else {
-        (&st, id, m)
+        let m_in_base = mass_matrix::mass_matrix_in_base(cx, robot, &st);
+        (&st, id, m, m_in_base)
     };
     let gravity = if moving.is_some() {
         let weight = Weight::BaseAcceleration;
@@ -376,6 +382,7 @@ fn derive_inner<A: Algebra>(
         mass_matrix: out(&mflat),
         forward_dynamics: out(&fd),
         forward_dynamics_factored: out(&fd_factored),
+        mass_matrix_in_base: out(&m_in_base.concat()),
         tool_rotation: tool
             .as_ref()
             .map_or(Vec::new(), |t| out(&flat(&t.0.rotation))),
