@@ -173,25 +173,10 @@ DERIVATIVES_MAX_JOINTS = 12
 # The regressor (NV x 10(n+1)) is recorded for the first few states only.
 REGRESSOR_STATES = 5
 
-# Pinocchio's dynamic parameters are m, mc_x, mc_y, mc_z, I_xx, I_xy, I_yy, I_xz, I_yz, I_zz;
-# the generator's order is m, mx, my, mz, ixx, ixy, ixz, iyy, iyz, izz.
-PIN_TO_OURS = [0, 1, 2, 3, 4, 5, 7, 6, 8, 9]
-
-
-def reorder_regressor(y):
-    out = np.zeros_like(y)
-    for b in range(y.shape[1] // 10):
-        for k, p in enumerate(PIN_TO_OURS):
-            out[:, 10 * b + k] = y[:, 10 * b + p]
-    return out
-
-
-def standard_parameters(model):
-    pi = []
-    for i in range(1, model.njoints):
-        p = np.asarray(model.inertias[i].toDynamicParameters()).ravel()
-        pi.extend(float(p[k]) for k in PIN_TO_OURS)
-    return pi
+# The regressor's columns and the standard parameters in the generator's order, as the
+# fixed-base fixtures write them.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from derivatives_reference import reorder_regressor, standard_parameters  # noqa: E402
 
 
 def fixture_of(model, fids, name, frame_names):
@@ -236,9 +221,8 @@ def fixture_of(model, fids, name, frame_names):
             st["dqdd_dv"] = np.asarray(data.ddq_dv).flatten().tolist()
             st["Minv"] = minv.flatten().tolist()
         if n <= DERIVATIVES_MAX_JOINTS and k < REGRESSOR_STATES:
-            y = reorder_regressor(
-                np.asarray(pin.computeJointTorqueRegressor(model, data, qn, v, a)).copy()
-            )
+            y = np.asarray(pin.computeJointTorqueRegressor(model, data, qn, v, a)).copy()
+            y = reorder_regressor(y, y.shape[1] // 10)
             tau_id = np.asarray(st["inverse_dynamics"])
             err = np.abs(y @ np.array(standard_parameters(model)) - tau_id).max()
             assert err <= 1e-10 * max(1.0, np.abs(tau_id).max()), f"{name}: Y pi != rnea ({err})"
