@@ -43,6 +43,15 @@ pub(crate) fn mul(a: &M3, b: &M3) -> M3 {
     c
 }
 
+pub(crate) fn mat_vec(a: &M3, v: V3) -> V3 {
+    [dot(a[0], v), dot(a[1], v), dot(a[2], v)]
+}
+
+/// `aᵀ v`.
+pub(crate) fn mat_t_vec(a: &M3, v: V3) -> V3 {
+    mat_vec(&transpose(a), v)
+}
+
 pub(crate) fn transpose(a: &M3) -> M3 {
     let mut t = [[0.0; 3]; 3];
     for (i, row) in a.iter().enumerate() {

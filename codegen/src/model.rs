@@ -44,8 +44,13 @@ pub struct RobotBody {
     pub joint_name: String,
     /// Joint kind.
     pub joint: JointKind,
-    /// Unit joint axis.
+    /// Unit joint axis, in this body's frame (the same components in the frame before the
+    /// joint turns, which is the carrier's frame turned by [`RobotBody::rotation`]).
     pub axis: [f64; 3],
+    /// This body's frame at `q_i = 0` in its carrier's frame (columns = its axes). Specs and
+    /// imports give every frame parallel to the base at `q = 0` (the identity); the derivation
+    /// may choose other frames for shorter code (always the identity for a prismatic joint).
+    pub rotation: [[f64; 3]; 3],
     /// Carrier of this body: `None` for the base, else the index of an earlier body (bodies are
     /// listed parents first, the regular numbering of seed 004).
     pub parent: Option<usize>,

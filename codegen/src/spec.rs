@@ -1170,6 +1170,7 @@ impl Validator<'_> {
             joint_name: p.joint_name,
             joint: p.joint,
             axis: p.axis,
+            rotation: crate::mat3::IDENTITY,
             parent: p.parent,
             origin,
             next: p.next,

@@ -283,6 +283,7 @@ fn body(joint: JointKind, axis: V, next: V, mass: f64, com: V, inertia: V) -> Ro
         joint_name: String::new(),
         joint,
         axis,
+        rotation: [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]],
         // Set by `robot`, which strings the bodies into a chain.
         parent: None,
         origin: [0.0; 3],

@@ -16,6 +16,7 @@ mod derivatives;
 mod dynamics;
 mod elastic;
 mod floating;
+mod frames;
 mod kinematics;
 mod ldlt;
 mod mass_matrix;
@@ -37,7 +38,7 @@ use crate::algebra::Algebra;
 use crate::ir::{Graph, Node, NodeId, Var};
 use crate::model::{ParameterSet, Robot};
 use dynamics::Weight;
-use scalar::{Cx, S};
+use scalar::{k33, Cx, S};
 
 /// Forward dynamics is also built by factorising `M` while `Σ_k |path_k|²` (path: body `k` and
 /// the bodies carrying it) is at most this, as for a 20-joint chain. The factorisation's cost
@@ -137,7 +138,9 @@ pub fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
 /// If the robot has no bodies or more than 64.
 pub fn derive_with<A: Algebra>(alg: &mut A, robot: &Robot, regroup: bool) -> Derived<A::E> {
     if robot.is_floating() {
-        return floating::derive(alg, &snap_axes(robot));
+        let snapped = snap_axes(robot);
+        let reframed = frames::reframe(&snapped);
+        return floating::derive(alg, reframed.as_ref().map_or(&snapped, |r| &r.robot));
     }
     let unread = if robot.parameters == ParameterSet::Base {
         unread_base_entries(robot)
@@ -191,7 +194,9 @@ fn derive_inner<A: Algebra>(
 ) -> Derived<A::E> {
     let n = robot.dof();
     assert!((1..=64).contains(&n), "a chain has 1 to 64 bodies");
-    let robot = &snap_axes(robot);
+    let snapped = snap_axes(robot);
+    let reframed = frames::reframe(&snapped);
+    let robot = reframed.as_ref().map_or(&snapped, |r| &r.robot);
     let base = robot.parameters == ParameterSet::Base;
     // With base parameters as inputs no physical parameter may become one: the passes that
     // read physical parameters (labelled, static) see the spec values, and no output reads
@@ -371,6 +376,15 @@ fn derive_inner<A: Algebra>(
         _ => None,
     };
 
+    // Static reactions are given in the spec's body axes.
+    let (mut static_force, mut static_moment) = (statics.force, statics.moment);
+    if let Some(r) = &reframed {
+        for i in 0..n {
+            let g = k33(*r.turn(i));
+            static_force[i] = cx.mat_vec(&g, &static_force[i]);
+            static_moment[i] = cx.mat_vec(&g, &static_moment[i]);
+        }
+    }
     let mut out = |v: &[S<A::E>]| -> Vec<A::E> { v.iter().map(|&s| cx.e(s)).collect() };
     let flat = |rows: &[[S<A::E>; 3]]| -> Vec<S<A::E>> { rows.iter().flatten().copied().collect() };
     let mflat: Vec<S<A::E>> = m.iter().flatten().copied().collect();
@@ -399,12 +413,12 @@ fn derive_inner<A: Algebra>(
         static_force: if base || moving.is_some() {
             Vec::new()
         } else {
-            out(&flat(&statics.force))
+            out(&flat(&static_force))
         },
         static_moment: if base || moving.is_some() {
             Vec::new()
         } else {
-            out(&flat(&statics.moment))
+            out(&flat(&static_moment))
         },
         elastic: elastic.map(|e| Elastic {
             f2: out(&e.f2),

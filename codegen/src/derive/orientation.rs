@@ -17,7 +17,9 @@ use crate::model::{JointKind, Robot};
 
 /// Direction cosines of the chain at the current `q`.
 pub(crate) struct Orientation<E> {
-    /// `Rot_j`: axes of frame `j` (columns) in frame `j-1` (identity for prismatic joints).
+    /// `Rot_j`: axes of frame `j` (columns) in frame `j-1` (the body's constant
+    /// [`crate::RobotBody::rotation`] for prismatic joints, the identity unless the derivation
+    /// turned the frame).
     pub local: Vec<M3<E>>,
     /// `R_j`: axes of frame `j` (columns) in the base frame.
     pub abs: Vec<M3<E>>,
@@ -73,10 +75,20 @@ pub(crate) fn orientation<A: Algebra>(cx: &mut Cx<'_, A>, robot: &Robot) -> Orie
             JointKind::Revolute => {
                 let c = S::X(cx.alg.cos(j));
                 let s = S::X(cx.alg.sin(j));
+                let turned = b.rotation != IDENTITY;
                 let rot = rodrigues(cx, b.axis, c, s);
+                // A frame the derivation turned (see `frames`): the constant turn, then the
+                // joint's rotation about the body's own axis.
+                let rot = if turned {
+                    cx.mat_mul(&k33(b.rotation), &rot).0
+                } else {
+                    rot
+                };
                 local.push(rot);
                 let (start, mask) = match before {
-                    Some(p) if robot.bodies[p].axis == b.axis => (run[p].0, run[p].1 | (1 << j)),
+                    Some(p) if !turned && robot.bodies[p].axis == b.axis => {
+                        (run[p].0, run[p].1 | (1 << j))
+                    }
                     _ => (j, 1u64 << j),
                 };
                 run.push((start, mask));
@@ -86,7 +98,13 @@ pub(crate) fn orientation<A: Algebra>(cx: &mut Cx<'_, A>, robot: &Robot) -> Orie
                 } else {
                     let c = S::X(cx.alg.cos_sum(mask));
                     let s = S::X(cx.alg.sin_sum(mask));
-                    rodrigues(cx, b.axis, c, s)
+                    let sum = rodrigues(cx, b.axis, c, s);
+                    let first = robot.bodies[start].rotation;
+                    if first == IDENTITY {
+                        sum
+                    } else {
+                        cx.mat_mul(&k33(first), &sum).0
+                    }
                 };
                 // The orientation the run starts from: that of the start's carrier.
                 let r = match robot.bodies[start].parent {

@@ -10,6 +10,7 @@ use super::kinematics::Poles;
 use super::mass_matrix::shift_sym;
 use super::scalar::{k3, k33, Cx, M3, S, V3};
 use crate::algebra::Algebra;
+use crate::mat3;
 use crate::model::{JointKind, Robot, SymbolicInertial};
 
 /// Parameters of one body, in its own frame, about its pole `O_i`.
@@ -248,16 +249,35 @@ pub(crate) fn regroup<A: Algebra>(
                 // λ (I - u uᵀ): for a coordinate axis λ zeroes the diagonal entry of the
                 // last normal axis (Khalil's XXR = XX - YY for z).
                 let mut sym = k33([[0.0; 3]; 3]);
+                let mut lam = None;
                 if let Some(a) = coordinate_axis(b.axis) {
                     let (p, r) = ((a + 1) % 3, (a + 2) % 3);
                     let zeroed = p.max(r);
                     let other = p.min(r);
-                    let lam = j[k][zeroed][zeroed];
-                    sym[p][p] = lam;
-                    sym[r][r] = lam;
-                    j[k][other][other] = cx.sub(j[k][other][other], lam);
+                    let l = j[k][zeroed][zeroed];
+                    sym[p][p] = l;
+                    sym[r][r] = l;
+                    j[k][other][other] = cx.sub(j[k][other][other], l);
                     j[k][zeroed][zeroed] = S::K(0.0);
+                    lam = Some(l);
                 }
+                // What moves is symmetric about the axis: in the carrier's axes it is the same
+                // with the axis as the carrier sees it (the body's frame may be turned).
+                let (sym, hpar) = if b.rotation == mat3::IDENTITY {
+                    (sym, hpar)
+                } else {
+                    let uc = mat3::mat_vec(&b.rotation, b.axis);
+                    let mut turned = k33([[0.0; 3]; 3]);
+                    if let Some(l) = lam {
+                        for r in 0..3 {
+                            for c in 0..3 {
+                                let delta = if r == c { 1.0 } else { 0.0 };
+                                turned[r][c] = cx.mul(S::K(delta - uc[r] * uc[c]), l);
+                            }
+                        }
+                    }
+                    (turned, cx.scale(uh, &k3(uc)))
+                };
                 if let Some(p) = b.parent {
                     let d = poles.o[k];
                     let moved = shift_sym(cx, &sym, m[k], &hpar, &d);

@@ -256,6 +256,7 @@ impl Chain {
                     joint_name: j.joint_name,
                     joint: j.kind,
                     axis: j.axis,
+                    rotation: crate::mat3::IDENTITY,
                     parent: j.parent,
                     origin,
                     next,

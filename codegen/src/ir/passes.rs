@@ -189,7 +189,7 @@ impl IdMap {
 /// different expressions the same node (`c_12` next to `c1 c2 - s1 s2`, lowered), so equal
 /// monomials of a sum are combined (dropped when their coefficients cancel), and a zero so
 /// produced is folded through its users (sum term, product factor, negation, dividend).
-fn tidy(g: &mut Graph, node: Node) -> NodeId {
+pub(crate) fn tidy(g: &mut Graph, node: Node) -> NodeId {
     let is_zero = |g: &Graph, c: NodeId| g.as_const(c) == Some(0.0);
     match &node {
         Node::Mul(v) if v.iter().any(|&c| is_zero(g, c)) => return g.constant(0.0),

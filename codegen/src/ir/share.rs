@@ -11,7 +11,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use super::graph::Graph;
 use super::node::{Node, NodeId};
-use super::passes::IdMap;
+use super::passes::{tidy, IdMap};
 
 /// A sum operand as (monomial, coefficient bits); a constant has no monomial.
 type Key = (Option<NodeId>, u64);
@@ -881,17 +881,18 @@ impl Graph {
                             })
                             .collect();
                         inner.sort_unstable();
-                        let sum = out.intern(Node::Add(inner.into_boxed_slice()));
+                        // Two members may be copies of one node (`tidy` cancels them).
+                        let sum = tidy(out, Node::Add(inner.into_boxed_slice()));
                         let c = out.intern(Node::Const(
                             (if outer_neg { -1.0 } else { 1.0 } * f64::from_bits(k)).to_bits(),
                         ));
-                        rest.push(out.intern(Node::Mul(Box::new([c, sum]))));
+                        rest.push(tidy(out, Node::Mul(Box::new([c, sum]))));
                     }
                     rest.sort_unstable();
                     if rest.len() == 1 {
                         rest[0]
                     } else {
-                        out.intern(Node::Add(rest.into_boxed_slice()))
+                        tidy(out, Node::Add(rest.into_boxed_slice()))
                     }
                 }
                 n => out.intern(map.children(n)),
@@ -921,7 +922,8 @@ fn pair_node(
     let (ma, ca, mb, cb) = cx.pairs[p];
     let ta = term_node(out, map, cx, built, ma, f(ca));
     let tb = term_node(out, map, cx, built, mb, f(cb));
-    let id = out.intern(Node::Add(Box::new([ta.min(tb), ta.max(tb)])));
+    // The two monomials may have been copied to one node (`tidy` combines them).
+    let id = tidy(out, Node::Add(Box::new([ta.min(tb), ta.max(tb)])));
     built[p] = Some(id);
     id
 }

@@ -1,0 +1,236 @@
+//! Body frames chosen for short code.
+//!
+//! A spec (and an imported URDF) gives every body frame parallel to the base at `q = 0`, as
+//! seed 003 does. A joint about a coordinate axis then rotates with the simple direction
+//! cosines of Table 1 (no arithmetic), but an axis tilted in those frames, such as a finger
+//! set at 5° on a palm, makes every rotation of that body and of everything it carries a full
+//! Rodrigues matrix, and every inertia product dense.
+//!
+//! Joint-space results do not depend on how a body's frame is turned, so the derivation may
+//! pick the frames. A body whose revolute joint axis is a coordinate axis of its carrier's
+//! frame keeps that frame (nothing changes for robots built of such joints, such as the
+//! papers' arms). Any other revolute body gets a frame with `z` along its axis and `x` along
+//! the common normal to the axis of the first non-parallel revolute body it carries, so that
+//! axis in turn is a coordinate axis and its body keeps the frame: a tilted finger costs one
+//! constant rotation at its root. The pole stays where the spec puts it. Prismatic bodies keep
+//! their carrier's frame.
+//!
+//! Outputs given in body axes (the static reactions) are turned back with [`Reframed::turn`].
+
+use crate::mat3::{self, IDENTITY, M3, V3};
+use crate::model::{JointKind, ParameterSet, Robot};
+
+/// An axis counts as a coordinate axis when its other components are at most this: the
+/// rounding of turning it into a frame, not a change of the model (a looser tolerance moved
+/// the forward dynamics of SO-101, whose axes are tilted by 1e-5, by 7e-10 relative).
+const COORDINATE_TOLERANCE: f64 = 1e-13;
+
+/// The robot with derivation-chosen body frames, and the orientation of each new body frame in
+/// the spec's (base-parallel) one.
+pub(crate) struct Reframed {
+    /// The same robot in the new frames ([`crate::RobotBody::rotation`] set).
+    pub robot: Robot,
+    /// `G_i`: columns = the new axes of body `i` in its spec frame.
+    pub turn: Vec<M3>,
+}
+
+impl Reframed {
+    /// A vector in the new axes of body `i`, in the spec's axes of that body.
+    pub fn turn(&self, i: usize) -> &M3 {
+        &self.turn[i]
+    }
+}
+
+/// `Some(±e_a)` when `u` is within [`COORDINATE_TOLERANCE`] of a coordinate axis.
+fn coordinate(u: V3) -> Option<V3> {
+    let a = (0..3).max_by(|&x, &y| u[x].abs().total_cmp(&u[y].abs()))?;
+    let off = (0..3)
+        .filter(|&b| b != a)
+        .map(|b| u[b].abs())
+        .fold(0.0, f64::max);
+    (off <= COORDINATE_TOLERANCE).then(|| {
+        let mut e = [0.0; 3];
+        e[a] = u[a].signum();
+        e
+    })
+}
+
+fn normalize(u: V3) -> V3 {
+    mat3::scale(u, 1.0 / mat3::norm(u))
+}
+
+/// Entries within rounding of 0 or ±1 made exact, so the simplifier folds them.
+fn clean(m: M3) -> M3 {
+    m.map(|row| {
+        row.map(|x| {
+            if x.abs() < 1e-15 {
+                0.0
+            } else if (x.abs() - 1.0).abs() < 1e-15 {
+                x.signum()
+            } else {
+                x
+            }
+        })
+    })
+}
+
+/// Whether the derivation may choose the frames: every inertial number is known (symbolic
+/// parameters are defined in the spec's frames) and the robot has no elasticity (its
+/// compliance directions are given in those frames too).
+fn eligible(robot: &Robot) -> bool {
+    robot.parameters == ParameterSet::Physical
+        && !robot.has_elasticity()
+        && robot.bodies.iter().all(|b| {
+            let s = b.symbolic;
+            !(s.mass || s.com || s.inertia) && b.rotation == IDENTITY
+        })
+}
+
+/// `robot` in frames chosen for short code, or `None` when every body keeps its frame (all
+/// revolute axes are coordinate axes of their carriers' frames) or the robot is not eligible.
+pub(crate) fn reframe(robot: &Robot) -> Option<Reframed> {
+    if !eligible(robot) {
+        return None;
+    }
+    let n = robot.dof();
+    let topo = robot.topology();
+    let mut turn: Vec<M3> = Vec::with_capacity(n);
+    let mut fixed: Vec<M3> = Vec::with_capacity(n);
+    let mut axes: Vec<V3> = Vec::with_capacity(n);
+    for (i, b) in robot.bodies.iter().enumerate() {
+        let carrier = b.parent.map_or(IDENTITY, |p| turn[p]);
+        // The axis in the carrier's new axes.
+        let u = mat3::mat_t_vec(&carrier, b.axis);
+        let keep = b.joint == JointKind::Prismatic || coordinate(u).is_some();
+        if keep {
+            turn.push(carrier);
+            fixed.push(IDENTITY);
+            axes.push(coordinate(u).unwrap_or(u));
+            continue;
+        }
+        let z = normalize(u);
+        // The common normal to the first carried hinge that is not parallel.
+        let normal = topo.children(i).iter().find_map(|&c| {
+            let child = &robot.bodies[c];
+            let w = mat3::mat_t_vec(&carrier, child.axis);
+            let x = mat3::cross(z, w);
+            (child.joint == JointKind::Revolute && mat3::norm(x) > 1e-6).then(|| normalize(x))
+        });
+        // Else the carrier axis least along `z`, made normal to it.
+        let x = normal.unwrap_or_else(|| {
+            let a = (0..3)
+                .min_by(|&p, &r| z[p].abs().total_cmp(&z[r].abs()))
+                .unwrap_or(0);
+            let mut e = [0.0; 3];
+            e[a] = 1.0;
+            normalize(mat3::sub(e, mat3::scale(z, mat3::dot(e, z))))
+        });
+        // Point `x` the way of the carrier axis it is nearest, so signs stay familiar.
+        let a = (0..3)
+            .max_by(|&p, &r| x[p].abs().total_cmp(&x[r].abs()))
+            .unwrap_or(0);
+        let x = if x[a] < 0.0 { mat3::scale(x, -1.0) } else { x };
+        let y = mat3::cross(z, x);
+        let r = clean(mat3::transpose(&[x, y, z]));
+        turn.push(clean(mat3::mul(&carrier, &r)));
+        fixed.push(r);
+        axes.push([0.0, 0.0, 1.0]);
+    }
+    if fixed.iter().all(|r| *r == IDENTITY)
+        && axes.iter().zip(&robot.bodies).all(|(a, b)| *a == b.axis)
+    {
+        return None;
+    }
+    let mut out = robot.clone();
+    for (i, b) in out.bodies.iter_mut().enumerate() {
+        let g = &turn[i];
+        let carrier = b.parent.map_or(IDENTITY, |p| turn[p]);
+        b.rotation = fixed[i];
+        b.axis = axes[i];
+        b.origin = mat3::mat_t_vec(&carrier, b.origin);
+        b.next = mat3::mat_t_vec(g, b.next);
+        b.com = mat3::mat_t_vec(g, b.com);
+        b.inertia_com = mat3::mul(&mat3::transpose(g), &mat3::mul(&b.inertia_com, g));
+    }
+    for f in &mut out.frames {
+        let g = &turn[f.body];
+        f.position = mat3::mat_t_vec(g, f.position);
+        f.rotation = mat3::mul(&mat3::transpose(g), &f.rotation);
+    }
+    if let Some(last) = turn.last() {
+        out.tool_rotation = mat3::mul(&mat3::transpose(last), &robot.tool_rotation);
+    }
+    Some(Reframed { robot: out, turn })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::parse_spec;
+
+    /// A three-joint finger tilted by `deg` about `x` on its base (axes and vectors in the
+    /// base-parallel spec frames).
+    fn finger(deg: f64) -> Robot {
+        let (s, c) = deg.to_radians().sin_cos();
+        // Rx(deg) applied to a vector.
+        let t = |v: [f64; 3]| [v[0], c * v[1] - s * v[2], s * v[1] + c * v[2]];
+        let f = |v: [f64; 3]| format!("[{:?}, {:?}, {:?}]", v[0], v[1], v[2]);
+        let mut text =
+            String::from("version = 1\nname = \"finger\"\ngravity = [0.0, 0.0, -9.81]\n");
+        let axes = [[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [0.0, 1.0, 0.0]];
+        for (i, axis) in axes.iter().enumerate() {
+            text += &format!(
+                "[[body]]\nname = \"l{i}\"\njoint = \"revolute\"\naxis = {}\nnext = {}\n\
+                 mass = 0.05\ncom = {}\ninertia = {{ ixx = 1e-5, iyy = 1e-5, izz = 4e-6 }}\n",
+                f(t(*axis)),
+                f(t([0.0, 0.0, 0.04])),
+                f(t([0.0, 0.0, 0.02])),
+            );
+        }
+        parse_spec(&text, "finger.toml").expect("valid spec")
+    }
+
+    #[test]
+    fn coordinate_axes_keep_the_spec_frames() {
+        assert!(reframe(&finger(0.0)).is_none());
+        let ur5 =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../robots/ur5.toml"))
+                .expect("shipped spec");
+        assert!(reframe(&parse_spec(&ur5, "ur5.toml").expect("valid")).is_none());
+    }
+
+    #[test]
+    fn a_tilted_finger_turns_only_at_its_root() {
+        let r = reframe(&finger(5.0)).expect("tilted axes are reframed");
+        let b = &r.robot.bodies;
+        assert_ne!(b[0].rotation, IDENTITY);
+        assert_eq!(b[0].axis, [0.0, 0.0, 1.0]);
+        for body in &b[1..] {
+            assert_eq!(body.rotation, IDENTITY);
+            assert!(coordinate(body.axis) == Some(body.axis), "{:?}", body.axis);
+        }
+        // In the finger's own axes the link vectors lose their tilt.
+        for body in b {
+            assert!(body.next[0].abs() < 1e-12 && body.next[1].abs() < 1e-12);
+            assert!((body.next[2].abs() - 0.04).abs() < 1e-12);
+        }
+        // Every turn is a rotation.
+        for g in &r.turn {
+            let gtg = mat3::mul(&mat3::transpose(g), g);
+            for (i, row) in gtg.iter().enumerate() {
+                for (j, v) in row.iter().enumerate() {
+                    let want = if i == j { 1.0 } else { 0.0 };
+                    assert!((v - want).abs() < 1e-14);
+                }
+            }
+            assert!((mat3::det(g) - 1.0).abs() < 1e-14);
+        }
+    }
+
+    #[test]
+    fn symbolic_parameters_keep_the_spec_frames() {
+        let mut robot = finger(5.0);
+        robot.bodies[1].symbolic.mass = true;
+        assert!(reframe(&robot).is_none());
+    }
+}
