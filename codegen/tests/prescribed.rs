@@ -276,12 +276,17 @@ fn derivatives_are_the_joint_block_of_the_floating_base_pinocchio() {
 }
 
 /// Numeric rank of the `rows × cols` row-major `a` (Gram-Schmidt on the columns, twice, a
-/// column counting when its residual exceeds `1e-9` of its norm).
+/// column counting when its residual exceeds `1e-9` of its norm; a column whose norm is
+/// rounding noise against the largest, `1e-10` of it, is zero).
 fn rank(a: &[f64], rows: usize, cols: usize) -> usize {
+    let column = |j: usize| -> Vec<f64> { (0..rows).map(|i| a[i * cols + j]).collect() };
+    let norm_of = |c: &[f64]| c.iter().map(|x| x * x).sum::<f64>().sqrt();
+    let largest = (0..cols).map(|j| norm_of(&column(j))).fold(0.0, f64::max);
     let mut basis: Vec<Vec<f64>> = Vec::new();
     for j in 0..cols {
-        let mut col: Vec<f64> = (0..rows).map(|i| a[i * cols + j]).collect();
-        let norm = col.iter().map(|x| x * x).sum::<f64>().sqrt();
+        let mut col = column(j);
+        let norm = norm_of(&col);
+        let norm = if norm <= 1e-10 * largest { 0.0 } else { norm };
         for _ in 0..2 {
             for b in &basis {
                 let t: f64 = b.iter().zip(&col).map(|(x, y)| x * y).sum();

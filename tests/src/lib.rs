@@ -812,10 +812,16 @@ pub fn numeric_rank(a: &[f64], rows: usize, cols: usize) -> usize {
     let mut m: Vec<Vec<f64>> = (0..cols)
         .map(|j| (0..rows).map(|i| a[i * cols + j]).collect())
         .collect();
+    // Columns are scaled to unit norm, except those that are rounding noise against the
+    // largest (an exactly-zero column computed as a difference of equal terms): zero.
+    let norm = |c: &Vec<f64>| c.iter().map(|x| x * x).sum::<f64>().sqrt();
+    let largest = m.iter().map(norm).fold(0.0, f64::max);
     for col in &mut m {
-        let norm = col.iter().map(|x| x * x).sum::<f64>().sqrt();
-        if norm > 0.0 {
-            col.iter_mut().for_each(|x| *x /= norm);
+        let n = norm(col);
+        if n <= 1e-10 * largest {
+            col.iter_mut().for_each(|x| *x = 0.0);
+        } else {
+            col.iter_mut().for_each(|x| *x /= n);
         }
     }
     let mut first = 0.0;

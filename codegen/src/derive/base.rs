@@ -22,6 +22,9 @@ use crate::model::{BaseMotion, JointKind, ParameterSet, Robot};
 /// Residual, relative to the column's norm, below which a column counts as dependent.
 const DEPENDENT: f64 = 1e-8;
 
+/// Norm, relative to the largest column's, at or below which a column counts as zero.
+const ZERO_COLUMN: f64 = 1e-10;
+
 /// The base parameters of a robot.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct BaseSet {
@@ -126,8 +129,16 @@ fn analyse(robot: &Robot) -> (Graph, Vec<Vec<NodeId>>, BaseSet) {
     let mut r: Vec<Vec<f64>> = Vec::new(); // r[i][k]: column of kept k on q_i
     let mut kept: Vec<usize> = Vec::new();
     let mut dropped: Vec<(usize, Vec<f64>)> = Vec::new();
+    // A column whose norm is rounding noise against the largest (a parameter no joint force
+    // depends on, computed as a difference of equal terms) is zero, not a base parameter.
+    let largest = a.iter().map(|c| dot(c, c).sqrt()).fold(0.0, f64::max);
     for (j, col) in a.iter().enumerate() {
         let norm = dot(col, col).sqrt();
+        let norm = if norm <= ZERO_COLUMN * largest {
+            0.0
+        } else {
+            norm
+        };
         let mut res = col.clone();
         let mut c = vec![0.0; q.len()];
         for _ in 0..2 {

@@ -74,16 +74,14 @@ fn clean(m: M3) -> M3 {
     })
 }
 
-/// Whether the derivation may choose the frames: every inertial number is known (symbolic
-/// parameters are defined in the spec's frames) and the robot has no elasticity (its
-/// compliance directions are given in those frames too).
+/// Whether the derivation may choose the frames: not with the base parameters as inputs (they
+/// are defined in the spec's frames) nor with elasticity (compliance directions are given in
+/// those frames too). Symbolic physical parameters are read in the spec's frames and turned
+/// (`params::params`).
 fn eligible(robot: &Robot) -> bool {
     robot.parameters == ParameterSet::Physical
         && !robot.has_elasticity()
-        && robot.bodies.iter().all(|b| {
-            let s = b.symbolic;
-            !(s.mass || s.com || s.inertia) && b.rotation == IDENTITY
-        })
+        && robot.bodies.iter().all(|b| b.rotation == IDENTITY)
 }
 
 /// `robot` in frames chosen for short code, or `None` when every body keeps its frame (all
@@ -228,9 +226,9 @@ mod tests {
     }
 
     #[test]
-    fn symbolic_parameters_keep_the_spec_frames() {
+    fn base_parameters_as_inputs_keep_the_spec_frames() {
         let mut robot = finger(5.0);
-        robot.bodies[1].symbolic.mass = true;
+        robot.parameters = ParameterSet::Base;
         assert!(reframe(&robot).is_none());
     }
 }

@@ -40,19 +40,54 @@ const INERTIA_NAMES: [[&str; 3]; 3] = [
 ];
 
 /// Reads the parameters of `robot` through the algebra.
+///
+/// Symbolic parameters are those of the spec, in the body frames the spec gives (parallel to
+/// the base at `q = 0`); where the derivation turned a body's frame ([`super::frames`]) they
+/// are read in the spec's frame and turned into the body's, so the symbols keep their meaning.
 pub(crate) fn params<A: Algebra>(cx: &mut Cx<'_, A>, robot: &Robot) -> Params<A::E> {
+    // The turn of each body frame from the spec's: the constant rotations along its path.
+    let mut turn: Vec<mat3::M3> = Vec::with_capacity(robot.dof());
+    for b in &robot.bodies {
+        let carrier = b.parent.map_or(mat3::IDENTITY, |p| turn[p]);
+        turn.push(mat3::mul(&carrier, &b.rotation));
+    }
     let body = robot
         .bodies
         .iter()
         .enumerate()
         .map(|(i, b)| {
+            let s = b.symbolic;
+            let g = &turn[i];
+            if *g == mat3::IDENTITY || !(s.mass || s.com || s.inertia) {
+                let inertial = Inertial {
+                    mass: b.mass,
+                    com: b.com,
+                    inertia_com: b.inertia_com,
+                    symbolic: s,
+                };
+                let (m, h, j) = one_body(cx, i + 1, &inertial);
+                return body_params(cx, i + 1, m, h, j);
+            }
+            let gt = mat3::transpose(g);
             let inertial = Inertial {
                 mass: b.mass,
-                com: b.com,
-                inertia_com: b.inertia_com,
-                symbolic: b.symbolic,
+                com: mat3::mat_vec(g, b.com),
+                inertia_com: mat3::mul(g, &mat3::mul(&b.inertia_com, &gt)),
+                symbolic: s,
             };
-            one_body(cx, i + 1, &inertial)
+            let (m, h, j) = one_body(cx, i + 1, &inertial);
+            let gk = k33(*g);
+            let h = cx.mat_t_vec(&gk, &h);
+            // Gᵀ J G, and exactly symmetric.
+            let (jg, _) = cx.mat_mul(&j, &gk);
+            let (j, _) = cx.mat_mul(&k33(gt), &jg);
+            let mut sym = j;
+            for r in 0..3 {
+                for c in 0..r {
+                    sym[r][c] = sym[c][r];
+                }
+            }
+            body_params(cx, i + 1, m, h, sym)
         })
         .collect();
     subsystems(cx, robot, body)
@@ -66,9 +101,12 @@ struct Inertial {
     symbolic: SymbolicInertial,
 }
 
-/// The parameters of body `n` (0: a floating base) about its pole, read under the names
-/// `m{n}`, `mx{n}`.., `ixx{n}`.. where they are symbolic.
-fn one_body<A: Algebra>(cx: &mut Cx<'_, A>, n: usize, b: &Inertial) -> BodyParams<A::E> {
+/// A body's mass, first moment and inertia about its pole, before [`body_params`].
+type Raw<E> = (S<E>, V3<E>, M3<E>);
+
+/// The mass, first moment and inertia of body `n` (0: a floating base) about its pole, read
+/// under the names `m{n}`, `mx{n}`.., `ixx{n}`.. where they are symbolic.
+fn one_body<A: Algebra>(cx: &mut Cx<'_, A>, n: usize, b: &Inertial) -> Raw<A::E> {
     let sym = b.symbolic;
     let m = cx.param(&format!("m{n}"), b.mass, sym.mass);
     let mut h = [S::K(0.0); 3];
@@ -125,7 +163,7 @@ fn one_body<A: Algebra>(cx: &mut Cx<'_, A>, n: usize, b: &Inertial) -> BodyParam
             j[c][a] = j[a][c];
         }
     }
-    body_params(cx, n, m, h, j)
+    (m, h, j)
 }
 
 /// The parameters of a floating base body about the base origin, named `m0`, `mx0`, ..
@@ -140,7 +178,8 @@ pub(crate) fn base_body_params<A: Algebra>(
         inertia_com: b.inertia_com,
         symbolic: b.symbolic,
     };
-    one_body(cx, 0, &inertial)
+    let (m, h, j) = one_body(cx, 0, &inertial);
+    body_params(cx, 0, m, h, j)
 }
 
 /// A body's parameters with its gyroscopic coefficients.
