@@ -15,7 +15,7 @@
 //! constant rotation at its root. The pole stays where the spec puts it. Prismatic bodies keep
 //! their carrier's frame.
 //!
-//! Outputs given in body axes (the static reactions) are turned back with [`Reframed::turn`].
+//! Outputs given in body axes (the static reactions) are turned back with [`turns`].
 
 use crate::mat3::{self, IDENTITY, M3, V3};
 use crate::model::{JointKind, ParameterSet, Robot};
@@ -25,20 +25,15 @@ use crate::model::{JointKind, ParameterSet, Robot};
 /// the forward dynamics of SO-101, whose axes are tilted by 1e-5, by 7e-10 relative).
 const COORDINATE_TOLERANCE: f64 = 1e-13;
 
-/// The robot with derivation-chosen body frames, and the orientation of each new body frame in
-/// the spec's (base-parallel) one.
-pub(crate) struct Reframed {
-    /// The same robot in the new frames ([`crate::RobotBody::rotation`] set).
-    pub robot: Robot,
-    /// `G_i`: columns = the new axes of body `i` in its spec frame.
-    pub turn: Vec<M3>,
-}
-
-impl Reframed {
-    /// A vector in the new axes of body `i`, in the spec's axes of that body.
-    pub fn turn(&self, i: usize) -> &M3 {
-        &self.turn[i]
+/// `G_i` of every body: its frame in its spec frame (columns = its axes), the product of the
+/// constant [`crate::RobotBody::rotation`]s along its path (the identity for a spec's robot).
+pub(crate) fn turns(robot: &Robot) -> Vec<M3> {
+    let mut turn: Vec<M3> = Vec::with_capacity(robot.dof());
+    for b in &robot.bodies {
+        let carrier = b.parent.map_or(IDENTITY, |p| turn[p]);
+        turn.push(clean(mat3::mul(&carrier, &b.rotation)));
     }
+    turn
 }
 
 /// `Some(±e_a)` when `u` is within [`COORDINATE_TOLERANCE`] of a coordinate axis.
@@ -84,9 +79,10 @@ fn eligible(robot: &Robot) -> bool {
         && robot.bodies.iter().all(|b| b.rotation == IDENTITY)
 }
 
-/// `robot` in frames chosen for short code, or `None` when every body keeps its frame (all
-/// revolute axes are coordinate axes of their carriers' frames) or the robot is not eligible.
-pub(crate) fn reframe(robot: &Robot) -> Option<Reframed> {
+/// `robot` in frames chosen for short code ([`crate::RobotBody::rotation`] set), or `None`
+/// when every body keeps its frame (all revolute axes are coordinate axes of their carriers'
+/// frames) or the robot is not eligible.
+pub(crate) fn reframe(robot: &Robot) -> Option<Robot> {
     if !eligible(robot) {
         return None;
     }
@@ -99,11 +95,11 @@ pub(crate) fn reframe(robot: &Robot) -> Option<Reframed> {
         let carrier = b.parent.map_or(IDENTITY, |p| turn[p]);
         // The axis in the carrier's new axes.
         let u = mat3::mat_t_vec(&carrier, b.axis);
-        let keep = b.joint == JointKind::Prismatic || coordinate(u).is_some();
-        if keep {
+        let along = coordinate(u);
+        if b.joint == JointKind::Prismatic || along.is_some() {
             turn.push(carrier);
             fixed.push(IDENTITY);
-            axes.push(coordinate(u).unwrap_or(u));
+            axes.push(along.unwrap_or(u));
             continue;
         }
         let z = normalize(u);
@@ -158,7 +154,7 @@ pub(crate) fn reframe(robot: &Robot) -> Option<Reframed> {
     if let Some(last) = turn.last() {
         out.tool_rotation = mat3::mul(&mat3::transpose(last), &robot.tool_rotation);
     }
-    Some(Reframed { robot: out, turn })
+    Some(out)
 }
 
 #[cfg(test)]
@@ -200,7 +196,7 @@ mod tests {
     #[test]
     fn a_tilted_finger_turns_only_at_its_root() {
         let r = reframe(&finger(5.0)).expect("tilted axes are reframed");
-        let b = &r.robot.bodies;
+        let b = &r.bodies;
         assert_ne!(b[0].rotation, IDENTITY);
         assert_eq!(b[0].axis, [0.0, 0.0, 1.0]);
         for body in &b[1..] {
@@ -213,7 +209,7 @@ mod tests {
             assert!((body.next[2].abs() - 0.04).abs() < 1e-12);
         }
         // Every turn is a rotation.
-        for g in &r.turn {
+        for g in &turns(&r) {
             let gtg = mat3::mul(&mat3::transpose(g), g);
             for (i, row) in gtg.iter().enumerate() {
                 for (j, v) in row.iter().enumerate() {

@@ -138,9 +138,7 @@ pub fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
 /// If the robot has no bodies or more than 64.
 pub fn derive_with<A: Algebra>(alg: &mut A, robot: &Robot, regroup: bool) -> Derived<A::E> {
     if robot.is_floating() {
-        let snapped = snap_axes(robot);
-        let reframed = frames::reframe(&snapped);
-        return floating::derive(alg, reframed.as_ref().map_or(&snapped, |r| &r.robot));
+        return floating::derive(alg, &prepare(robot));
     }
     let unread = if robot.parameters == ParameterSet::Base {
         unread_base_entries(robot)
@@ -194,9 +192,7 @@ fn derive_inner<A: Algebra>(
 ) -> Derived<A::E> {
     let n = robot.dof();
     assert!((1..=64).contains(&n), "a chain has 1 to 64 bodies");
-    let snapped = snap_axes(robot);
-    let reframed = frames::reframe(&snapped);
-    let robot = reframed.as_ref().map_or(&snapped, |r| &r.robot);
+    let robot = &prepare(robot);
     let base = robot.parameters == ParameterSet::Base;
     // With base parameters as inputs no physical parameter may become one: the passes that
     // read physical parameters (labelled, static) see the spec values, and no output reads
@@ -376,14 +372,13 @@ fn derive_inner<A: Algebra>(
         _ => None,
     };
 
-    // Static reactions are given in the spec's body axes.
+    // Static reactions are given in the spec's body axes (turns are identities unless the
+    // frames were chosen, and fold away then).
     let (mut static_force, mut static_moment) = (statics.force, statics.moment);
-    if let Some(r) = &reframed {
-        for i in 0..n {
-            let g = k33(*r.turn(i));
-            static_force[i] = cx.mat_vec(&g, &static_force[i]);
-            static_moment[i] = cx.mat_vec(&g, &static_moment[i]);
-        }
+    for (i, g) in frames::turns(robot).iter().enumerate() {
+        let g = k33(*g);
+        static_force[i] = cx.mat_vec(&g, &static_force[i]);
+        static_moment[i] = cx.mat_vec(&g, &static_moment[i]);
     }
     let mut out = |v: &[S<A::E>]| -> Vec<A::E> { v.iter().map(|&s| cx.e(s)).collect() };
     let flat = |rows: &[[S<A::E>; 3]]| -> Vec<S<A::E>> { rows.iter().flatten().copied().collect() };
@@ -452,6 +447,13 @@ pub fn base_parameters(robot: &Robot) -> Vec<(String, f64)> {
         }
     }
     out
+}
+
+/// `robot` as the derivation works on it: axes snapped ([`snap_axes`]) and body frames chosen
+/// for short code where it may ([`frames::reframe`]).
+fn prepare(robot: &Robot) -> Robot {
+    let snapped = snap_axes(robot);
+    frames::reframe(&snapped).unwrap_or(snapped)
 }
 
 /// `robot` with every inertial parameter numeric.

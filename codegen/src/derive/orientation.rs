@@ -49,6 +49,16 @@ pub(crate) fn rodrigues<A: Algebra>(
     r
 }
 
+/// A joint's rotation `rot` after its body's constant turn (a frame the derivation chose, see
+/// `frames`; the identity leaves `rot` as it is).
+fn after_turn<A: Algebra>(cx: &mut Cx<'_, A>, turn: &[[f64; 3]; 3], rot: M3<A::E>) -> M3<A::E> {
+    if *turn == IDENTITY {
+        rot
+    } else {
+        cx.mat_mul(&k33(*turn), &rot).0
+    }
+}
+
 /// Local and absolute direction cosines of every body.
 pub(crate) fn orientation<A: Algebra>(cx: &mut Cx<'_, A>, robot: &Robot) -> Orientation<A::E> {
     let n = robot.dof();
@@ -77,13 +87,7 @@ pub(crate) fn orientation<A: Algebra>(cx: &mut Cx<'_, A>, robot: &Robot) -> Orie
                 let s = S::X(cx.alg.sin(j));
                 let turned = b.rotation != IDENTITY;
                 let rot = rodrigues(cx, b.axis, c, s);
-                // A frame the derivation turned (see `frames`): the constant turn, then the
-                // joint's rotation about the body's own axis.
-                let rot = if turned {
-                    cx.mat_mul(&k33(b.rotation), &rot).0
-                } else {
-                    rot
-                };
+                let rot = after_turn(cx, &b.rotation, rot);
                 local.push(rot);
                 let (start, mask) = match before {
                     Some(p) if !turned && robot.bodies[p].axis == b.axis => {
@@ -99,12 +103,7 @@ pub(crate) fn orientation<A: Algebra>(cx: &mut Cx<'_, A>, robot: &Robot) -> Orie
                     let c = S::X(cx.alg.cos_sum(mask));
                     let s = S::X(cx.alg.sin_sum(mask));
                     let sum = rodrigues(cx, b.axis, c, s);
-                    let first = robot.bodies[start].rotation;
-                    if first == IDENTITY {
-                        sum
-                    } else {
-                        cx.mat_mul(&k33(first), &sum).0
-                    }
+                    after_turn(cx, &robot.bodies[start].rotation, sum)
                 };
                 // The orientation the run starts from: that of the start's carrier.
                 let r = match robot.bodies[start].parent {

@@ -45,12 +45,7 @@ const INERTIA_NAMES: [[&str; 3]; 3] = [
 /// the base at `q = 0`); where the derivation turned a body's frame ([`super::frames`]) they
 /// are read in the spec's frame and turned into the body's, so the symbols keep their meaning.
 pub(crate) fn params<A: Algebra>(cx: &mut Cx<'_, A>, robot: &Robot) -> Params<A::E> {
-    // The turn of each body frame from the spec's: the constant rotations along its path.
-    let mut turn: Vec<mat3::M3> = Vec::with_capacity(robot.dof());
-    for b in &robot.bodies {
-        let carrier = b.parent.map_or(mat3::IDENTITY, |p| turn[p]);
-        turn.push(mat3::mul(&carrier, &b.rotation));
-    }
+    let turn = super::frames::turns(robot);
     let body = robot
         .bodies
         .iter()
