@@ -906,3 +906,117 @@ fn elastic_robot_c_variants_compile_and_bad_elasticity_leaves_no_files() {
     );
     assert!(!out.exists(), "no output directory for a failed run");
 }
+
+/// Runs `main.c` against the generated `NAME.c` in `dir` compiled with the strict flags and
+/// `extra`; returns what it printed, one value per line.
+fn compile_and_run(dir: &Path, name: &str, extra: &[&str], exe: &str) -> Vec<String> {
+    let source = format!("{name}.c");
+    let mut args = vec![
+        "-std=c99",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        "-pedantic",
+        "-O2",
+    ];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["main.c", &source, "-o", exe, "-lm"]);
+    let gcc = Command::new("gcc")
+        .args(&args)
+        .current_dir(dir)
+        .output()
+        .expect("gcc runs");
+    assert!(gcc.status.success(), "{args:?}: {}", text(&gcc.stderr));
+    let run = Command::new(dir.join(exe)).output().unwrap();
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    text(&run.stdout).lines().map(str::to_owned).collect()
+}
+
+/// The sine and cosine block (`NAME_SINCOS`) takes the written-out polynomial where the C is
+/// compiled for AVX and the C library's `sin`/`cos` elsewhere: both builds of the same file
+/// give the same forces and mass matrix to rounding (they differ by a few ulp of the sines and
+/// cosines), in double and single precision, and the AVX build does run the polynomial
+/// (`NAME_LIBM_TRIG` defined switches it back to the library, bit for bit).
+#[test]
+fn sine_and_cosine_block_agrees_with_the_c_library() {
+    let avx2 = std::fs::read_to_string("/proc/cpuinfo").is_ok_and(|s| s.contains(" avx2"));
+    if !avx2 {
+        eprintln!("no AVX2 on this machine: only the library build is checked");
+    }
+    for (spec, name, float) in [
+        ("robots/hand.toml", "hand", false),
+        ("robots/ur5.toml", "ur5", true),
+    ] {
+        let out = tempfile::tempdir().unwrap();
+        let dir = out.path().to_str().unwrap();
+        let mut args = vec!["generate", spec, "--lang", "c", "--out", dir];
+        if float {
+            args.push("--float");
+        }
+        let run = quasidyn(&args);
+        assert!(run.status.success(), "{}", text(&run.stderr));
+        let header = std::fs::read_to_string(out.path().join(format!("{name}.h"))).unwrap();
+        let upper = name.to_ascii_uppercase();
+        assert!(header.contains(&format!("#define {upper}_SINCOS(n, N, a, s, c)")));
+        let real = if float { "float" } else { "double" };
+        let main = format!(
+            r#"#include <stdio.h>
+#include "{name}.h"
+int main(void)
+{{
+    {real} q[{upper}_DOF], qd[{upper}_DOF], qdd[{upper}_DOF], tau[{upper}_DOF];
+    {real} M[{upper}_DOF * {upper}_DOF];
+    unsigned x = 12345u;
+    int k, i;
+    for (k = 0; k < 200; ++k) {{
+        for (i = 0; i < {upper}_DOF; ++i) {{
+            x = x * 1103515245u + 12345u; q[i] = ({real})(((x >> 8) / 16777216.0 - 0.5) * 12.0);
+            x = x * 1103515245u + 12345u; qd[i] = ({real})(((x >> 8) / 16777216.0 - 0.5) * 4.0);
+            x = x * 1103515245u + 12345u; qdd[i] = ({real})(((x >> 8) / 16777216.0 - 0.5) * 4.0);
+        }}
+        {name}_inverse_dynamics(q, qd, qdd, tau);
+        {name}_mass_matrix(q, M);
+        for (i = 0; i < {upper}_DOF; ++i) printf("%.17g\n", (double)tau[i]);
+        for (i = 0; i < {upper}_DOF * {upper}_DOF; ++i) printf("%.17g\n", (double)M[i]);
+    }}
+    return 0;
+}}
+"#
+        );
+        std::fs::write(out.path().join("main.c"), main).unwrap();
+        let library = compile_and_run(out.path(), name, &[], "library");
+        let forced = compile_and_run(
+            out.path(),
+            name,
+            &["-march=x86-64-v3", &format!("-D{upper}_LIBM_TRIG")],
+            "forced",
+        );
+        if avx2 {
+            assert_eq!(library, forced, "{name}: {upper}_LIBM_TRIG");
+        }
+        if !avx2 {
+            continue;
+        }
+        let vector = compile_and_run(out.path(), name, &["-march=x86-64-v3"], "vector");
+        assert_eq!(library.len(), vector.len());
+        let parse = |v: &[String]| -> Vec<f64> { v.iter().map(|s| s.parse().unwrap()).collect() };
+        let (a, b) = (parse(&library), parse(&vector));
+        // Per state: tau then M, compared against the largest entry of each.
+        let n = if float { 6 } else { 16 };
+        let rel = if float { 1e-5 } else { 1e-13 };
+        let mut differ = 0;
+        for (sa, sb) in a.chunks(n + n * n).zip(b.chunks(n + n * n)) {
+            for (part_a, part_b) in [(&sa[..n], &sb[..n]), (&sa[n..], &sb[n..])] {
+                let scale = part_a.iter().fold(1e-300_f64, |m, x| m.max(x.abs()));
+                for (x, y) in part_a.iter().zip(part_b) {
+                    assert!(
+                        (x - y).abs() <= rel * scale,
+                        "{name}: polynomial {y} against library {x}"
+                    );
+                    differ += usize::from(x != y);
+                }
+            }
+        }
+        assert!(differ > 0, "{name}: the AVX build gave the library's bits");
+    }
+}

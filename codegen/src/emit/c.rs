@@ -181,10 +181,16 @@ pub fn emit_c_reporting(
              state k. */\n#define {upper}_BATCH {batch}\n\n\
              /* restrict in C99; its usual spelling in C++. */\n\
              #ifdef __cplusplus\n#define {upper}_RESTRICT __restrict\n#else\n\
-             #define {upper}_RESTRICT restrict\n#endif\n\n\
-             /* x rounded to an integer, in the batched functions' sin and cos: a sum that \
-             vectorises on any SIMD unit; floor() where the compiler may reassociate floating \
-             point (-ffast-math) and fold that sum away, or evaluates in extended precision. */\n\
+             #define {upper}_RESTRICT restrict\n#endif\n",
+        );
+    }
+    let blocks = plans.iter().any(|p| super::trig_block(p).is_some());
+    if opts.batch.is_some() || blocks {
+        let _ = writeln!(
+            h,
+            "/* x rounded to an integer, in the written-out sin and cos: a sum that vectorises \
+             on any SIMD unit; floor() where the compiler may reassociate floating point \
+             (-ffast-math) and fold that sum away, or evaluates in extended precision. */\n\
              #include <float.h>\n\
              #if defined(__FAST_MATH__) || !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0\n\
              #define {upper}_ROUND(x) {floor}((x) + {half})\n#else\n\
@@ -193,6 +199,9 @@ pub fn emit_c_reporting(
             half = lang.lit(0.5),
             magic = lang.lit(super::round_magic(opts.float)),
         );
+    }
+    if blocks {
+        h.push_str(&sincos_macro(&lang, real, &upper));
     }
     let k = module.frame_names.len();
     let _ = writeln!(
@@ -326,7 +335,10 @@ pub fn emit_c_reporting(
     for plan in &plans {
         let proto = prototype(plan, &name, real, !fields.is_empty());
         let doc = doc_comment(plan, !fields.is_empty());
-        let def = format!("{storage}{proto}\n{{\n{}}}\n\n", body(plan, &lang, real));
+        let def = format!(
+            "{storage}{proto}\n{{\n{}}}\n\n",
+            body(plan, &lang, real, &upper)
+        );
         h.push_str(&doc);
         if opts.header_only {
             h.push_str(&def);
@@ -463,6 +475,60 @@ fn batch_body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> String 
     b
 }
 
+/// `NAME_SINCOS(n, N, a, s, c)`: the sine and cosine of the angles `a[0..n]` into `s` and `c`
+/// (`N` ≥ `n` a multiple of the vector width, `a[n..N]` zeros). Where the compiler targets AVX
+/// and vectorises a loop of known count (gcc 12 and later, clang, others), one branch-free
+/// loop of Cody–Waite reduction and polynomials ([`super::batch_trig`]) over all `N`, unless an
+/// angle is at or beyond the limit of its measured accuracy, or not a number; elsewhere (two
+/// lanes do not pay for the polynomial) and with `NAME_LIBM_TRIG` defined, the C library's.
+fn sincos_macro(lang: &CLang<'_>, real: &str, upper: &str) -> String {
+    let lit = |v: f64| lang.lit(v);
+    let round = |x: String| format!("{upper}_ROUND({x})");
+    let (suffix, limit) = if lang.float {
+        ("f", lit(1e2))
+    } else {
+        ("", lit(1e5))
+    };
+    let statements = super::batch_trig(
+        "t",
+        "(a)[j_]".to_owned(),
+        Some("t_sin"),
+        Some("t_cos"),
+        lang.float,
+        &lit,
+        &round,
+    );
+    let mut poly = String::new();
+    for (name, e) in statements {
+        let _ = write!(poly, " \\\n            const {real} {name} = {e};");
+    }
+    format!(
+        "/* The sine and cosine of the angles a[0..n] into s and c (N >= n a multiple of the \
+         vector width, a[n..N] zeros): with AVX and a compiler that vectorises the loop, one \
+         branch-free loop of Cody-Waite reduction and polynomials, within 2 ulp of the C \
+         library for |a| < {limit}; else, or with {upper}_LIBM_TRIG defined, the C library. */\n\
+         #if defined(__AVX__) && !defined({upper}_LIBM_TRIG) && \
+         (defined(__clang__) || !defined(__GNUC__) || __GNUC__ >= 12)\n\
+         #define {upper}_SINCOS(n, N, a, s, c) do {{ \\\n    \
+         int j_, ok_ = 1; \\\n    \
+         for (j_ = 0; j_ < (N); ++j_) ok_ &= fabs{suffix}((a)[j_]) < {limit}; \\\n    \
+         if (ok_) {{ \\\n        \
+         for (j_ = 0; j_ < (N); ++j_) {{{poly} \\\n            \
+         (s)[j_] = t_sin; \\\n            (c)[j_] = t_cos; \\\n        }} \\\n    \
+         }} else {{ \\\n        \
+         for (j_ = 0; j_ < (n); ++j_) {{ \\\n            \
+         (s)[j_] = sin{suffix}((a)[j_]); \\\n            (c)[j_] = cos{suffix}((a)[j_]); \\\n        \
+         }} \\\n    }} \\\n}} while (0)\n\
+         #else\n\
+         #define {upper}_SINCOS(n, N, a, s, c) do {{ \\\n    \
+         int j_; \\\n    (void)(N); \\\n    \
+         for (j_ = 0; j_ < (n); ++j_) {{ \\\n        \
+         (s)[j_] = sin{suffix}((a)[j_]); \\\n        (c)[j_] = cos{suffix}((a)[j_]); \\\n    \
+         }} \\\n}} while (0)\n\
+         #endif\n\n"
+    )
+}
+
 fn doc_comment(plan: &Plan, params: bool) -> String {
     let mut d = format!("/** {}\n", plan.contract.doc);
     if params {
@@ -490,7 +556,7 @@ fn doc_comment(plan: &Plan, params: bool) -> String {
     d
 }
 
-fn body(plan: &Plan, lang: &CLang<'_>, real: &str) -> String {
+fn body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> String {
     let mut b = String::new();
     // Unused inputs are part of the fixed API; the casts silence -Wunused-parameter.
     if !lang.fields.is_empty() && !plan.uses_params {
@@ -507,8 +573,34 @@ fn body(plan: &Plan, lang: &CLang<'_>, real: &str) -> String {
             let _ = writeln!(b, "    (void){};", o.name);
         }
     }
-    for (name, e) in &plan.locals {
-        let _ = writeln!(b, "    const {real} {name} = {};", render(lang, e));
+    if let Some(block) = super::trig_block(plan) {
+        // Padded with zeros to a multiple of an AVX vector, so that the loop has no remainder
+        // (gcc 12 vectorises such a loop at -O2 too).
+        let width = if lang.float { 8 } else { 4 };
+        let n = block.len();
+        let padded = n.div_ceil(width) * width;
+        let mut angles: Vec<String> = block.iter().map(|(a, _, _)| render(lang, a)).collect();
+        angles.resize(padded, lang.lit(0.0));
+        let _ = writeln!(
+            b,
+            "    {real} trig_a[{padded}] = {{{}}};\n    {real} trig_s[{padded}], trig_c[{padded}];\n    \
+             {upper}_SINCOS({n}, {padded}, trig_a, trig_s, trig_c);",
+            angles.join(", ")
+        );
+        for (j, (_, sin, cos)) in block.iter().enumerate() {
+            for (name, array) in [(sin, "trig_s"), (cos, "trig_c")] {
+                if let Some(name) = name {
+                    let _ = writeln!(b, "    const {real} {name} = {array}[{j}];");
+                }
+            }
+        }
+        for (name, e) in plan.locals.iter().filter(|(_, e)| !super::is_trig(e)) {
+            let _ = writeln!(b, "    const {real} {name} = {};", render(lang, e));
+        }
+    } else {
+        for (name, e) in &plan.locals {
+            let _ = writeln!(b, "    const {real} {name} = {};", render(lang, e));
+        }
     }
     for (o, vals) in plan.contract.outputs.iter().zip(&plan.outputs) {
         let n = plan.out_n;

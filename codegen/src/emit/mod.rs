@@ -857,10 +857,13 @@ pub(crate) fn is_trig(e: &Ex) -> bool {
     matches!(e, Ex::Call(Func::Sin | Func::Cos, _))
 }
 
+/// An angle and the names of its sine and cosine locals (either may be absent).
+pub(crate) type TrigAngle<'a> = (&'a Ex, Option<&'a str>, Option<&'a str>);
+
 /// The `sin`/`cos` locals of a plan grouped by angle, in order of first use: the angle and the
 /// names of its sine and cosine locals (either may be absent).
-pub(crate) fn trig_angles(plan: &Plan) -> Vec<(&Ex, Option<&str>, Option<&str>)> {
-    let mut out: Vec<(&Ex, Option<&str>, Option<&str>)> = Vec::new();
+pub(crate) fn trig_angles(plan: &Plan) -> Vec<TrigAngle<'_>> {
+    let mut out: Vec<TrigAngle<'_>> = Vec::new();
     for (name, e) in &plan.locals {
         let Ex::Call(f @ (Func::Sin | Func::Cos), angle) = e else {
             continue;
@@ -879,6 +882,15 @@ pub(crate) fn trig_angles(plan: &Plan) -> Vec<(&Ex, Option<&str>, Option<&str>)>
         }
     }
     out
+}
+
+/// The angles whose sines and cosines a scalar function takes in one block (`sin_cos_n` in
+/// Rust, `NAME_SINCOS` in C), a loop over the angles that compilers vectorise where the target
+/// has wide vectors: every trigonometric local, when there are at least two angles (an angle
+/// is a sum of joint positions, so the block can come first). `None`: plain calls.
+pub(crate) fn trig_block(plan: &Plan) -> Option<Vec<TrigAngle<'_>>> {
+    let angles = trig_angles(plan);
+    (angles.len() >= 2).then_some(angles)
 }
 
 /// The constants of the batched functions' `sin` and `cos`: `2/π`; `π/2` in three parts (the

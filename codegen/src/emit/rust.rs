@@ -172,13 +172,17 @@ pub fn emit_rust_reporting(
     };
 
     let mut items = Vec::new();
-    let mut calls = [false; 3];
+    // sin, cos, sqrt, sin_cos_n: whether some function calls it.
+    let mut calls = [false; 4];
     for p in &plans {
-        for (c, used) in calls.iter_mut().zip(p.calls) {
-            *c |= used;
+        let block = super::trig_block(p).is_some();
+        for (k, (c, used)) in calls.iter_mut().zip(p.calls).enumerate() {
+            // A function with a trigonometric block calls sin and cos only through it.
+            *c |= used && !(block && k < 2);
         }
+        calls[3] |= block;
     }
-    let math: Vec<Ident> = ["sin", "cos", "sqrt"]
+    let math: Vec<Ident> = ["sin", "cos", "sqrt", "sin_cos_n"]
         .iter()
         .zip(calls)
         .filter(|(_, used)| *used)
@@ -510,30 +514,50 @@ const LOCALS_PER_DECLARATION: usize = 64;
 
 /// The statements computing the plan's locals: `let x = ...;` each, or for a long function
 /// declarations in groups followed by one assignment each (same values, shallow scopes).
+///
+/// With a trigonometric block ([`super::trig_block`]) the statements start with
+/// `let (trig_s, trig_c) = sin_cos_n([angles]);` and the sine and cosine locals read it.
 fn local_statements(plan: &Plan, lang: &RustLang) -> Vec<TokenStream> {
-    let value = |(name, e): &(String, Ex)| (format_ident!("{}", name), render(lang, e));
-    if plan.locals.len() <= MAX_NESTED_LETS {
-        return plan
-            .locals
-            .iter()
-            .map(|l| {
-                let (id, v) = value(l);
-                quote!(let #id = #v;)
-            })
-            .collect();
+    let mut prefix = Vec::new();
+    let mut locals: Vec<(Ident, TokenStream)> = Vec::with_capacity(plan.locals.len());
+    if let Some(block) = super::trig_block(plan) {
+        let angles = block.iter().map(|(a, _, _)| render(lang, a));
+        prefix.push(quote!(let (trig_s, trig_c) = sin_cos_n([#(#angles),*]);));
+        for (j, (_, sin, cos)) in block.iter().enumerate() {
+            let j = Literal::usize_unsuffixed(j);
+            if let Some(s) = sin {
+                locals.push((format_ident!("{}", s), quote!(trig_s[#j])));
+            }
+            if let Some(c) = cos {
+                locals.push((format_ident!("{}", c), quote!(trig_c[#j])));
+            }
+        }
+        locals.extend(
+            plan.locals
+                .iter()
+                .filter(|(_, e)| !super::is_trig(e))
+                .map(|(name, e)| (format_ident!("{}", name), render(lang, e))),
+        );
+    } else {
+        locals.extend(
+            plan.locals
+                .iter()
+                .map(|(name, e)| (format_ident!("{}", name), render(lang, e))),
+        );
     }
-    let declarations = plan.locals.chunks(LOCALS_PER_DECLARATION).map(|group| {
-        let ids: Vec<Ident> = group.iter().map(|(n, _)| format_ident!("{}", n)).collect();
-        match ids.as_slice() {
+    if locals.len() <= MAX_NESTED_LETS {
+        prefix.extend(locals.into_iter().map(|(id, v)| quote!(let #id = #v;)));
+        return prefix;
+    }
+    for group in locals.chunks(LOCALS_PER_DECLARATION) {
+        let ids: Vec<&Ident> = group.iter().map(|(id, _)| id).collect();
+        prefix.push(match ids.as_slice() {
             [one] => quote!(let #one;),
             _ => quote!(let (#(#ids),*);),
-        }
-    });
-    let assignments = plan.locals.iter().map(|l| {
-        let (id, v) = value(l);
-        quote!(#id = #v;)
-    });
-    declarations.chain(assignments).collect()
+        });
+    }
+    prefix.extend(locals.into_iter().map(|(id, v)| quote!(#id = #v;)));
+    prefix
 }
 
 /// `FUNCTION_batch`: the scalar function over `BATCH` states, each argument with the state as
