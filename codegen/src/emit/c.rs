@@ -475,12 +475,14 @@ fn batch_body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> String 
     b
 }
 
-/// `NAME_SINCOS(n, N, a, s, c)`: the sine and cosine of the angles `a[0..n]` into `s` and `c`
-/// (`N` ≥ `n` a multiple of the vector width, `a[n..N]` zeros). Where the compiler targets AVX
-/// and vectorises a loop of known count (gcc 12 and later, clang, others), one branch-free
-/// loop of Cody–Waite reduction and polynomials ([`super::batch_trig`]) over all `N`, unless an
-/// angle is at or beyond the limit of its measured accuracy, or not a number; elsewhere (two
-/// lanes do not pay for the polynomial) and with `NAME_LIBM_TRIG` defined, the C library's.
+/// `NAME_TRIG_BLOCK` and `NAME_SINCOS(n, N, a, s, c)`, where the compiler targets AVX and
+/// vectorises a loop of known count (gcc 12 and later, clang, others) and `NAME_LIBM_TRIG` is
+/// not defined: the sine and cosine of the angles `a[0..n]` into `s` and `c` (`N` ≥ `n` a
+/// multiple of the vector width, `a[n..N]` zeros) by one branch-free loop of Cody–Waite
+/// reduction and polynomials ([`super::batch_trig`]) over all `N`, unless an angle is at or
+/// beyond the limit of its measured accuracy, or not a number (then the C library's).
+/// Elsewhere (two lanes do not pay for the polynomial) neither is defined and the functions
+/// call `sin` and `cos` as written.
 fn sincos_macro(lang: &CLang<'_>, real: &str, upper: &str) -> String {
     let lit = |v: f64| lang.lit(v);
     let round = |x: String| format!("{upper}_ROUND({x})");
@@ -503,12 +505,15 @@ fn sincos_macro(lang: &CLang<'_>, real: &str, upper: &str) -> String {
         let _ = write!(poly, " \\\n            const {real} {name} = {e};");
     }
     format!(
-        "/* The sine and cosine of the angles a[0..n] into s and c (N >= n a multiple of the \
-         vector width, a[n..N] zeros): with AVX and a compiler that vectorises the loop, one \
-         branch-free loop of Cody-Waite reduction and polynomials, within 2 ulp of the C \
-         library for |a| < {limit}; else, or with {upper}_LIBM_TRIG defined, the C library. */\n\
+        "/* Where the target has AVX and the compiler vectorises the loop, the functions take the \
+         sines and cosines of their angles together: {upper}_SINCOS puts those of a[0..n] into \
+         s and c (N >= n a multiple of the vector width, a[n..N] zeros) by one branch-free loop \
+         of Cody-Waite reduction and polynomials, within 2 ulp of the C library for |a| < \
+         {limit} (the C library's beyond). Define {upper}_LIBM_TRIG for the C library's sin and \
+         cos everywhere. */\n\
          #if defined(__AVX__) && !defined({upper}_LIBM_TRIG) && \
          (defined(__clang__) || !defined(__GNUC__) || __GNUC__ >= 12)\n\
+         #define {upper}_TRIG_BLOCK 1\n\
          #define {upper}_SINCOS(n, N, a, s, c) do {{ \\\n    \
          int j_, ok_ = 1; \\\n    \
          for (j_ = 0; j_ < (N); ++j_) ok_ &= fabs{suffix}((a)[j_]) < {limit}; \\\n    \
@@ -519,12 +524,6 @@ fn sincos_macro(lang: &CLang<'_>, real: &str, upper: &str) -> String {
          for (j_ = 0; j_ < (n); ++j_) {{ \\\n            \
          (s)[j_] = sin{suffix}((a)[j_]); \\\n            (c)[j_] = cos{suffix}((a)[j_]); \\\n        \
          }} \\\n    }} \\\n}} while (0)\n\
-         #else\n\
-         #define {upper}_SINCOS(n, N, a, s, c) do {{ \\\n    \
-         int j_; \\\n    (void)(N); \\\n    \
-         for (j_ = 0; j_ < (n); ++j_) {{ \\\n        \
-         (s)[j_] = sin{suffix}((a)[j_]); \\\n        (c)[j_] = cos{suffix}((a)[j_]); \\\n    \
-         }} \\\n}} while (0)\n\
          #endif\n\n"
     )
 }
@@ -583,7 +582,8 @@ fn body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> String {
         angles.resize(padded, lang.lit(0.0));
         let _ = writeln!(
             b,
-            "    {real} trig_a[{padded}] = {{{}}};\n    {real} trig_s[{padded}], trig_c[{padded}];\n    \
+            "#ifdef {upper}_TRIG_BLOCK\n    {real} trig_a[{padded}] = {{{}}};\n    \
+             {real} trig_s[{padded}], trig_c[{padded}];\n    \
              {upper}_SINCOS({n}, {padded}, trig_a, trig_s, trig_c);",
             angles.join(", ")
         );
@@ -594,6 +594,16 @@ fn body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> String {
                 }
             }
         }
+        // Without the block, the same locals as plain calls, in the same order.
+        b.push_str("#else\n");
+        for (_, sin, cos) in &block {
+            for name in [sin, cos].into_iter().flatten() {
+                if let Some((_, e)) = plan.locals.iter().find(|(l, _)| l == name) {
+                    let _ = writeln!(b, "    const {real} {name} = {};", render(lang, e));
+                }
+            }
+        }
+        b.push_str("#endif\n");
         for (name, e) in plan.locals.iter().filter(|(_, e)| !super::is_trig(e)) {
             let _ = writeln!(b, "    const {real} {name} = {};", render(lang, e));
         }

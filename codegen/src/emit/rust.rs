@@ -172,17 +172,15 @@ pub fn emit_rust_reporting(
     };
 
     let mut items = Vec::new();
-    // sin, cos, sqrt, sin_cos_n: whether some function calls it.
-    let mut calls = [false; 4];
+    let mut calls = [false; 3];
+    let mut blocks = false;
     for p in &plans {
-        let block = super::trig_block(p).is_some();
-        for (k, (c, used)) in calls.iter_mut().zip(p.calls).enumerate() {
-            // A function with a trigonometric block calls sin and cos only through it.
-            *c |= used && !(block && k < 2);
+        for (c, used) in calls.iter_mut().zip(p.calls) {
+            *c |= used;
         }
-        calls[3] |= block;
+        blocks |= super::trig_block(p).is_some();
     }
-    let math: Vec<Ident> = ["sin", "cos", "sqrt", "sin_cos_n"]
+    let math: Vec<Ident> = ["sin", "cos", "sqrt"]
         .iter()
         .zip(calls)
         .filter(|(_, used)| *used)
@@ -192,7 +190,9 @@ pub fn emit_rust_reporting(
     let mut math_sorted = math.clone();
     math_sorted.sort_by_key(ToString::to_string);
     if !math_sorted.is_empty() {
-        items.push(quote!(use ::quasidyn::math::{#(#math_sorted),*};));
+        // With AVX the trigonometric blocks may leave `sin` and `cos` without a caller.
+        let allow = blocks.then(|| quote!(#[allow(unused_imports)]));
+        items.push(quote!(#allow use ::quasidyn::math::{#(#math_sorted),*};));
     }
     let n_lit = Literal::usize_unsuffixed(n);
     let joint_names = module.joint_names.iter().map(|s| Literal::string(s));
@@ -515,36 +515,49 @@ const LOCALS_PER_DECLARATION: usize = 64;
 /// The statements computing the plan's locals: `let x = ...;` each, or for a long function
 /// declarations in groups followed by one assignment each (same values, shallow scopes).
 ///
-/// With a trigonometric block ([`super::trig_block`]) the statements start with
-/// `let (trig_s, trig_c) = sin_cos_n([angles]);` and the sine and cosine locals read it.
+/// With a trigonometric block ([`super::trig_block`]) the statements start with the sine and
+/// cosine locals in one tuple, taken by `sin_cos_n` where the crate is compiled with AVX and
+/// by plain calls elsewhere (the code without the block, exactly):
+/// `#[cfg(target_feature = "avx")] let (s1, c1, ..) = { let (s, c) = sin_cos_n([..]); (s[0], c[0], ..) };`
+/// `#[cfg(not(target_feature = "avx"))] let (s1, c1, ..) = (sin(q[0]), cos(q[0]), ..);`.
 fn local_statements(plan: &Plan, lang: &RustLang) -> Vec<TokenStream> {
     let mut prefix = Vec::new();
-    let mut locals: Vec<(Ident, TokenStream)> = Vec::with_capacity(plan.locals.len());
-    if let Some(block) = super::trig_block(plan) {
+    let block = super::trig_block(plan);
+    if let Some(block) = &block {
         let angles = block.iter().map(|(a, _, _)| render(lang, a));
-        prefix.push(quote!(let (trig_s, trig_c) = sin_cos_n([#(#angles),*]);));
+        let mut names = Vec::new();
+        let mut reads = Vec::new();
+        let mut calls = Vec::new();
         for (j, (_, sin, cos)) in block.iter().enumerate() {
             let j = Literal::usize_unsuffixed(j);
-            if let Some(s) = sin {
-                locals.push((format_ident!("{}", s), quote!(trig_s[#j])));
-            }
-            if let Some(c) = cos {
-                locals.push((format_ident!("{}", c), quote!(trig_c[#j])));
+            for (name, array) in [(sin, quote!(trig_s)), (cos, quote!(trig_c))] {
+                let Some(name) = name else { continue };
+                let Some((_, e)) = plan.locals.iter().find(|(l, _)| l == name) else {
+                    continue;
+                };
+                names.push(format_ident!("{}", name));
+                reads.push(quote!(#array[#j]));
+                calls.push(render(lang, e));
             }
         }
-        locals.extend(
-            plan.locals
-                .iter()
-                .filter(|(_, e)| !super::is_trig(e))
-                .map(|(name, e)| (format_ident!("{}", name), render(lang, e))),
-        );
-    } else {
-        locals.extend(
-            plan.locals
-                .iter()
-                .map(|(name, e)| (format_ident!("{}", name), render(lang, e))),
-        );
+        prefix.push(quote! {
+            #[cfg(target_feature = "avx")]
+            let (#(#names),*) = {
+                let (trig_s, trig_c) = ::quasidyn::math::sin_cos_n([#(#angles),*]);
+                (#(#reads),*)
+            };
+        });
+        prefix.push(quote! {
+            #[cfg(not(target_feature = "avx"))]
+            let (#(#names),*) = (#(#calls),*);
+        });
     }
+    let locals: Vec<(Ident, TokenStream)> = plan
+        .locals
+        .iter()
+        .filter(|(_, e)| block.is_none() || !super::is_trig(e))
+        .map(|(name, e)| (format_ident!("{}", name), render(lang, e)))
+        .collect();
     if locals.len() <= MAX_NESTED_LETS {
         prefix.extend(locals.into_iter().map(|(id, v)| quote!(let #id = #v;)));
         return prefix;

@@ -543,8 +543,7 @@ fn ops_in_c_body(body: &str) -> crate::ir::OpCount {
     for line in body.lines().filter(|l| !l.contains("(void)")) {
         let rhs = line.split_once('=').map_or("", |(_, r)| r);
         n.trig += rhs.matches("sin(").count() + rhs.matches("cos(").count();
-        // A sine or cosine taken in the trigonometric block is read from it once.
-        n.trig += rhs.matches("trig_s[").count() + rhs.matches("trig_c[").count();
+        // The trigonometric block's reads stand for the `#else` branch's calls, counted there.
         n.sqrt += rhs.matches("sqrt(").count();
         let chars: Vec<char> = rhs.chars().collect();
         let mut prev = '=';
