@@ -54,6 +54,12 @@ pub trait Algebra {
     fn elastic(&mut self, v: crate::ir::ElasticVar) -> Self::E {
         panic!("this algebra has no elastic input {v:?}")
     }
+    /// Whether a symmetric matrix turned about a joint axis is written with the double angle
+    /// (`cos 2q = c² - s²`, `sin 2q = 2sc`) rather than as products with the rotation; the
+    /// generator derives both and keeps the shorter. Off by default.
+    fn double_angle(&self) -> bool {
+        false
+    }
     /// Names an intermediate quantity (for the written-out equations); a no-op by default.
     fn label(&mut self, _e: Self::E, _name: &str) {}
     /// `sin q_j`.
@@ -81,6 +87,8 @@ pub struct Numeric {
     pub base: Vec<f64>,
     /// Elastic inputs.
     pub elastic: crate::ir::ElasticInputs,
+    /// [`Algebra::double_angle`].
+    pub double_angle: bool,
 }
 
 impl Numeric {
@@ -94,6 +102,9 @@ impl Numeric {
 
 impl Algebra for Numeric {
     type E = f64;
+    fn double_angle(&self) -> bool {
+        self.double_angle
+    }
     fn constant(&mut self, value: f64) -> f64 {
         value
     }

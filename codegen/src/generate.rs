@@ -190,6 +190,31 @@ fn build(
     step.next("dynamics and kinematics");
     let mut graph = Graph::new();
     let mut derived = derive_with(&mut graph, robot, regroup);
+    // The mass matrix and forward dynamics again with turned inertias by the double angle
+    // (derive/mass_matrix.rs `rotate_sym_about_axis`): each keeps the shorter form, as which
+    // is shorter depends on the robot's inertia pattern and on what the products share.
+    let reads_mass_matrix = wanted(FunctionKind::MassMatrix)
+        || wanted(FunctionKind::ForwardDynamics)
+        || do_split
+        || do_derivatives;
+    if reads_mass_matrix {
+        graph.set_double_angle(true);
+        let double = derive_with(&mut graph, robot, regroup);
+        graph.set_double_angle(false);
+        for (mine, other) in [
+            (&mut derived.mass_matrix, double.mass_matrix),
+            (&mut derived.mass_matrix_in_base, double.mass_matrix_in_base),
+            (&mut derived.forward_dynamics, double.forward_dynamics),
+            (
+                &mut derived.forward_dynamics_factored,
+                double.forward_dynamics_factored,
+            ),
+        ] {
+            if !other.is_empty() && graph.op_count(&other).total() < graph.op_count(mine).total() {
+                *mine = other;
+            }
+        }
+    }
     // Forward dynamics: the shorter of the articulated-body recursion and the factorisation.
     if !derived.forward_dynamics_factored.is_empty() {
         let factored = std::mem::take(&mut derived.forward_dynamics_factored);

@@ -12,6 +12,9 @@ fn joint(j: Joint) -> u16 {
 
 impl Algebra for Graph {
     type E = NodeId;
+    fn double_angle(&self) -> bool {
+        Graph::double_angle(self)
+    }
     fn constant(&mut self, value: f64) -> NodeId {
         Graph::constant(self, value)
     }

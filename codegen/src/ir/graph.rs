@@ -33,12 +33,24 @@ pub struct Graph {
     param_index: HashMap<String, u32>,
     names: HashMap<NodeId, String>,
     stats: RuleStats,
+    double_angle: bool,
 }
 
 impl Graph {
     /// An empty graph.
     pub fn new() -> Graph {
         Graph::default()
+    }
+
+    /// Derivations on this graph write turned inertias with the double angle from now on
+    /// ([`crate::Algebra::double_angle`]).
+    pub fn set_double_angle(&mut self, on: bool) {
+        self.double_angle = on;
+    }
+
+    /// [`Graph::set_double_angle`]'s setting.
+    pub fn double_angle(&self) -> bool {
+        self.double_angle
     }
 
     /// Number of nodes (live or dead).
