@@ -572,7 +572,8 @@ fn body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> String {
             let _ = writeln!(b, "    (void){};", o.name);
         }
     }
-    if let Some(block) = super::trig_block(plan) {
+    let block = super::trig_block(plan);
+    if let Some(block) = &block {
         // Padded with zeros to a multiple of an AVX vector, so that the loop has no remainder
         // (gcc 12 vectorises such a loop at -O2 too).
         let width = if lang.float { 8 } else { 4 };
@@ -587,30 +588,23 @@ fn body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> String {
              {upper}_SINCOS({n}, {padded}, trig_a, trig_s, trig_c);",
             angles.join(", ")
         );
-        for (j, (_, sin, cos)) in block.iter().enumerate() {
-            for (name, array) in [(sin, "trig_s"), (cos, "trig_c")] {
-                if let Some(name) = name {
-                    let _ = writeln!(b, "    const {real} {name} = {array}[{j}];");
-                }
-            }
+        let reads = super::trig_reads(plan, block);
+        for r in &reads {
+            let _ = writeln!(b, "    const {real} {} = {}[{}];", r.name, r.array, r.index);
         }
-        // Without the block, the same locals as plain calls, in the same order.
+        // Without the block, the same locals as plain calls.
         b.push_str("#else\n");
-        for (_, sin, cos) in &block {
-            for name in [sin, cos].into_iter().flatten() {
-                if let Some((_, e)) = plan.locals.iter().find(|(l, _)| l == name) {
-                    let _ = writeln!(b, "    const {real} {name} = {};", render(lang, e));
-                }
-            }
+        for r in &reads {
+            let _ = writeln!(b, "    const {real} {} = {};", r.name, render(lang, r.call));
         }
         b.push_str("#endif\n");
-        for (name, e) in plan.locals.iter().filter(|(_, e)| !super::is_trig(e)) {
-            let _ = writeln!(b, "    const {real} {name} = {};", render(lang, e));
-        }
-    } else {
-        for (name, e) in &plan.locals {
-            let _ = writeln!(b, "    const {real} {name} = {};", render(lang, e));
-        }
+    }
+    for (name, e) in plan
+        .locals
+        .iter()
+        .filter(|(_, e)| block.is_none() || !super::is_trig(e))
+    {
+        let _ = writeln!(b, "    const {real} {name} = {};", render(lang, e));
     }
     for (o, vals) in plan.contract.outputs.iter().zip(&plan.outputs) {
         let n = plan.out_n;

@@ -893,6 +893,40 @@ pub(crate) fn trig_block(plan: &Plan) -> Option<Vec<TrigAngle<'_>>> {
     (angles.len() >= 2).then_some(angles)
 }
 
+/// A sine or cosine local of a trigonometric block: its name, the block's output it reads
+/// (`trig_s` or `trig_c`, at `index`) and the plain call it stands for where there is no block.
+pub(crate) struct TrigRead<'a> {
+    pub name: &'a str,
+    pub array: &'static str,
+    pub index: usize,
+    pub call: &'a Ex,
+}
+
+/// The locals of `block` ([`trig_block`]) in block order, sine before cosine of each angle.
+pub(crate) fn trig_reads<'a>(plan: &'a Plan, block: &[TrigAngle<'a>]) -> Vec<TrigRead<'a>> {
+    let calls: Vec<(&str, &Ex)> = plan
+        .locals
+        .iter()
+        .filter(|(_, e)| is_trig(e))
+        .map(|(name, e)| (name.as_str(), e))
+        .collect();
+    let mut reads = Vec::new();
+    for (index, (_, sin, cos)) in block.iter().enumerate() {
+        for (name, array) in [(sin, "trig_s"), (cos, "trig_c")] {
+            let Some(name) = *name else { continue };
+            if let Some(&(name, call)) = calls.iter().find(|(l, _)| *l == name) {
+                reads.push(TrigRead {
+                    name,
+                    array,
+                    index,
+                    call,
+                });
+            }
+        }
+    }
+    reads
+}
+
 /// The constants of the batched functions' `sin` and `cos`: `2/π`; `π/2` in three parts (the
 /// first two short, so their products with the quadrant count are exact: Cody and Waite's
 /// reduction); the Taylor coefficients `(-1)^i / (2i+1)!` of the sine from `i = 1` and

@@ -525,21 +525,16 @@ fn local_statements(plan: &Plan, lang: &RustLang) -> Vec<TokenStream> {
     let block = super::trig_block(plan);
     if let Some(block) = &block {
         let angles = block.iter().map(|(a, _, _)| render(lang, a));
-        let mut names = Vec::new();
-        let mut reads = Vec::new();
-        let mut calls = Vec::new();
-        for (j, (_, sin, cos)) in block.iter().enumerate() {
-            let j = Literal::usize_unsuffixed(j);
-            for (name, array) in [(sin, quote!(trig_s)), (cos, quote!(trig_c))] {
-                let Some(name) = name else { continue };
-                let Some((_, e)) = plan.locals.iter().find(|(l, _)| l == name) else {
-                    continue;
-                };
-                names.push(format_ident!("{}", name));
-                reads.push(quote!(#array[#j]));
-                calls.push(render(lang, e));
-            }
-        }
+        let trig = super::trig_reads(plan, block);
+        let names: Vec<Ident> = trig.iter().map(|r| format_ident!("{}", r.name)).collect();
+        let reads = trig.iter().map(|r| {
+            let (array, j) = (
+                format_ident!("{}", r.array),
+                Literal::usize_unsuffixed(r.index),
+            );
+            quote!(#array[#j])
+        });
+        let calls = trig.iter().map(|r| render(lang, r.call));
         prefix.push(quote! {
             #[cfg(target_feature = "avx")]
             let (#(#names),*) = {
