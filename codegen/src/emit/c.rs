@@ -186,7 +186,8 @@ pub fn emit_c_reporting(
     }
     let blocks = plans.iter().any(|p| super::trig_block(p).is_some());
     if opts.batch.is_some() || blocks {
-        let _ = writeln!(
+        let _ =
+            writeln!(
             h,
             "/* x rounded to an integer, in the written-out sin and cos: a sum that vectorises \
              on any SIMD unit; floor() where the compiler may reassociate floating point \
@@ -194,7 +195,15 @@ pub fn emit_c_reporting(
              #include <float.h>\n\
              #if defined(__FAST_MATH__) || !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0\n\
              #define {upper}_ROUND(x) {floor}((x) + {half})\n#else\n\
-             #define {upper}_ROUND(x) (((x) + {magic}) - {magic})\n#endif\n",
+             #define {upper}_ROUND(x) (((x) + {magic}) - {magic})\n#endif\n\
+             /* a * b + c in the written-out sin and cos: fused where the target has the \
+             instruction (compilers contract a written a * b + c only outside strict ISO \
+             modes). */\n\
+             #if defined({fast}) || defined(__FMA__)\n\
+             #define {upper}_FMA(a, b, c) {fma}(a, b, c)\n#else\n\
+             #define {upper}_FMA(a, b, c) ((a) * (b) + (c))\n#endif\n",
+            fast = if opts.float { "FP_FAST_FMAF" } else { "FP_FAST_FMA" },
+            fma = if opts.float { "fmaf" } else { "fma" },
             floor = if opts.float { "floorf" } else { "floor" },
             half = lang.lit(0.5),
             magic = lang.lit(super::round_magic(opts.float)),
@@ -455,10 +464,16 @@ fn batch_body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> String 
     let _ = writeln!(b, "    for (k = 0; k < {upper}_BATCH; ++k) {{");
     let lit = |v: f64| lanes.lit(v);
     let round = |x: String| format!("{upper}_ROUND({x})");
+    let fma = |a: &str, b: &str, c: &str| format!("{upper}_FMA({a}, {b}, {c})");
+    let syntax = super::TrigSyntax {
+        single: lang.float,
+        lit: &lit,
+        round: &round,
+        fma: &fma,
+    };
     for (t, (angle, sin, cos)) in super::trig_angles(plan).into_iter().enumerate() {
         let angle = render(&lanes, angle);
-        let statements =
-            super::batch_trig(&format!("t{t}"), angle, sin, cos, lang.float, &lit, &round);
+        let statements = super::batch_trig(&format!("t{t}"), angle, sin, cos, &syntax);
         for (name, e) in statements {
             let _ = writeln!(b, "        const {real} {name} = {e};");
         }
@@ -475,10 +490,10 @@ fn batch_body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> String 
     b
 }
 
-/// `NAME_TRIG_BLOCK` and `NAME_SINCOS(n, N, a, s, c)`, where the compiler targets AVX and
+/// `NAME_TRIG_BLOCK` and `NAME_SINCOS(N, a, s, c)`, where the compiler targets AVX and
 /// vectorises a loop of known count (gcc 12 and later, clang, others) and `NAME_LIBM_TRIG` is
-/// not defined: the sine and cosine of the angles `a[0..n]` into `s` and `c` (`N` ≥ `n` a
-/// multiple of the vector width, `a[n..N]` zeros) by one branch-free loop of Cody–Waite
+/// not defined: the sine and cosine of the angles `a[0..N]` into `s` and `c` (`N` a multiple
+/// of the vector width) by one branch-free loop of Cody–Waite
 /// reduction and polynomials ([`super::batch_trig`]) over all `N`, unless an angle is at or
 /// beyond the limit of its measured accuracy, or not a number (then the C library's).
 /// Elsewhere (two lanes do not pay for the polynomial) neither is defined and the functions
@@ -486,19 +501,24 @@ fn batch_body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> String 
 fn sincos_macro(lang: &CLang<'_>, real: &str, upper: &str) -> String {
     let lit = |v: f64| lang.lit(v);
     let round = |x: String| format!("{upper}_ROUND({x})");
+    let fma = |a: &str, b: &str, c: &str| format!("{upper}_FMA({a}, {b}, {c})");
     let (suffix, limit) = if lang.float {
         ("f", lit(1e2))
     } else {
         ("", lit(1e5))
+    };
+    let syntax = super::TrigSyntax {
+        single: lang.float,
+        lit: &lit,
+        round: &round,
+        fma: &fma,
     };
     let statements = super::batch_trig(
         "t",
         "(a)[j_]".to_owned(),
         Some("t_sin"),
         Some("t_cos"),
-        lang.float,
-        &lit,
-        &round,
+        &syntax,
     );
     let mut poly = String::new();
     for (name, e) in statements {
@@ -506,22 +526,22 @@ fn sincos_macro(lang: &CLang<'_>, real: &str, upper: &str) -> String {
     }
     format!(
         "/* Where the target has AVX and the compiler vectorises the loop, the functions take the \
-         sines and cosines of their angles together: {upper}_SINCOS puts those of a[0..n] into \
-         s and c (N >= n a multiple of the vector width, a[n..N] zeros) by one branch-free loop \
+         sines and cosines of their angles together: {upper}_SINCOS puts those of a[0..N] into \
+         s and c (N a multiple of the vector width) by one branch-free loop \
          of Cody-Waite reduction and polynomials, within 2 ulp of the C library for |a| < \
          {limit} (the C library's beyond). Define {upper}_LIBM_TRIG for the C library's sin and \
          cos everywhere. */\n\
-         #if defined(__AVX__) && !defined({upper}_LIBM_TRIG) && \
+         #if defined(__SSE2__) && !defined({upper}_LIBM_TRIG) && \
          (defined(__clang__) || !defined(__GNUC__) || __GNUC__ >= 12)\n\
          #define {upper}_TRIG_BLOCK 1\n\
-         #define {upper}_SINCOS(n, N, a, s, c) do {{ \\\n    \
+         #define {upper}_SINCOS(N, a, s, c) do {{ \\\n    \
          int j_, ok_ = 1; \\\n    \
          for (j_ = 0; j_ < (N); ++j_) ok_ &= fabs{suffix}((a)[j_]) < {limit}; \\\n    \
          if (ok_) {{ \\\n        \
          for (j_ = 0; j_ < (N); ++j_) {{{poly} \\\n            \
          (s)[j_] = t_sin; \\\n            (c)[j_] = t_cos; \\\n        }} \\\n    \
          }} else {{ \\\n        \
-         for (j_ = 0; j_ < (n); ++j_) {{ \\\n            \
+         for (j_ = 0; j_ < (N); ++j_) {{ \\\n            \
          (s)[j_] = sin{suffix}((a)[j_]); \\\n            (c)[j_] = cos{suffix}((a)[j_]); \\\n        \
          }} \\\n    }} \\\n}} while (0)\n\
          #endif\n\n"
@@ -574,23 +594,26 @@ fn body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> String {
     }
     let block = super::trig_block(plan);
     if let Some(block) = &block {
-        // Padded with zeros to a multiple of an AVX vector, so that the loop has no remainder
-        // (gcc 12 vectorises such a loop at -O2 too).
+        // A multiple of an AVX vector, so that the loop has no remainder (gcc 12 vectorises
+        // such a loop at -O2 too), each vector a window of the angles (`trig_slots`).
         let width = if lang.float { 8 } else { 4 };
-        let n = block.len();
-        let padded = n.div_ceil(width) * width;
-        let mut angles: Vec<String> = block.iter().map(|(a, _, _)| render(lang, a)).collect();
-        angles.resize(padded, lang.lit(0.0));
+        let slots = super::trig_slots(block.len(), width);
+        let angles: Vec<String> = slots
+            .iter()
+            .map(|s| s.map_or_else(|| lang.lit(0.0), |k| render(lang, block[k].0)))
+            .collect();
+        let padded = slots.len();
         let _ = writeln!(
             b,
             "#ifdef {upper}_TRIG_BLOCK\n    {real} trig_a[{padded}] = {{{}}};\n    \
              {real} trig_s[{padded}], trig_c[{padded}];\n    \
-             {upper}_SINCOS({n}, {padded}, trig_a, trig_s, trig_c);",
+             {upper}_SINCOS({padded}, trig_a, trig_s, trig_c);",
             angles.join(", ")
         );
         let reads = super::trig_reads(plan, block);
         for r in &reads {
-            let _ = writeln!(b, "    const {real} {} = {}[{}];", r.name, r.array, r.index);
+            let slot = super::trig_slot(&slots, r.index);
+            let _ = writeln!(b, "    const {real} {} = {}[{slot}];", r.name, r.array);
         }
         // Without the block, the same locals as plain calls.
         b.push_str("#else\n");

@@ -893,6 +893,31 @@ pub(crate) fn trig_block(plan: &Plan) -> Option<Vec<TrigAngle<'_>>> {
     (angles.len() >= 2).then_some(angles)
 }
 
+/// The slots of a trigonometric block of `n` angles for vectors of `width` lanes: the angle
+/// each slot holds (`None`: a zero), a multiple of `width` of them. Where `n` is not a
+/// multiple, the last vector repeats the angles before the tail when there are enough
+/// (`n ≥ width`), so that every vector is a window of consecutive angles: angles that are
+/// consecutive inputs then load as one vector, where a vector assembled from a few scalars and
+/// zeros goes through memory and stalls the loads that follow. Fewer angles than a vector are
+/// padded with zeros.
+pub(crate) fn trig_slots(n: usize, width: usize) -> Vec<Option<usize>> {
+    let tail = n % width;
+    if tail == 0 || n < width {
+        let mut slots: Vec<Option<usize>> = (0..n).map(Some).collect();
+        slots.resize(n.div_ceil(width) * width, None);
+        return slots;
+    }
+    (0..n - tail).chain(n - width..n).map(Some).collect()
+}
+
+/// The slot of angle `k` in `slots` ([`trig_slots`]): its first.
+pub(crate) fn trig_slot(slots: &[Option<usize>], k: usize) -> usize {
+    slots
+        .iter()
+        .position(|&s| s == Some(k))
+        .expect("every angle has a slot")
+}
+
 /// A sine or cosine local of a trigonometric block: its name, the block's output it reads
 /// (`trig_s` or `trig_c`, at `index`) and the plain call it stands for where there is no block.
 pub(crate) struct TrigRead<'a> {
@@ -927,11 +952,11 @@ pub(crate) fn trig_reads<'a>(plan: &'a Plan, block: &[TrigAngle<'a>]) -> Vec<Tri
     reads
 }
 
-/// The constants of the batched functions' `sin` and `cos`: `2/π`; `π/2` in three parts (the
-/// first two short, so their products with the quadrant count are exact: Cody and Waite's
-/// reduction); the Taylor coefficients `(-1)^i / (2i+1)!` of the sine from `i = 1` and
-/// `(-1)^i / (2i)!` of the cosine from `i = 2`, to where the next term is below half an ulp on
-/// `|r| ≤ π/4`; the number that rounds to an integer when added and subtracted.
+/// The constants of the generated `sin` and `cos` (batched functions and the trigonometric
+/// block): `2/π`; `π/2` in three parts (the first two short, so their products with the
+/// quadrant count are exact: Cody and Waite's reduction); the coefficients of
+/// `sin r = r + r³ P(r²)` and `cos r = 1 - r²/2 + r⁴ Q(r²)` on `|r| ≤ π/4`; the number that
+/// rounds to an integer when added and subtracted.
 struct TrigConstants {
     two_over_pi: f64,
     half_pi: [f64; 3],
@@ -940,7 +965,10 @@ struct TrigConstants {
     magic: f64,
 }
 
-/// Double precision: `π/2` in parts of 30, 30 and 53 bits (exact products for `|k| < 2^23`).
+/// Double precision: `π/2` in parts of 30, 30 and 53 bits (exact products for `|k| < 2^23`);
+/// `P` and `Q` of degree 5, fitted to the least maximum relative error of `sin` and `cos` on
+/// `|r| ≤ π/4` (about `4e-18` and `6e-20`, far below half an ulp; the Taylor polynomials of
+/// the same error have degree 7), so that the polynomials are two levels shorter.
 const TRIG_DOUBLE: TrigConstants = TrigConstants {
     two_over_pi: std::f64::consts::FRAC_2_PI,
     half_pi: [
@@ -949,29 +977,27 @@ const TRIG_DOUBLE: TrigConstants = TrigConstants {
         -3.50343439808993e-19,
     ],
     sin: &[
-        -0.16666666666666666,
-        0.008333333333333333,
-        -0.0001984126984126984,
-        2.7557319223985893e-06,
-        -2.505210838544172e-08,
-        1.6059043836821613e-10,
-        -7.647163731819816e-13,
-        2.8114572543455206e-15,
+        -0.1666666666666663,
+        0.008333333333322118,
+        -0.00019841269829589425,
+        2.755731362135225e-06,
+        -2.5050747758253173e-08,
+        1.5896229918324403e-10,
     ],
     cos: &[
-        0.041666666666666664,
-        -0.001388888888888889,
-        2.48015873015873e-05,
-        -2.755731922398589e-07,
-        2.08767569878681e-09,
-        -1.1470745597729725e-11,
-        4.779477332387385e-14,
-        -1.5619206968586225e-16,
+        0.041666666666666595,
+        -0.0013888888888873056,
+        2.4801587288851484e-05,
+        -2.755731417923979e-07,
+        2.0875700834956644e-09,
+        -1.1358536187883208e-11,
     ],
     magic: 6755399441055744.0,
 };
 
-/// Single precision: `π/2` in parts of 12, 12 and 24 bits (exact products for `|k| < 2^12`).
+/// Single precision: `π/2` in parts of 12, 12 and 24 bits (exact products for `|k| < 2^12`);
+/// `P` and `Q` the Taylor coefficients `(-1)^i / (2i+1)!` from `i = 1` and `(-1)^i / (2i)!`
+/// from `i = 2`, to where the next term is below half an ulp.
 const TRIG_SINGLE: TrigConstants = TrigConstants {
     two_over_pi: std::f64::consts::FRAC_2_PI,
     half_pi: [
@@ -1006,113 +1032,156 @@ pub(crate) fn round_magic(single: bool) -> f64 {
     }
 }
 
-/// Statements computing, in a batched body, the sine and cosine of `angle` (an expression
-/// already written in the target language) into the locals `sin` and `cos`, as
-/// `(name, expression)` pairs in syntax both C and Rust read: branch-free, so the loop
-/// around them vectorises. Cody-Waite reduction to `r = angle - k π/2`, `|r| ≤ π/4`, Taylor
-/// polynomials for `sin r` and `cos r`, and the quadrant `k mod 4` choosing between them and
-/// their signs by arithmetic (products with 0 and 1). `lit` writes a non-negative constant,
-/// `round(x)` rounds `x` to the nearest integer (an expression that may need parentheses as
-/// an operand). `tag` prefixes the temporaries.
+/// How [`batch_trig`] writes its operations in the target language.
+#[derive(Clone, Copy)]
+pub(crate) struct TrigSyntax<'a> {
+    /// Single precision (fewer terms, shorter `π/2` parts).
+    pub single: bool,
+    /// A non-negative constant.
+    pub lit: &'a dyn Fn(f64) -> String,
+    /// `x` rounded to the nearest integer (an expression that may need parentheses as an
+    /// operand).
+    pub round: &'a dyn Fn(String) -> String,
+    /// `a * b + c`, fused where the target has the instruction (one step of latency and one
+    /// rounding instead of two: C compilers only contract a written `a * b + c` outside strict
+    /// ISO modes, Rust never).
+    pub fma: &'a dyn Fn(&str, &str, &str) -> String,
+}
+
+/// Statements computing, in a batched body or the trigonometric block, the sine and cosine of
+/// `angle` (an expression already written in the target language) into the locals `sin` and
+/// `cos`, as `(name, expression)` pairs in syntax both C and Rust read: branch-free, so the
+/// loop around them vectorises. Cody-Waite reduction to `r = angle - k π/2`, `|r| ≤ π/4`,
+/// polynomials for `sin r` and `cos r` by Estrin's scheme (pairs `c_i + c_{i+1} z` combined
+/// with `z²`: fewer dependent steps than Horner's, which is what a block of a few angles
+/// waits for), and the quadrant `k mod 4` choosing between them and their signs by products
+/// with 0 and 1, the weights computed from `k` alongside the polynomials. `syntax` writes
+/// the constants, roundings and fused multiply-adds; `tag` prefixes the temporaries.
 pub(crate) fn batch_trig(
     tag: &str,
     angle: String,
     sin: Option<&str>,
     cos: Option<&str>,
-    single: bool,
-    lit: &dyn Fn(f64) -> String,
-    round: &dyn Fn(String) -> String,
+    syntax: &TrigSyntax<'_>,
 ) -> Vec<(String, String)> {
+    let TrigSyntax {
+        single,
+        lit,
+        round,
+        fma,
+    } = *syntax;
     let c = if single { &TRIG_SINGLE } else { &TRIG_DOUBLE };
     let v = |s: &str| format!("{tag}_{s}");
-    let (a, k, r, z, ps, pc, q, h, o) = (
+    let (a, k, r, z, w, ps, pc, q, h, o) = (
         v("a"),
         v("k"),
         v("r"),
         v("z"),
+        v("w"),
         v("s"),
         v("c"),
         v("q"),
         v("h"),
         v("o"),
     );
-    // `x - k * p` for a part of either sign.
-    let minus = |x: String, p: f64| {
-        if p < 0.0 {
-            format!("{x} + {k} * {}", lit(-p))
+    let signed = |x: f64| {
+        if x < 0.0 {
+            format!("-{}", lit(-x))
         } else {
-            format!("{x} - {k} * {}", lit(p))
+            lit(x)
         }
     };
-    // Horner's scheme: c0 + z * (c1 + z * (...)), signed coefficients.
-    let horner = |coefficients: &[f64]| -> String {
-        let mut acc = String::new();
-        for &x in coefficients.iter().rev() {
-            let term = if x < 0.0 {
-                format!("-{}", lit(-x))
-            } else {
-                lit(x)
-            };
-            acc = if acc.is_empty() {
-                term
-            } else if acc.contains(' ') {
-                format!("{term} + {z} * ({acc})")
-            } else {
-                format!("{term} + {z} * {acc}")
-            };
+    // `x - k * p`.
+    let minus = |x: String, p: f64| fma(&k, &signed(-p), &x);
+    // Estrin's scheme: the pairs c_i + c_{i+1} z, then c'_i + c'_{i+1} w with w = z², and so
+    // on, each pass halving the terms; the pairs of the first pass become locals `{tag}_{p}{i}`.
+    let mut out = Vec::new();
+    let estrin = |out: &mut Vec<(String, String)>, p: &str, coefficients: &[f64]| {
+        let mut terms: Vec<String> = coefficients
+            .chunks(2)
+            .enumerate()
+            .map(|(i, pair)| {
+                let e = match pair {
+                    [c0, c1] => fma(&z, &signed(*c1), &signed(*c0)),
+                    [c0] => signed(*c0),
+                    _ => unreachable!("chunks of two"),
+                };
+                if pair.len() == 2 {
+                    let name = v(&format!("{p}{i}"));
+                    out.push((name.clone(), e));
+                    name
+                } else {
+                    e
+                }
+            })
+            .collect();
+        // `w`, then `w * w`, .. written out (an operand of `fma`).
+        let mut power = w.clone();
+        while terms.len() > 1 {
+            terms = terms
+                .chunks(2)
+                .map(|pair| match pair {
+                    [t0, t1] => fma(&power, t1, t0),
+                    [t0] => t0.clone(),
+                    _ => unreachable!("chunks of two"),
+                })
+                .collect();
+            power = format!("{power} * {power}");
         }
-        acc
+        terms.pop().expect("at least one coefficient")
     };
     let mut reduced = minus(a.clone(), c.half_pi[0]);
     reduced = minus(reduced, c.half_pi[1]);
     reduced = minus(reduced, c.half_pi[2]);
-    let mut out = vec![
-        (a.clone(), angle),
-        (k.clone(), round(format!("{a} * {}", lit(c.two_over_pi)))),
-        (r.clone(), reduced),
-        (z.clone(), format!("{r} * {r}")),
-        (ps.clone(), format!("{r} + {r} * {z} * ({})", horner(c.sin))),
-        (
-            pc.clone(),
-            format!(
-                "{} - {} * {z} + {z} * {z} * ({})",
-                lit(1.0),
-                lit(0.5),
-                horner(c.cos)
-            ),
+    out.push((a.clone(), angle));
+    out.push((k.clone(), round(format!("{a} * {}", lit(c.two_over_pi)))));
+    out.push((r.clone(), reduced));
+    out.push((z.clone(), format!("{r} * {r}")));
+    out.push((w.clone(), format!("{z} * {z}")));
+    let sin_poly = estrin(&mut out, "sp", c.sin);
+    out.push((ps.clone(), fma(&format!("{r} * {z}"), &sin_poly, &r)));
+    let cos_poly = estrin(&mut out, "cp", c.cos);
+    let half = fma(&z, &signed(-0.5), &lit(1.0));
+    out.push((pc.clone(), fma(&w, &cos_poly, &half)));
+    // k mod 4, then its halves: h = floor(q / 2), o = q mod 2.
+    out.push((
+        q.clone(),
+        format!(
+            "{k} - {} * ({})",
+            lit(4.0),
+            round(format!("({k} - {}) * {}", lit(1.5), lit(0.25)))
         ),
-        // k mod 4, then its halves: h = floor(q / 2), o = q mod 2.
-        (
-            q.clone(),
-            format!(
-                "{k} - {} * ({})",
-                lit(4.0),
-                round(format!("({k} - {}) * {}", lit(1.5), lit(0.25)))
-            ),
-        ),
-        (
-            h.clone(),
-            round(format!("({q} - {}) * {}", lit(0.5), lit(0.5))),
-        ),
-        (o.clone(), format!("{q} - {} * {h}", lit(2.0))),
-    ];
+    ));
+    out.push((
+        h.clone(),
+        round(format!("({q} - {}) * {}", lit(0.5), lit(0.5))),
+    ));
+    out.push((o.clone(), format!("{q} - {} * {h}", lit(2.0))));
     let one = lit(1.0);
     let two = lit(2.0);
+    // The weights of sin r and cos r in each result, from k alone (ready before the
+    // polynomials are).
+    let weights = |sign: String| {
+        (
+            format!("({one} - {o}) * ({sign})"),
+            format!("{o} * ({sign})"),
+        )
+    };
     if let Some(name) = sin {
         // Quadrants 0..3: sin r, cos r, -sin r, -cos r.
-        out.push((
-            name.to_owned(),
-            format!("(({one} - {o}) * {ps} + {o} * {pc}) * ({one} - {two} * {h})"),
-        ));
+        let (own, other) = weights(format!("{one} - {two} * {h}"));
+        let (ws, wc) = (v("ss"), v("sc"));
+        out.push((ws.clone(), own));
+        out.push((wc.clone(), other));
+        out.push((name.to_owned(), fma(&ps, &ws, &format!("{pc} * {wc}"))));
     }
     if let Some(name) = cos {
         // Quadrants 0..3: cos r, -sin r, -cos r, sin r.
-        out.push((
-            name.to_owned(),
-            format!(
-                "(({one} - {o}) * {pc} + {o} * {ps}) * ({one} - {two} * ({o} + {h} - {two} * {o} * {h}))"
-            ),
-        ));
+        let (own, other) = weights(format!("{one} - {two} * ({o} + {h} - {two} * {o} * {h})"));
+        let (wc, ws) = (v("cc"), v("cs"));
+        out.push((wc.clone(), own));
+        out.push((ws.clone(), other));
+        out.push((name.to_owned(), fma(&pc, &wc, &format!("{ps} * {ws}"))));
     }
     out
 }

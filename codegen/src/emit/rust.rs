@@ -518,32 +518,36 @@ const LOCALS_PER_DECLARATION: usize = 64;
 /// With a trigonometric block ([`super::trig_block`]) the statements start with the sine and
 /// cosine locals in one tuple, taken by `sin_cos_n` where the crate is compiled with AVX and
 /// by plain calls elsewhere (the code without the block, exactly):
-/// `#[cfg(target_feature = "avx")] let (s1, c1, ..) = { let (s, c) = sin_cos_n([..]); (s[0], c[0], ..) };`
-/// `#[cfg(not(target_feature = "avx"))] let (s1, c1, ..) = (sin(q[0]), cos(q[0]), ..);`.
+/// `#[cfg(target_feature = "sse2")] let (s1, c1, ..) = { let (s, c) = sin_cos_n([..]); (s[0], c[0], ..) };`
+/// `#[cfg(not(target_feature = "sse2"))] let (s1, c1, ..) = (sin(q[0]), cos(q[0]), ..);`.
 fn local_statements(plan: &Plan, lang: &RustLang) -> Vec<TokenStream> {
     let mut prefix = Vec::new();
     let block = super::trig_block(plan);
     if let Some(block) = &block {
-        let angles = block.iter().map(|(a, _, _)| render(lang, a));
+        // Each AVX vector a window of the angles, as in C (`trig_slots`).
+        let slots = super::trig_slots(block.len(), 4);
+        let angles = slots
+            .iter()
+            .map(|s| s.map_or_else(|| quote!(0.0), |k| render(lang, block[k].0)));
         let trig = super::trig_reads(plan, block);
         let names: Vec<Ident> = trig.iter().map(|r| format_ident!("{}", r.name)).collect();
         let reads = trig.iter().map(|r| {
             let (array, j) = (
                 format_ident!("{}", r.array),
-                Literal::usize_unsuffixed(r.index),
+                Literal::usize_unsuffixed(super::trig_slot(&slots, r.index)),
             );
             quote!(#array[#j])
         });
         let calls = trig.iter().map(|r| render(lang, r.call));
         prefix.push(quote! {
-            #[cfg(target_feature = "avx")]
+            #[cfg(target_feature = "sse2")]
             let (#(#names),*) = {
                 let (trig_s, trig_c) = ::quasidyn::math::sin_cos_n([#(#angles),*]);
                 (#(#reads),*)
             };
         });
         prefix.push(quote! {
-            #[cfg(not(target_feature = "avx"))]
+            #[cfg(not(target_feature = "sse2"))]
             let (#(#names),*) = (#(#calls),*);
         });
     }
@@ -619,10 +623,17 @@ fn batch_function(
     let lit = |v: f64| super::float_literal(v, false);
     let magic = lit(super::round_magic(false));
     let round = |x: String| format!("(({x}) + {magic}) - {magic}");
+    let fma = |a: &str, b: &str, c: &str| format!("::quasidyn::math::fma({a}, {b}, {c})");
+    let syntax = super::TrigSyntax {
+        single: false,
+        lit: &lit,
+        round: &round,
+        fma: &fma,
+    };
     let mut trig = Vec::new();
     for (t, (angle, sin, cos)) in super::trig_angles(plan).into_iter().enumerate() {
         let angle = render(&lang, angle).to_string();
-        for (name, e) in super::batch_trig(&format!("t{t}"), angle, sin, cos, false, &lit, &round) {
+        for (name, e) in super::batch_trig(&format!("t{t}"), angle, sin, cos, &syntax) {
             let id = format_ident!("{}", name);
             let v: TokenStream = e.parse().expect("batched sin/cos parse");
             trig.push(quote!(let #id = #v;));
