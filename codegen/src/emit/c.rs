@@ -490,14 +490,15 @@ fn batch_body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> String 
     b
 }
 
-/// `NAME_TRIG_BLOCK` and `NAME_SINCOS(N, a, s, c)`, where the compiler targets AVX and
-/// vectorises a loop of known count (gcc 12 and later, clang, others) and `NAME_LIBM_TRIG` is
-/// not defined: the sine and cosine of the angles `a[0..N]` into `s` and `c` (`N` a multiple
-/// of the vector width) by one branch-free loop of Cody–Waite
-/// reduction and polynomials ([`super::batch_trig`]) over all `N`, unless an angle is at or
-/// beyond the limit of its measured accuracy, or not a number (then the C library's).
-/// Elsewhere (two lanes do not pay for the polynomial) neither is defined and the functions
-/// call `sin` and `cos` as written.
+/// `NAME_TRIG_BLOCK` and `NAME_SINCOS(N, a, s, c)`, where the compiler targets x86-64 (SSE2,
+/// two lanes, and wider) and vectorises a loop of known count (gcc 12 and later, clang,
+/// others) and `NAME_LIBM_TRIG` is not defined: the sine and cosine of the angles `a[0..N]`
+/// into `s` and `c` (`N` a multiple of the vector width) by one branch-free loop of
+/// Cody–Waite reduction and polynomials ([`super::batch_trig`]) over all `N`, unless an angle
+/// is at or beyond the limit of its measured accuracy, or not a number (then the C
+/// library's). Elsewhere (other architectures, and 32-bit x86 whose x87 arithmetic would
+/// round by `floor()`: not measured) neither is defined and the functions call `sin` and
+/// `cos` as written.
 fn sincos_macro(lang: &CLang<'_>, real: &str, upper: &str) -> String {
     let lit = |v: f64| lang.lit(v);
     let round = |x: String| format!("{upper}_ROUND({x})");
@@ -525,13 +526,13 @@ fn sincos_macro(lang: &CLang<'_>, real: &str, upper: &str) -> String {
         let _ = write!(poly, " \\\n            const {real} {name} = {e};");
     }
     format!(
-        "/* Where the target has AVX and the compiler vectorises the loop, the functions take the \
-         sines and cosines of their angles together: {upper}_SINCOS puts those of a[0..N] into \
+        "/* On x86-64 (SSE2 and wider), where the compiler vectorises the loop, the functions take \
+         the sines and cosines of their angles together: {upper}_SINCOS puts those of a[0..N] into \
          s and c (N a multiple of the vector width) by one branch-free loop \
          of Cody-Waite reduction and polynomials, within 2 ulp of the C library for |a| < \
          {limit} (the C library's beyond). Define {upper}_LIBM_TRIG for the C library's sin and \
          cos everywhere. */\n\
-         #if defined(__SSE2__) && !defined({upper}_LIBM_TRIG) && \
+         #if defined(__x86_64__) && !defined({upper}_LIBM_TRIG) && \
          (defined(__clang__) || !defined(__GNUC__) || __GNUC__ >= 12)\n\
          #define {upper}_TRIG_BLOCK 1\n\
          #define {upper}_SINCOS(N, a, s, c) do {{ \\\n    \
