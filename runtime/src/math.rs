@@ -135,8 +135,8 @@ pub const POLY_TRIG_MAX: f64 = 1_125_899_906_842_624.0;
 
 /// The sine and cosine of every angle by arithmetic alone, branch-free so the loop vectorises:
 /// Cody–Waite reduction to `r = a - k π/2`, `|r| ≤ π/4`, polynomials for `sin r` and `cos r`
-/// (Estrin's scheme), and the quadrant `k mod 4` choosing between them and their signs by products with
-/// 0 and 1. Within 2 ulp of the C library's values for `|a| <` [`POLY_TRIG_LIMIT`] (within
+/// (Estrin's scheme), and the quadrant `k mod 4` choosing between them and their signs by
+/// products with 0 and 1. Within 2 ulp of the C library's values for `|a| <` [`POLY_TRIG_LIMIT`] (within
 /// `1e-30` where a value is below `1e-12`, next to multiples of `π/2`). The same formulas as
 /// the batched functions of generated code.
 #[inline(always)]

@@ -186,8 +186,7 @@ pub fn emit_c_reporting(
     }
     let blocks = plans.iter().any(|p| super::trig_block(p).is_some());
     if opts.batch.is_some() || blocks {
-        let _ =
-            writeln!(
+        let _ = writeln!(
             h,
             "/* x rounded to an integer, in the written-out sin and cos: a sum that vectorises \
              on any SIMD unit; floor() where the compiler may reassociate floating point \
@@ -195,18 +194,25 @@ pub fn emit_c_reporting(
              #include <float.h>\n\
              #if defined(__FAST_MATH__) || !defined(FLT_EVAL_METHOD) || FLT_EVAL_METHOD != 0\n\
              #define {upper}_ROUND(x) {floor}((x) + {half})\n#else\n\
-             #define {upper}_ROUND(x) (((x) + {magic}) - {magic})\n#endif\n\
-             /* a * b + c in the written-out sin and cos: fused where the target has the \
+             #define {upper}_ROUND(x) (((x) + {magic}) - {magic})\n#endif",
+            floor = if opts.float { "floorf" } else { "floor" },
+            half = lang.lit(0.5),
+            magic = lang.lit(super::round_magic(opts.float)),
+        );
+        let _ = writeln!(
+            h,
+            "/* a * b + c in the written-out sin and cos: fused where the target has the \
              instruction (compilers contract a written a * b + c only outside strict ISO \
              modes). */\n\
              #if defined({fast}) || defined(__FMA__)\n\
              #define {upper}_FMA(a, b, c) {fma}(a, b, c)\n#else\n\
              #define {upper}_FMA(a, b, c) ((a) * (b) + (c))\n#endif\n",
-            fast = if opts.float { "FP_FAST_FMAF" } else { "FP_FAST_FMA" },
+            fast = if opts.float {
+                "FP_FAST_FMAF"
+            } else {
+                "FP_FAST_FMA"
+            },
             fma = if opts.float { "fmaf" } else { "fma" },
-            floor = if opts.float { "floorf" } else { "floor" },
-            half = lang.lit(0.5),
-            magic = lang.lit(super::round_magic(opts.float)),
         );
     }
     if blocks {
@@ -462,19 +468,9 @@ fn batch_body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> String 
     }
     let _ = writeln!(b, "    int k;");
     let _ = writeln!(b, "    for (k = 0; k < {upper}_BATCH; ++k) {{");
-    let lit = |v: f64| lanes.lit(v);
-    let round = |x: String| format!("{upper}_ROUND({x})");
-    let fma = |a: &str, b: &str, c: &str| format!("{upper}_FMA({a}, {b}, {c})");
-    let syntax = super::TrigSyntax {
-        single: lang.float,
-        lit: &lit,
-        round: &round,
-        fma: &fma,
-    };
     for (t, (angle, sin, cos)) in super::trig_angles(plan).into_iter().enumerate() {
         let angle = render(&lanes, angle);
-        let statements = super::batch_trig(&format!("t{t}"), angle, sin, cos, &syntax);
-        for (name, e) in statements {
+        for (name, e) in trig_statements(lang, upper, &format!("t{t}"), angle, sin, cos) {
             let _ = writeln!(b, "        const {real} {name} = {e};");
         }
     }
@@ -490,6 +486,28 @@ fn batch_body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> String 
     b
 }
 
+/// [`super::batch_trig`] in C: rounding by the header's `NAME_ROUND`, fused multiply-adds by
+/// its `NAME_FMA`.
+fn trig_statements(
+    lang: &CLang<'_>,
+    upper: &str,
+    tag: &str,
+    angle: String,
+    sin: Option<&str>,
+    cos: Option<&str>,
+) -> Vec<(String, String)> {
+    let lit = |v: f64| lang.lit(v);
+    let round = |x: String| format!("{upper}_ROUND({x})");
+    let fma = |a: &str, b: &str, c: &str| format!("{upper}_FMA({a}, {b}, {c})");
+    let syntax = super::TrigSyntax {
+        single: lang.float,
+        lit: &lit,
+        round: &round,
+        fma: &fma,
+    };
+    super::batch_trig(tag, angle, sin, cos, &syntax)
+}
+
 /// `NAME_TRIG_BLOCK` and `NAME_SINCOS(N, a, s, c)`, where the compiler targets x86-64 (SSE2,
 /// two lanes, and wider) and vectorises a loop of known count (gcc 12 and later, clang,
 /// others) and `NAME_LIBM_TRIG` is not defined: the sine and cosine of the angles `a[0..N]`
@@ -500,26 +518,18 @@ fn batch_body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> String 
 /// round by `floor()`: not measured) neither is defined and the functions call `sin` and
 /// `cos` as written.
 fn sincos_macro(lang: &CLang<'_>, real: &str, upper: &str) -> String {
-    let lit = |v: f64| lang.lit(v);
-    let round = |x: String| format!("{upper}_ROUND({x})");
-    let fma = |a: &str, b: &str, c: &str| format!("{upper}_FMA({a}, {b}, {c})");
     let (suffix, limit) = if lang.float {
-        ("f", lit(1e2))
+        ("f", lang.lit(1e2))
     } else {
-        ("", lit(1e5))
+        ("", lang.lit(1e5))
     };
-    let syntax = super::TrigSyntax {
-        single: lang.float,
-        lit: &lit,
-        round: &round,
-        fma: &fma,
-    };
-    let statements = super::batch_trig(
+    let statements = trig_statements(
+        lang,
+        upper,
         "t",
         "(a)[j_]".to_owned(),
         Some("t_sin"),
         Some("t_cos"),
-        &syntax,
     );
     let mut poly = String::new();
     for (name, e) in statements {

@@ -1100,19 +1100,14 @@ pub(crate) fn batch_trig(
         let mut terms: Vec<String> = coefficients
             .chunks(2)
             .enumerate()
-            .map(|(i, pair)| {
-                let e = match pair {
-                    [c0, c1] => fma(&z, &signed(*c1), &signed(*c0)),
-                    [c0] => signed(*c0),
-                    _ => unreachable!("chunks of two"),
-                };
-                if pair.len() == 2 {
+            .map(|(i, pair)| match pair {
+                [c0, c1] => {
                     let name = v(&format!("{p}{i}"));
-                    out.push((name.clone(), e));
+                    out.push((name.clone(), fma(&z, &signed(*c1), &signed(*c0))));
                     name
-                } else {
-                    e
                 }
+                [c0] => signed(*c0),
+                _ => unreachable!("chunks of two"),
             })
             .collect();
         // `w`, then `w * w`, .. written out (an operand of `fma`).

@@ -516,8 +516,8 @@ const LOCALS_PER_DECLARATION: usize = 64;
 /// declarations in groups followed by one assignment each (same values, shallow scopes).
 ///
 /// With a trigonometric block ([`super::trig_block`]) the statements start with the sine and
-/// cosine locals in one tuple, taken by `sin_cos_n` where the crate is compiled with AVX and
-/// by plain calls elsewhere (the code without the block, exactly):
+/// cosine locals in one tuple, taken by `sin_cos_n` where the crate is compiled for x86-64
+/// (SSE2 and wider) and by plain calls elsewhere (the code without the block, exactly):
 /// `#[cfg(target_feature = "sse2")] let (s1, c1, ..) = { let (s, c) = sin_cos_n([..]); (s[0], c[0], ..) };`
 /// `#[cfg(not(target_feature = "sse2"))] let (s1, c1, ..) = (sin(q[0]), cos(q[0]), ..);`.
 fn local_statements(plan: &Plan, lang: &RustLang) -> Vec<TokenStream> {
