@@ -324,6 +324,8 @@ pub mod              {name} {{
          = &[\n{batches}];\n"
     );
 
+    c_files.push(panda_derivatives_c(&manifest, &c_dir, &mut gen));
+
     let (glue, payload_c) = payload_variant(&robots_dir, &rust_dir, &c_dir);
     gen.push_str(&glue);
     c_files.extend(payload_c);
@@ -1085,6 +1087,49 @@ fn c_robot_const(prefix: &str, dof: usize, real: &str) -> String {
     }
     s.push_str("};\n\n");
     s
+}
+
+/// The C derivatives and regressor of the Franka Panda (`tests/fixtures/urdf/panda.urdf` to
+/// `panda_hand_tcp`, the chain the derivatives benchmark's `robot!` imports), for that
+/// benchmark: writes the files, declares the functions in `gen`, returns the source.
+fn panda_derivatives_c(manifest: &Path, c_dir: &Path, gen: &mut String) -> PathBuf {
+    let path = manifest.join("fixtures/urdf/panda.urdf");
+    println!("cargo:rerun-if-changed={}", path.display());
+    let options = ImportOptions {
+        tip: Some("panda_hand_tcp".to_owned()),
+        frames: Vec::new(),
+        snap: true,
+        floating_base: false,
+    };
+    let mut robot = load_input_with(&path, &options)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .robot;
+    robot.name = "panda_c".to_owned();
+    let module = build_module_only(
+        &robot,
+        Some(&[
+            FunctionKind::InverseDynamicsDerivatives,
+            FunctionKind::GravityDerivatives,
+            FunctionKind::ForwardDynamicsDerivatives,
+            FunctionKind::Regressor,
+        ]),
+    );
+    let c = emit_c(&module, &COptions::default()).unwrap_or_else(|e| panic!("panda_c: {e}"));
+    write(&c_dir.join(&c.header_name), &c.header);
+    let source = c_dir.join(c.source_name.as_deref().expect("a source file"));
+    write(&source, c.source.as_deref().expect("a source file"));
+    gen.push_str(
+        "extern \"C\" {\n    /// The Panda's C `inverse_dynamics_derivatives` (benchmarks).\n    \
+         pub fn panda_c_inverse_dynamics_derivatives(q: *const f64, qd: *const f64, qdd: \
+         *const f64, dtau_dq: *mut f64, dtau_dqd: *mut f64);\n    /// The Panda's C \
+         `gravity_derivatives`.\n    pub fn panda_c_gravity_derivatives(q: *const f64, dg_dq: \
+         *mut f64);\n    /// The Panda's C `forward_dynamics_derivatives`.\n    pub fn \
+         panda_c_forward_dynamics_derivatives(q: *const f64, qd: *const f64, tau: *const f64, \
+         dqdd_dq: *mut f64, dqdd_dqd: *mut f64, minv: *mut f64);\n    /// The Panda's C \
+         `regressor`.\n    pub fn panda_c_regressor(q: *const f64, qd: *const f64, qdd: *const \
+         f64, y: *mut f64);\n}\n\n",
+    );
+    source
 }
 
 /// A C file giving the `static inline` functions of a header-only variant external names.

@@ -1,5 +1,6 @@
-//! Timing of the analytical derivatives and the regressors: generated Rust and C (UR5) and
-//! generated Rust (Franka Panda, 7 joints, from its URDF through `robot!`), next to the
+//! Timing of the analytical derivatives and the regressors: generated Rust and C of the UR5
+//! and of the Franka Panda (7 joints, from its URDF: the Rust through `robot!`, the C by the
+//! tests' build script), next to the
 //! inverse dynamics of the numeric reference models and central differences of it (the cost
 //! of `∂τ/∂q` and `∂τ/∂q̇` without analytical derivatives: `4N` calls).
 //!
@@ -81,6 +82,73 @@ fn print(title: &str, rows: &[(&str, f64)]) {
     }
 }
 
+/// The C functions of one robot's derivatives and regressor (raw pointers, as declared).
+struct CDerivatives {
+    inverse_dynamics_derivatives:
+        unsafe extern "C" fn(*const f64, *const f64, *const f64, *mut f64, *mut f64),
+    gravity_derivatives: unsafe extern "C" fn(*const f64, *mut f64),
+    forward_dynamics_derivatives:
+        unsafe extern "C" fn(*const f64, *const f64, *const f64, *mut f64, *mut f64, *mut f64),
+    regressor: unsafe extern "C" fn(*const f64, *const f64, *const f64, *mut f64),
+}
+
+/// Timing rows of the C functions `f` of an `N`-joint robot.
+fn c_rows<const N: usize>(x: &States<N>, f: &CDerivatives) -> Vec<(&'static str, f64)> {
+    let (mut a, mut b, mut c) = (vec![0.0; N * N], vec![0.0; N * N], vec![0.0; N * N]);
+    let mut y = vec![0.0; N * 10 * N];
+    // SAFETY (all calls below): N-value inputs, outputs of the lengths the C contract writes.
+    vec![
+        (
+            "generated C: inverse_dynamics_derivatives",
+            ns_per_call(|i| {
+                let (q, qd, qdd) = black_box(&x[i]);
+                unsafe {
+                    (f.inverse_dynamics_derivatives)(
+                        q.as_ptr(),
+                        qd.as_ptr(),
+                        qdd.as_ptr(),
+                        a.as_mut_ptr(),
+                        b.as_mut_ptr(),
+                    );
+                }
+                black_box((&a, &b));
+            }),
+        ),
+        (
+            "generated C: gravity_derivatives",
+            ns_per_call(|i| {
+                unsafe { (f.gravity_derivatives)(black_box(&x[i].0).as_ptr(), a.as_mut_ptr()) };
+                black_box(&a);
+            }),
+        ),
+        (
+            "generated C: forward_dynamics_derivatives",
+            ns_per_call(|i| {
+                let (q, qd, tau) = black_box(&x[i]);
+                unsafe {
+                    (f.forward_dynamics_derivatives)(
+                        q.as_ptr(),
+                        qd.as_ptr(),
+                        tau.as_ptr(),
+                        a.as_mut_ptr(),
+                        b.as_mut_ptr(),
+                        c.as_mut_ptr(),
+                    );
+                }
+                black_box((&a, &b, &c));
+            }),
+        ),
+        (
+            "generated C: regressor",
+            ns_per_call(|i| {
+                let (q, qd, qdd) = black_box(&x[i]);
+                unsafe { (f.regressor)(q.as_ptr(), qd.as_ptr(), qdd.as_ptr(), y.as_mut_ptr()) };
+                black_box(&y);
+            }),
+        ),
+    ]
+}
+
 fn bench_ur5() {
     const N: usize = 6;
     let robot = quasidyn_codegen::load_spec(&workspace_root().join("robots/ur5.toml"))
@@ -129,62 +197,14 @@ fn bench_ur5() {
             }),
         ),
     ];
-    let mut a = [0.0; N * N];
-    let mut b = [0.0; N * N];
-    let mut c = [0.0; N * N];
-    let mut y = vec![0.0; N * 10 * N];
-    // SAFETY (all calls below): N-value inputs, outputs of the lengths the C contract writes.
-    rows.push((
-        "generated C: inverse_dynamics_derivatives",
-        ns_per_call(|i| {
-            let (q, qd, qdd) = black_box(&x[i]);
-            unsafe {
-                generated::ur5_inverse_dynamics_derivatives(
-                    q.as_ptr(),
-                    qd.as_ptr(),
-                    qdd.as_ptr(),
-                    a.as_mut_ptr(),
-                    b.as_mut_ptr(),
-                );
-            }
-            black_box((&a, &b));
-        }),
-    ));
-    rows.push((
-        "generated C: gravity_derivatives",
-        ns_per_call(|i| {
-            unsafe {
-                generated::ur5_gravity_derivatives(black_box(&x[i].0).as_ptr(), a.as_mut_ptr())
-            };
-            black_box(&a);
-        }),
-    ));
-    rows.push((
-        "generated C: forward_dynamics_derivatives",
-        ns_per_call(|i| {
-            let (q, qd, tau) = black_box(&x[i]);
-            unsafe {
-                generated::ur5_forward_dynamics_derivatives(
-                    q.as_ptr(),
-                    qd.as_ptr(),
-                    tau.as_ptr(),
-                    a.as_mut_ptr(),
-                    b.as_mut_ptr(),
-                    c.as_mut_ptr(),
-                );
-            }
-            black_box((&a, &b, &c));
-        }),
-    ));
-    rows.push((
-        "generated C: regressor",
-        ns_per_call(|i| {
-            let (q, qd, qdd) = black_box(&x[i]);
-            unsafe {
-                generated::ur5_regressor(q.as_ptr(), qd.as_ptr(), qdd.as_ptr(), y.as_mut_ptr());
-            }
-            black_box(&y);
-        }),
+    rows.extend(c_rows(
+        &x,
+        &CDerivatives {
+            inverse_dynamics_derivatives: generated::ur5_inverse_dynamics_derivatives,
+            gravity_derivatives: generated::ur5_gravity_derivatives,
+            forward_dynamics_derivatives: generated::ur5_forward_dynamics_derivatives,
+            regressor: generated::ur5_regressor,
+        },
     ));
     rows.extend(reference_rows(&robot, &x));
     print("ur5: derivatives and regressors, 6 joints", &rows);
@@ -241,6 +261,15 @@ fn bench_panda() {
             }),
         ),
     ];
+    rows.extend(c_rows(
+        &x,
+        &CDerivatives {
+            inverse_dynamics_derivatives: generated::panda_c_inverse_dynamics_derivatives,
+            gravity_derivatives: generated::panda_c_gravity_derivatives,
+            forward_dynamics_derivatives: generated::panda_c_forward_dynamics_derivatives,
+            regressor: generated::panda_c_regressor,
+        },
+    ));
     rows.extend(reference_rows(&robot, &x));
     print("panda: derivatives and regressors, 7 joints", &rows);
 }

@@ -474,12 +474,29 @@ fn batch_body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> String 
             let _ = writeln!(b, "        const {real} {name} = {e};");
         }
     }
-    for (name, e) in plan.locals.iter().filter(|(_, e)| !super::is_trig(e)) {
-        let _ = writeln!(b, "        const {real} {name} = {};", render(&lanes, e));
+    // The entries written as soon as computed, as in the scalar body.
+    let order = super::local_order(plan, true);
+    let at = super::store_schedule(plan, &order);
+    let store = |b: &mut String, (o, i): (usize, usize)| {
+        let _ = writeln!(
+            b,
+            "        {}[{i}][k] = {};",
+            plan.contract.outputs[o].name,
+            render(&lanes, &plan.outputs[o][i])
+        );
+    };
+    let written = order
+        .iter()
+        .take_while(|&&k| super::is_trig(&plan.locals[k].1))
+        .count();
+    for entry in at[..=written].iter().flatten() {
+        store(&mut b, *entry);
     }
-    for (o, vals) in plan.contract.outputs.iter().zip(&plan.outputs) {
-        for (i, e) in vals.iter().enumerate() {
-            let _ = writeln!(b, "        {}[{i}][k] = {};", o.name, render(&lanes, e));
+    for (p, &k) in order.iter().enumerate().skip(written) {
+        let (name, e) = &plan.locals[k];
+        let _ = writeln!(b, "        const {real} {name} = {};", render(&lanes, e));
+        for entry in &at[p + 1] {
+            store(&mut b, *entry);
         }
     }
     let _ = writeln!(b, "    }}");
@@ -604,6 +621,18 @@ fn body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> String {
         }
     }
     let block = super::trig_block(plan);
+    let order = super::local_order(plan, block.is_some());
+    let at = super::store_schedule(plan, &order);
+    let store = |b: &mut String, (o, k): (usize, usize)| {
+        let _ = writeln!(
+            b,
+            "    {}[{k}] = {};",
+            plan.contract.outputs[o].name,
+            render(lang, &plan.outputs[o][k])
+        );
+    };
+    // The sine and cosine locals (the block's, or the calls without it) come first.
+    let mut written = 0;
     if let Some(block) = &block {
         // A multiple of an AVX vector, so that the loop has no remainder (gcc 12 vectorises
         // such a loop at -O2 too), each vector a window of the angles (`trig_slots`).
@@ -632,22 +661,23 @@ fn body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> String {
             let _ = writeln!(b, "    const {real} {} = {};", r.name, render(lang, r.call));
         }
         b.push_str("#endif\n");
-    }
-    for (name, e) in plan
-        .locals
-        .iter()
-        .filter(|(_, e)| block.is_none() || !super::is_trig(e))
-    {
-        let _ = writeln!(b, "    const {real} {name} = {};", render(lang, e));
-    }
-    for (o, vals) in plan.contract.outputs.iter().zip(&plan.outputs) {
-        let n = plan.out_n;
+        written = reads.len();
         debug_assert_eq!(
-            vals.len(),
-            o.rows.of(n, plan.counts) * o.cols.map_or(1, |c| c.of(n, plan.counts))
+            written,
+            plan.locals
+                .iter()
+                .filter(|(_, e)| super::is_trig(e))
+                .count()
         );
-        for (k, e) in vals.iter().enumerate() {
-            let _ = writeln!(b, "    {}[{k}] = {};", o.name, render(lang, e));
+    }
+    for entry in at[..=written].iter().flatten() {
+        store(&mut b, *entry);
+    }
+    for (p, &k) in order.iter().enumerate().skip(written) {
+        let (name, e) = &plan.locals[k];
+        let _ = writeln!(b, "    const {real} {name} = {};", render(lang, e));
+        for entry in &at[p + 1] {
+            store(&mut b, *entry);
         }
     }
     b
