@@ -585,3 +585,96 @@ fn emitted_c_has_the_counted_operations() {
         }
     }
 }
+
+/// Every scalar C function of `source`: its input and output array names and its body lines.
+fn c_functions(source: &str) -> Vec<(String, Vec<String>, Vec<String>, Vec<&str>)> {
+    let mut out = Vec::new();
+    let mut rest = source;
+    while let Some(start) = rest.find("\nvoid ") {
+        let after = &rest[start + 1..];
+        let open = after.find("\n{\n").expect("function body");
+        let close = after.find("\n}\n").expect("function end");
+        let prototype = &after[..open];
+        let name = prototype[5..prototype.find('(').expect("prototype")].to_owned();
+        let (mut inputs, mut outputs) = (Vec::new(), Vec::new());
+        let args = &prototype[prototype.find('(').unwrap() + 1..prototype.rfind(')').unwrap()];
+        for arg in args.split(", ").filter(|a| a.ends_with("[]")) {
+            let id = arg
+                .trim_end_matches("[]")
+                .rsplit(' ')
+                .next()
+                .unwrap()
+                .to_owned();
+            if arg.starts_with("const ") {
+                inputs.push(id);
+            } else {
+                outputs.push(id);
+            }
+        }
+        let body: Vec<&str> = after[open + 3..close].lines().collect();
+        if !name.ends_with("_batch") {
+            out.push((name, inputs, outputs, body));
+        }
+        rest = &after[close..];
+    }
+    out
+}
+
+/// Whether `line` indexes the array `name` (not merely one whose name ends the same).
+fn indexes(line: &str, name: &str) -> bool {
+    let pattern = format!("{name}[");
+    line.match_indices(&pattern).any(|(at, _)| {
+        !line[..at]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+    })
+}
+
+/// The C writes each output entry early, but never before an input is read for the last time
+/// (an output array may be an input array of the same call), and an entry reading an input
+/// itself only after every local.
+#[test]
+fn c_outputs_are_written_early_and_after_every_input_read() {
+    let robots = Path::new(env!("CARGO_MANIFEST_DIR")).join("../robots");
+    let mut interleaved = Vec::new();
+    for stem in ["ur5", "quadruped_floating"] {
+        let robot = crate::load_spec(&robots.join(format!("{stem}.toml"))).expect("shipped spec");
+        let c = emit_c(&crate::build_module(&robot), &COptions::default()).unwrap();
+        let source = c.source.unwrap();
+        for (name, inputs, outputs, body) in c_functions(&source) {
+            let reads = |l: &str| inputs.iter().any(|i| indexes(l, i));
+            let store = |l: &str| {
+                outputs
+                    .iter()
+                    .any(|o| l.trim_start().starts_with(&format!("{o}[")))
+            };
+            let local = |l: &str| l.trim_start().starts_with("const ");
+            let first_store = body.iter().position(|l| store(l)).expect("an output");
+            let last_local = body.iter().rposition(|l| local(l)).unwrap_or(0);
+            for (k, line) in body.iter().enumerate() {
+                if !store(line) && reads(line) {
+                    assert!(
+                        k < first_store,
+                        "{name}: `{line}` reads an input after a store"
+                    );
+                }
+                if store(line) && reads(line) {
+                    assert!(
+                        k > last_local,
+                        "{name}: `{line}` reads an input before a local"
+                    );
+                }
+            }
+            if first_store < last_local {
+                interleaved.push(name);
+            }
+        }
+    }
+    for name in [
+        "quadruped_floating_mass_matrix",
+        "ur5_inverse_dynamics_derivatives",
+    ] {
+        assert!(interleaved.iter().any(|n| n == name), "{name} writes early");
+    }
+}
