@@ -586,8 +586,16 @@ fn emitted_c_has_the_counted_operations() {
     }
 }
 
-/// Every scalar C function of `source`: its input and output array names and its body lines.
-fn c_functions(source: &str) -> Vec<(String, Vec<String>, Vec<String>, Vec<&str>)> {
+/// A scalar C function as emitted: its name, input and output array names and body lines.
+struct CFunction<'a> {
+    name: String,
+    inputs: Vec<String>,
+    outputs: Vec<String>,
+    body: Vec<&'a str>,
+}
+
+/// Every scalar C function of `source`.
+fn c_functions(source: &str) -> Vec<CFunction<'_>> {
     let mut out = Vec::new();
     let mut rest = source;
     while let Some(start) = rest.find("\nvoid ") {
@@ -613,7 +621,12 @@ fn c_functions(source: &str) -> Vec<(String, Vec<String>, Vec<String>, Vec<&str>
         }
         let body: Vec<&str> = after[open + 3..close].lines().collect();
         if !name.ends_with("_batch") {
-            out.push((name, inputs, outputs, body));
+            out.push(CFunction {
+                name,
+                inputs,
+                outputs,
+                body,
+            });
         }
         rest = &after[close..];
     }
@@ -642,7 +655,13 @@ fn c_outputs_are_written_early_and_after_every_input_read() {
         let robot = crate::load_spec(&robots.join(format!("{stem}.toml"))).expect("shipped spec");
         let c = emit_c(&crate::build_module(&robot), &COptions::default()).unwrap();
         let source = c.source.unwrap();
-        for (name, inputs, outputs, body) in c_functions(&source) {
+        for CFunction {
+            name,
+            inputs,
+            outputs,
+            body,
+        } in c_functions(&source)
+        {
             let reads = |l: &str| inputs.iter().any(|i| indexes(l, i));
             let store = |l: &str| {
                 outputs
