@@ -729,7 +729,6 @@ impl Graph {
         let (g, r) = g.absorb_negations(&r);
         // Factoring a coefficient out may leave a sum read negated again.
         let (g, r) = g.factor_common_coefficients(&r);
-        let (g, r) = g.distribute_constants(&r);
         g.absorb_negations(&r)
     }
 
@@ -814,8 +813,11 @@ pub(crate) fn share_per_function_among(
 }
 
 impl Graph {
-    /// How many times each node is read: by the `live` nodes and as one of the `roots`.
-    fn readers(&self, roots: &[NodeId], live: &[bool]) -> Vec<usize> {
+    /// A copy where the terms of a sum with the same constant coefficient (up to sign), read by
+    /// that sum only, are added first and multiplied once (`k a - k b` as `k (a - b)`); and the
+    /// roots' ids in it.
+    pub fn factor_common_coefficients(&self, roots: &[NodeId]) -> (Graph, Vec<NodeId>) {
+        let live = self.reachable(roots);
         let mut users = vec![0usize; self.len()];
         for r in roots {
             users[r.index()] += 1;
@@ -827,76 +829,6 @@ impl Graph {
                 }
             }
         }
-        users
-    }
-
-    /// A copy where a constant times a sum read by that product only, whose terms are all
-    /// constants or products of a constant and one factor read by that sum only, is written as
-    /// the sum of the scaled terms (`k (a x + b)` as `(k a) x + k b`: one multiplication
-    /// less); and the roots' ids in it.
-    pub fn distribute_constants(&self, roots: &[NodeId]) -> (Graph, Vec<NodeId>) {
-        let live = self.reachable(roots);
-        let users = self.readers(roots, &live);
-        // The terms of `sum` as (coefficient, factor; none for a constant), if every one is
-        // a constant or a scaled factor read by the sum only.
-        let terms = |sum: NodeId| -> Option<Vec<(f64, Option<NodeId>)>> {
-            let Node::Add(v) = self.node(sum) else {
-                return None;
-            };
-            if users[sum.index()] != 1 {
-                return None;
-            }
-            v.iter()
-                .map(|&t| match self.node(t) {
-                    Node::Const(bits) => Some((f64::from_bits(*bits), None)),
-                    Node::Mul(f) if f.len() == 2 && users[t.index()] == 1 => {
-                        Some((self.as_const(f[0])?, Some(f[1])))
-                    }
-                    _ => None,
-                })
-                .collect()
-        };
-        self.copy_live(roots, &live, |out, map, _, node| {
-            let distributed = match node {
-                Node::Mul(v) if v.len() == 2 => self
-                    .as_const(v[0])
-                    .and_then(|k| terms(v[1]).map(|t| (k, t))),
-                _ => None,
-            };
-            let Some((k, terms)) = distributed else {
-                return out.intern(map.children(node));
-            };
-            let mut v: Vec<NodeId> = terms
-                .into_iter()
-                .map(|(c, m)| {
-                    let c = k * c;
-                    let Some(m) = m else {
-                        return out.constant(c);
-                    };
-                    let m = map.get(m);
-                    if c == 1.0 {
-                        m
-                    } else if c == -1.0 {
-                        out.intern(Node::Neg(m))
-                    } else {
-                        let c = out.constant(c);
-                        out.intern(Node::Mul(Box::new([c, m])))
-                    }
-                })
-                .collect();
-            v.sort_unstable();
-            tidy(out, Node::Add(v.into_boxed_slice()))
-        })
-    }
-}
-
-impl Graph {
-    /// A copy where the terms of a sum with the same constant coefficient (up to sign), read by
-    /// that sum only, are added first and multiplied once (`k a - k b` as `k (a - b)`); and the
-    /// roots' ids in it.
-    pub fn factor_common_coefficients(&self, roots: &[NodeId]) -> (Graph, Vec<NodeId>) {
-        let live = self.reachable(roots);
-        let users = self.readers(roots, &live);
         // `k · m` read once: (|k| bits, sign, m).
         let scaled = |t: NodeId| -> Option<(u64, bool, NodeId)> {
             if users[t.index()] != 1 {
@@ -1152,32 +1084,6 @@ mod tests {
         let count = k.op_count(&r2);
         assert_eq!((count.add, count.neg, count.mul), (1, 0, 1));
         assert_same_values(&h, &roots, &k, &r2);
-    }
-
-    #[test]
-    fn a_constant_times_a_sum_of_scaled_terms_is_distributed() {
-        let mut g = Graph::new();
-        let (x, y) = (g.var(Var::Qd(0)), g.var(Var::Qd(1)));
-        let [half, two, three, k] = [0.5, -2.0, 3.0, 0.2].map(|c| g.constant(c));
-        let ax = g.intern(Node::Mul(Box::new([half, x])));
-        let by = g.intern(Node::Mul(Box::new([two, y])));
-        let s = g.intern(Node::Add(Box::new([ax, by, three])));
-        let p = g.intern(Node::Mul(Box::new([k, s])));
-        let before = g.op_count(&[p]);
-        let (h, r) = g.distribute_constants(&[p]);
-        let after = h.op_count(&r);
-        assert_eq!((before.mul, before.add), (3, 2));
-        assert_eq!((after.mul, after.add), (2, 2));
-        assert!((g.eval(p, &env()) - h.eval(r[0], &env())).abs() < 1e-15);
-        // The sum read elsewhere too stays, and so does the product.
-        let (h, r) = g.distribute_constants(&[p, s]);
-        assert_eq!(h.op_count(&r).mul, 3);
-        assert_same_values(&g, &[p, s], &h, &r);
-        // A term without a coefficient would need a multiplication of its own.
-        let plain = g.intern(Node::Add(Box::new([ax, y])));
-        let q = g.intern(Node::Mul(Box::new([k, plain])));
-        let (h, r) = g.distribute_constants(&[q]);
-        assert_eq!(h.op_count(&r).mul, g.op_count(&[q]).mul);
     }
 
     #[test]

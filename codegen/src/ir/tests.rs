@@ -607,7 +607,7 @@ proptest! {
         let (c, croots) = g.compact(&[id]);
         prop_assert_eq!(c.eval(croots[0], &env).to_bits(), got.to_bits());
         // So do the sharing passes the emitters run (partial sums, pairs, negations,
-        // coefficients factored and distributed).
+        // coefficients factored).
         let (s, groups) = h.share_per_function(std::slice::from_ref(&roots));
         let shared = s.eval(groups[0][0], &env);
         prop_assert!(close(shared, want, scale, 1e-9), "shared {shared} vs direct {want}");
