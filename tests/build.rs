@@ -86,9 +86,7 @@ fn main() {
         write(&rust_dir.join(format!("{name}.rs")), &rust);
         let c =
             emit_c(&module, &COptions::default()).unwrap_or_else(|e| panic!("{name}: emit_c: {e}"));
-        write(&c_dir.join(&c.header_name), &c.header);
-        let source = c_dir.join(c.source_name.as_deref().expect("a source file"));
-        write(&source, c.source.as_deref().expect("a source file"));
+        let source = write_c(&c_dir, &c);
         c_files.push(source);
 
         let ty = camel_ident(&robot.name);
@@ -138,9 +136,7 @@ fn main() {
                 },
             )
             .unwrap_or_else(|e| panic!("{name}: emit_c float: {e}"));
-            write(&c_dir.join(&c.header_name), &c.header);
-            let source = c_dir.join(c.source_name.as_deref().expect("a source file"));
-            write(&source, c.source.as_deref().expect("a source file"));
+            let source = write_c(&c_dir, &c);
             c_files.push(source);
             let f32_name = format!("{name}_f32");
             gen.push_str(&ffi_block(&f32_name, "f32"));
@@ -206,9 +202,7 @@ fn main() {
         write(&rust_dir.join(format!("{name}.rs")), &rust);
         let c =
             emit_c(&module, &COptions::default()).unwrap_or_else(|e| panic!("{name}: emit_c: {e}"));
-        write(&c_dir.join(&c.header_name), &c.header);
-        let source = c_dir.join(c.source_name.as_deref().expect("a source file"));
-        write(&source, c.source.as_deref().expect("a source file"));
+        let source = write_c(&c_dir, &c);
         c_files.push(source);
         let _ = writeln!(
             gen,
@@ -246,9 +240,7 @@ pub mod              {name} {{
             },
         )
         .unwrap_or_else(|e| panic!("{name}: emit_c: {e}"));
-        write(&c_dir.join(&c.header_name), &c.header);
-        let source = c_dir.join(c.source_name.as_deref().expect("a source file"));
-        write(&source, c.source.as_deref().expect("a source file"));
+        let source = write_c(&c_dir, &c);
         c_files.push(source);
         let _ = writeln!(
             gen,
@@ -273,9 +265,7 @@ pub mod              {name} {{
             },
         )
         .unwrap_or_else(|e| panic!("pendulum: emit_c: {e}"));
-        write(&c_dir.join(&c.header_name), &c.header);
-        let source = c_dir.join(c.source_name.as_deref().expect("a source file"));
-        write(&source, c.source.as_deref().expect("a source file"));
+        let source = write_c(&c_dir, &c);
         c_files.push(source);
         let _ = writeln!(
             gen,
@@ -303,9 +293,7 @@ pub mod              {name} {{
             },
         )
         .unwrap_or_else(|e| panic!("{name}: emit_c: {e}"));
-        write(&c_dir.join(&c.header_name), &c.header);
-        let source = c_dir.join(c.source_name.as_deref().expect("a source file"));
-        write(&source, c.source.as_deref().expect("a source file"));
+        let source = write_c(&c_dir, &c);
         c_files.push(source);
         let _ = writeln!(
             gen,
@@ -382,9 +370,7 @@ fn payload_variant(robots_dir: &Path, rust_dir: &Path, c_dir: &Path) -> (String,
     let rust = emit_rust(&module).unwrap_or_else(|e| panic!("{name}: emit_rust: {e}"));
     write(&rust_dir.join(format!("{name}.rs")), &rust);
     let c = emit_c(&module, &COptions::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
-    write(&c_dir.join(&c.header_name), &c.header);
-    let source = c_dir.join(c.source_name.as_deref().expect("a source file"));
-    write(&source, c.source.as_deref().expect("a source file"));
+    let source = write_c(c_dir, &c);
     // One wrapper per function the test calls: fill the struct from an array.
     let mut wrapper = format!("#include \"{}\"\n\n", c.header_name);
     for (f, params, args) in [
@@ -1089,6 +1075,14 @@ fn c_robot_const(prefix: &str, dof: usize, real: &str) -> String {
     s
 }
 
+/// Writes the header and source of `c` into `c_dir`; returns the source's path.
+fn write_c(c_dir: &Path, c: &quasidyn_codegen::CFiles) -> PathBuf {
+    write(&c_dir.join(&c.header_name), &c.header);
+    let source = c_dir.join(c.source_name.as_deref().expect("a source file"));
+    write(&source, c.source.as_deref().expect("a source file"));
+    source
+}
+
 /// The C derivatives and regressor of the Franka Panda (`tests/fixtures/urdf/panda.urdf` to
 /// `panda_hand_tcp`, the chain the derivatives benchmark's `robot!` imports), for that
 /// benchmark: writes the files, declares the functions in `gen`, returns the source.
@@ -1115,9 +1109,7 @@ fn panda_derivatives_c(manifest: &Path, c_dir: &Path, gen: &mut String) -> PathB
         ]),
     );
     let c = emit_c(&module, &COptions::default()).unwrap_or_else(|e| panic!("panda_c: {e}"));
-    write(&c_dir.join(&c.header_name), &c.header);
-    let source = c_dir.join(c.source_name.as_deref().expect("a source file"));
-    write(&source, c.source.as_deref().expect("a source file"));
+    let source = write_c(c_dir, &c);
     gen.push_str(
         "extern \"C\" {\n    /// The Panda's C `inverse_dynamics_derivatives` (benchmarks).\n    \
          pub fn panda_c_inverse_dynamics_derivatives(q: *const f64, qd: *const f64, qdd: \

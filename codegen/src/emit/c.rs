@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::{
     float_literal, generated_by, layout, param_fields, plan_module, render, snake_ident, EmitError,
-    Func, Input, Lang, Plan,
+    Ex, Func, Input, Lang, Plan,
 };
 use crate::ir::{Module, BASE_PARAMETERS};
 use crate::progress::{Progress, Silent};
@@ -474,33 +474,49 @@ fn batch_body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> String 
             let _ = writeln!(b, "        const {real} {name} = {e};");
         }
     }
-    // The entries written as soon as computed, as in the scalar body.
-    let order = super::local_order(plan, true);
-    let at = super::store_schedule(plan, &order);
-    let store = |b: &mut String, (o, i): (usize, usize)| {
-        let _ = writeln!(
-            b,
-            "        {}[{i}][k] = {};",
-            plan.contract.outputs[o].name,
-            render(&lanes, &plan.outputs[o][i])
-        );
-    };
-    let written = order
-        .iter()
-        .take_while(|&&k| super::is_trig(&plan.locals[k].1))
-        .count();
-    for entry in at[..=written].iter().flatten() {
-        store(&mut b, *entry);
-    }
-    for (p, &k) in order.iter().enumerate().skip(written) {
-        let (name, e) = &plan.locals[k];
-        let _ = writeln!(b, "        const {real} {name} = {};", render(&lanes, e));
-        for entry in &at[p + 1] {
-            store(&mut b, *entry);
-        }
-    }
+    // Past the sines and cosines above, the other locals and the entries written as soon as
+    // computed, as in the scalar body.
+    locals_and_stores(
+        &mut b,
+        plan,
+        true,
+        |b, name, e| {
+            let _ = writeln!(b, "        const {real} {name} = {};", render(&lanes, e));
+        },
+        |b, out, i, e| {
+            let _ = writeln!(b, "        {out}[{i}][k] = {};", render(&lanes, e));
+        },
+    );
     let _ = writeln!(b, "    }}");
     b
+}
+
+/// Writes the plan's locals in emission order (see [`super::local_order`]; with a
+/// trigonometric `block` its sines and cosines, written by the caller, are skipped) by `local`
+/// (name, value), and each output entry by `store` (output name, index, value) as soon as it
+/// can be ([`super::store_schedule`]).
+fn locals_and_stores(
+    b: &mut String,
+    plan: &Plan,
+    block: bool,
+    local: impl Fn(&mut String, &str, &Ex),
+    store: impl Fn(&mut String, &str, usize, &Ex),
+) {
+    let (order, leading) = super::local_order(plan, block);
+    let at = super::store_schedule(plan, &order);
+    let stores = |b: &mut String, slot: usize| {
+        for &(o, i) in &at[slot] {
+            store(b, plan.contract.outputs[o].name, i, &plan.outputs[o][i]);
+        }
+    };
+    for slot in 0..=leading {
+        stores(b, slot);
+    }
+    for (p, &k) in order.iter().enumerate().skip(leading) {
+        let (name, e) = &plan.locals[k];
+        local(b, name, e);
+        stores(b, p + 1);
+    }
 }
 
 /// [`super::batch_trig`] in C: rounding by the header's `NAME_ROUND`, fused multiply-adds by
@@ -621,18 +637,6 @@ fn body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> String {
         }
     }
     let block = super::trig_block(plan);
-    let order = super::local_order(plan, block.is_some());
-    let at = super::store_schedule(plan, &order);
-    let store = |b: &mut String, (o, k): (usize, usize)| {
-        let _ = writeln!(
-            b,
-            "    {}[{k}] = {};",
-            plan.contract.outputs[o].name,
-            render(lang, &plan.outputs[o][k])
-        );
-    };
-    // The sine and cosine locals (the block's, or the calls without it) come first.
-    let mut written = 0;
     if let Some(block) = &block {
         // A multiple of an AVX vector, so that the loop has no remainder (gcc 12 vectorises
         // such a loop at -O2 too), each vector a window of the angles (`trig_slots`).
@@ -661,24 +665,17 @@ fn body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> String {
             let _ = writeln!(b, "    const {real} {} = {};", r.name, render(lang, r.call));
         }
         b.push_str("#endif\n");
-        written = reads.len();
-        debug_assert_eq!(
-            written,
-            plan.locals
-                .iter()
-                .filter(|(_, e)| super::is_trig(e))
-                .count()
-        );
     }
-    for entry in at[..=written].iter().flatten() {
-        store(&mut b, *entry);
-    }
-    for (p, &k) in order.iter().enumerate().skip(written) {
-        let (name, e) = &plan.locals[k];
-        let _ = writeln!(b, "    const {real} {name} = {};", render(lang, e));
-        for entry in &at[p + 1] {
-            store(&mut b, *entry);
-        }
-    }
+    locals_and_stores(
+        &mut b,
+        plan,
+        block.is_some(),
+        |b, name, e| {
+            let _ = writeln!(b, "    const {real} {name} = {};", render(lang, e));
+        },
+        |b, out, k, e| {
+            let _ = writeln!(b, "    {out}[{k}] = {};", render(lang, e));
+        },
+    );
     b
 }

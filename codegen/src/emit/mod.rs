@@ -854,20 +854,22 @@ pub fn check_batch(batch: usize) -> Result<(), EmitError> {
     }
 }
 
-/// The locals of a plan in the order the emitters write them: with a trigonometric block
-/// ([`trig_block`]) its `sin`/`cos` locals first, then the others; indices into
-/// [`Plan::locals`].
-pub(crate) fn local_order(plan: &Plan, block: bool) -> Vec<usize> {
+/// The locals of a plan in the order the emitters write them, as indices into
+/// [`Plan::locals`], and how many of them lead as the trigonometric block's: with a block
+/// ([`trig_block`]) its `sin`/`cos` locals first, then the others.
+pub(crate) fn local_order(plan: &Plan, block: bool) -> (Vec<usize>, usize) {
     let trig = |k: &usize| is_trig(&plan.locals[*k].1);
     let all = 0..plan.locals.len();
-    if block {
-        all.clone()
-            .filter(trig)
-            .chain(all.filter(|k| !trig(k)))
-            .collect()
-    } else {
-        all.collect()
+    if !block {
+        return (all.collect(), 0);
     }
+    let order: Vec<usize> = all
+        .clone()
+        .filter(trig)
+        .chain(all.filter(|k| !trig(k)))
+        .collect();
+    let leading = order.iter().take_while(|k| trig(k)).count();
+    (order, leading)
 }
 
 /// Where each output entry is written when the locals are emitted in `order` (see
@@ -888,6 +890,11 @@ pub(crate) fn store_schedule(plan: &Plan, order: &[usize]) -> Vec<Vec<(usize, us
     for (p, &k) in order.iter().enumerate() {
         position.insert(plan.locals[k].0.as_str(), p + 1);
     }
+    let reads_input = |e: &Ex| {
+        let mut found = false;
+        visit_leaves(e, &mut |leaf| found |= matches!(leaf, Ex::Input(..)));
+        found
+    };
     let last_input_read = order
         .iter()
         .rposition(|&k| reads_input(&plan.locals[k].1))
@@ -899,8 +906,10 @@ pub(crate) fn store_schedule(plan: &Plan, order: &[usize]) -> Vec<Vec<(usize, us
                 order.len()
             } else {
                 let mut slot = last_input_read;
-                visit_locals(e, &mut |name| {
-                    slot = slot.max(position.get(name).copied().unwrap_or(0));
+                visit_leaves(e, &mut |leaf| {
+                    if let Ex::Local(name) = leaf {
+                        slot = slot.max(position.get(name.as_str()).copied().unwrap_or(0));
+                    }
                 });
                 slot
             };
@@ -910,29 +919,16 @@ pub(crate) fn store_schedule(plan: &Plan, order: &[usize]) -> Vec<Vec<(usize, us
     at
 }
 
-/// Whether `e` reads an input array.
-fn reads_input(e: &Ex) -> bool {
+/// Calls `f` with every leaf of `e` (literals, inputs, parameters, locals).
+fn visit_leaves<'a>(e: &'a Ex, f: &mut impl FnMut(&'a Ex)) {
     match e {
-        Ex::Input(..) => true,
-        Ex::Lit(_) | Ex::Param(_) | Ex::Local(_) => false,
-        Ex::Call(_, x) | Ex::Neg(x) => reads_input(x),
-        Ex::Sum(v) => v.iter().any(|(_, x)| reads_input(x)),
-        Ex::Prod(v) => v.iter().any(reads_input),
-        Ex::Div(a, b) => reads_input(a) || reads_input(b),
-    }
-}
-
-/// Calls `f` with the name of every local `e` reads.
-fn visit_locals<'a>(e: &'a Ex, f: &mut impl FnMut(&'a str)) {
-    match e {
-        Ex::Local(name) => f(name),
-        Ex::Lit(_) | Ex::Param(_) | Ex::Input(..) => {}
-        Ex::Call(_, x) | Ex::Neg(x) => visit_locals(x, f),
-        Ex::Sum(v) => v.iter().for_each(|(_, x)| visit_locals(x, f)),
-        Ex::Prod(v) => v.iter().for_each(|x| visit_locals(x, f)),
+        Ex::Lit(_) | Ex::Param(_) | Ex::Input(..) | Ex::Local(_) => f(e),
+        Ex::Call(_, x) | Ex::Neg(x) => visit_leaves(x, f),
+        Ex::Sum(v) => v.iter().for_each(|(_, x)| visit_leaves(x, f)),
+        Ex::Prod(v) => v.iter().for_each(|x| visit_leaves(x, f)),
         Ex::Div(a, b) => {
-            visit_locals(a, f);
-            visit_locals(b, f);
+            visit_leaves(a, f);
+            visit_leaves(b, f);
         }
     }
 }
