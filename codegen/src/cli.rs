@@ -20,6 +20,37 @@ use crate::progress::{Progress, Step};
 use crate::spec::to_toml;
 use crate::{FunctionKind, Robot};
 
+/// `print!` for the commands' output: a closed stdout (`quasidyn stats ... | head`) ends the
+/// process quietly, as it does for other command-line tools, instead of panicking.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        write_stdout(format_args!($($arg)*))
+    };
+}
+
+/// `println!` the same way as [`say!`].
+macro_rules! sayln {
+    () => {
+        say!("\n")
+    };
+    ($($arg:tt)*) => {{
+        say!($($arg)*);
+        say!("\n");
+    }};
+}
+
+/// Writes to stdout; exits with 0 when the reader has gone away, 1 on another write error.
+fn write_stdout(args: std::fmt::Arguments<'_>) {
+    use std::io::Write;
+    if let Err(err) = std::io::stdout().lock().write_fmt(args) {
+        if err.kind() == std::io::ErrorKind::BrokenPipe {
+            std::process::exit(0);
+        }
+        eprintln!("quasidyn: cannot write to stdout: {err}");
+        std::process::exit(1);
+    }
+}
+
 /// Command-line arguments.
 #[derive(Debug, Parser)]
 #[command(
@@ -337,7 +368,7 @@ pub fn run(cli: Cli) -> miette::Result<()> {
             let robot = load(&spec, &options(tip, frames, no_snap, floating_base))?;
             match try_equations(&robot, function, format) {
                 Some(text) => {
-                    print!("{text}");
+                    say!("{text}");
                     Ok(())
                 }
                 None => Err(miette::miette!(
@@ -478,13 +509,13 @@ fn generate(args: &Generate) -> miette::Result<()> {
     printer.finish();
     if to_stdout(args.out) {
         if let [(_, contents)] = files.as_slice() {
-            print!("{contents}");
+            say!("{contents}");
             return Ok(());
         }
     }
     write_all(args.out, &files)?;
     for (file, _) in &files {
-        println!("{}", args.out.join(file).display());
+        sayln!("{}", args.out.join(file).display());
     }
     Ok(())
 }
@@ -522,12 +553,12 @@ fn stats(path: &Path, options: &ImportOptions, only: Option<&[String]>) -> miett
         None => None,
     };
     let module = build_module_only(&robot, kinds.as_deref()).lowered();
-    println!(
+    sayln!(
         "{}: operations of the generated functions ({} joints; common subexpressions counted once)",
         robot.name,
         robot.dof()
     );
-    println!();
+    sayln!();
     let mut kinds: Vec<FunctionKind> = module.functions.iter().map(|f| f.kind).collect();
     kinds.sort();
     let names: Vec<String> = kinds
@@ -536,17 +567,24 @@ fn stats(path: &Path, options: &ImportOptions, only: Option<&[String]>) -> miett
         .collect();
     // Frame functions carry the frame's name: the column grows to fit.
     let w = names.iter().map(String::len).max().unwrap_or(0).max(24);
-    println!(
+    sayln!(
         "{:<w$} {:>6} {:>6} {:>5} {:>5} {:>8} {:>5} {:>7}",
-        "function", "mul", "add", "div", "neg", "sin/cos", "sqrt", "total"
+        "function",
+        "mul",
+        "add",
+        "div",
+        "neg",
+        "sin/cos",
+        "sqrt",
+        "total"
     );
-    println!("{}", "-".repeat(w + 49));
+    sayln!("{}", "-".repeat(w + 49));
     for (kind, name) in kinds.into_iter().zip(names) {
         let Some(function) = module.function(kind) else {
             continue;
         };
         let count = module.graph.op_count(&function.roots());
-        println!(
+        sayln!(
             "{:<w$} {:>6} {:>6} {:>5} {:>5} {:>8} {:>5} {:>7}",
             name,
             count.mul,
@@ -563,28 +601,28 @@ fn stats(path: &Path, options: &ImportOptions, only: Option<&[String]>) -> miett
 
 fn import(path: &Path, options: &ImportOptions) -> miette::Result<()> {
     let robot = load(path, options)?;
-    print!("{}", to_toml(&robot));
+    say!("{}", to_toml(&robot));
     Ok(())
 }
 
 fn check(path: &Path, options: &ImportOptions, verbose: bool) -> miette::Result<()> {
     let Imported { robot, snaps } = load_input_with(path, options)?;
     let n = robot.dof();
-    println!(
+    sayln!(
         "ok: {}, {n} {}",
         robot.name,
         if n == 1 { "body" } else { "bodies" }
     );
     if verbose {
         match snaps.len() {
-            0 => println!("no value snapped"),
+            0 => sayln!("no value snapped"),
             k => {
-                println!(
+                sayln!(
                     "{k} value{} snapped to exact ones (--no-snap keeps them as written):",
                     if k == 1 { "" } else { "s" }
                 );
                 for snap in &snaps {
-                    println!("  {snap}");
+                    sayln!("  {snap}");
                 }
             }
         }
@@ -594,12 +632,12 @@ fn check(path: &Path, options: &ImportOptions, verbose: bool) -> miette::Result<
 
 fn base_params(path: &Path, options: &ImportOptions) -> miette::Result<()> {
     let robot = load(path, options)?;
-    print!("{}", crate::derive::base_parameters_text(&robot));
+    say!("{}", crate::derive::base_parameters_text(&robot));
     Ok(())
 }
 
 fn params(path: &Path, options: &ImportOptions) -> miette::Result<()> {
     let robot = load(path, options)?;
-    print!("{}", MethodParams::from_robot(&robot));
+    say!("{}", MethodParams::from_robot(&robot));
     Ok(())
 }

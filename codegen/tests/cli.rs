@@ -110,3 +110,20 @@ fn params_base_prints_the_base_parameters() {
         assert!(line.ends_with(combination), "{name}: {line}");
     }
 }
+
+#[test]
+fn a_closed_stdout_ends_the_command_quietly() {
+    // `quasidyn generate ... --out - | head`: the reader goes away before the code is written.
+    let spec = concat!(env!("CARGO_MANIFEST_DIR"), "/../robots/ur5.toml");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_quasidyn"))
+        .args(["generate", spec, "--lang", "rust", "--out", "-", "--quiet"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("the quasidyn binary runs");
+    drop(child.stdout.take());
+    let out = child.wait_with_output().expect("it ends");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}

@@ -10,6 +10,7 @@ mod node;
 mod passes;
 mod rules;
 mod share;
+mod signs;
 #[cfg(test)]
 mod tests;
 

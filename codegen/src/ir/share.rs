@@ -12,6 +12,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use super::graph::Graph;
 use super::node::{Node, NodeId};
 use super::passes::{tidy, IdMap};
+use super::signs::negate;
 
 /// A sum operand as (monomial, coefficient bits); a constant has no monomial.
 type Key = (Option<NodeId>, u64);
@@ -706,6 +707,72 @@ impl Graph {
     }
 }
 
+impl Graph {
+    /// Which nodes the roots depend on, and how many times each is read (by live nodes and as
+    /// a root).
+    fn live_users(&self, roots: &[NodeId]) -> (Vec<bool>, Vec<usize>) {
+        let live = self.reachable(roots);
+        let mut users = vec![0usize; self.len()];
+        for r in roots {
+            users[r.index()] += 1;
+        }
+        for (i, node) in self.nodes().iter().enumerate() {
+            if live[i] {
+                for c in node.children() {
+                    users[c.index()] += 1;
+                }
+            }
+        }
+        (live, users)
+    }
+
+    /// A copy where a sum with a constant term, read only by one other sum (directly or
+    /// through a negation read only there) that has a constant term or another such operand,
+    /// is written into it, so that the constants are added once, at generation time
+    /// (`(x + 0.5) - (y + 0.25)` as `x - y + 0.25`); and the roots' ids in it.
+    pub fn merge_constant_offsets(&self, roots: &[NodeId]) -> (Graph, Vec<NodeId>) {
+        let (live, users) = self.live_users(roots);
+        let has_constant = |v: &[NodeId]| v.iter().any(|&t| self.as_const(t).is_some());
+        // The sum a term stands for, if it is to be written inline, and whether it is negated.
+        let inline = |t: NodeId| -> Option<(NodeId, bool)> {
+            let (s, negated) = match self.node(t) {
+                Node::Neg(x) if users[t.index()] == 1 => (*x, true),
+                _ => (t, false),
+            };
+            match self.node(s) {
+                Node::Add(v) if users[s.index()] == 1 && has_constant(v) => Some((s, negated)),
+                _ => None,
+            }
+        };
+        self.copy_live(roots, &live, |out, map, _, node| {
+            let Node::Add(v) = node else {
+                return tidy(out, map.children(node));
+            };
+            let inlined: Vec<Option<(NodeId, bool)>> = v.iter().map(|&t| inline(t)).collect();
+            let constants = inlined.iter().flatten().count() + usize::from(has_constant(v));
+            if constants < 2 {
+                return tidy(out, map.children(node));
+            }
+            let mut terms = Vec::with_capacity(v.len() + 2);
+            for (&t, inline) in v.iter().zip(&inlined) {
+                let inner = inline.and_then(|(s, negated)| match out.node(map.get(s)) {
+                    Node::Add(inner) => Some((inner.clone(), negated)),
+                    _ => None,
+                });
+                match inner {
+                    Some((inner, negated)) => {
+                        for &u in inner.iter() {
+                            terms.push(if negated { negate(out, u) } else { u });
+                        }
+                    }
+                    None => terms.push(map.get(t)),
+                }
+            }
+            tidy(out, Node::Add(terms.into_boxed_slice()))
+        })
+    }
+}
+
 /// Operations, then multiplications: what the sharing passes minimise.
 fn cost(g: &Graph, r: &[NodeId]) -> (usize, usize) {
     let c = g.op_count(r);
@@ -717,6 +784,21 @@ impl Graph {
     /// multiplication (flipping a shared sum can cost a multiplication elsewhere).
     fn flip_if_cheaper(&self, roots: &[NodeId]) -> Option<(Graph, Vec<NodeId>)> {
         let (g, r) = self.absorb_negations_through_sums(roots);
+        let (new, old) = (cost(&g, &r), cost(self, roots));
+        (new.0 < old.0 && new.1 <= old.1).then_some((g, r))
+    }
+
+    /// [`Graph::merge_constant_offsets`] when it saves operations on `roots` and no
+    /// multiplication.
+    fn offsets_if_cheaper(&self, roots: &[NodeId]) -> Option<(Graph, Vec<NodeId>)> {
+        let (g, r) = self.merge_constant_offsets(roots);
+        let (new, old) = (cost(&g, &r), cost(self, roots));
+        (new.0 < old.0 && new.1 <= old.1).then_some((g, r))
+    }
+
+    /// [`Graph::choose_signs`] when it saves operations on `roots` and no multiplication.
+    fn signs_if_cheaper(&self, roots: &[NodeId]) -> Option<(Graph, Vec<NodeId>)> {
+        let (g, r) = self.choose_signs(roots);
         let (new, old) = (cost(&g, &r), cost(self, roots));
         (new.0 < old.0 && new.1 <= old.1).then_some((g, r))
     }
@@ -804,6 +886,9 @@ pub(crate) fn share_per_function_among(
             }
         }
         let (g, r) = best.expect("at least one variant");
+        let (g, r) = g.offsets_if_cheaper(&r).unwrap_or((g, r));
+        // Signs last: the passes above choose what is computed, this only how it is signed.
+        let (g, r) = g.signs_if_cheaper(&r).unwrap_or((g, r));
         let live = g.reachable(&r);
         all.push(g.copy_live_into(&mut out, &r, &live, |out, map, _, node| {
             out.intern(map.children(node))
@@ -817,18 +902,7 @@ impl Graph {
     /// that sum only, are added first and multiplied once (`k a - k b` as `k (a - b)`); and the
     /// roots' ids in it.
     pub fn factor_common_coefficients(&self, roots: &[NodeId]) -> (Graph, Vec<NodeId>) {
-        let live = self.reachable(roots);
-        let mut users = vec![0usize; self.len()];
-        for r in roots {
-            users[r.index()] += 1;
-        }
-        for (i, node) in self.nodes().iter().enumerate() {
-            if live[i] {
-                for c in node.children() {
-                    users[c.index()] += 1;
-                }
-            }
-        }
+        let (live, users) = self.live_users(roots);
         // `k · m` read once: (|k| bits, sign, m).
         let scaled = |t: NodeId| -> Option<(u64, bool, NodeId)> {
             if users[t.index()] != 1 {
@@ -965,12 +1039,12 @@ fn term_node(
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::super::eval::Env;
     use super::super::node::Var;
     use super::*;
 
-    fn env() -> Env {
+    pub(in crate::ir) fn env() -> Env {
         Env {
             q: vec![0.3, -0.7],
             qd: vec![1.1, 0.4],
@@ -985,7 +1059,12 @@ mod tests {
     }
 
     /// Each root of `g` has the value of the matching root of the rewritten `h`.
-    fn assert_same_values(g: &Graph, roots: &[NodeId], h: &Graph, new_roots: &[NodeId]) {
+    pub(in crate::ir) fn assert_same_values(
+        g: &Graph,
+        roots: &[NodeId],
+        h: &Graph,
+        new_roots: &[NodeId],
+    ) {
         for (a, b) in roots.iter().zip(new_roots) {
             assert_eq!(g.eval(*a, &env()), h.eval(*b, &env()));
         }
@@ -1100,5 +1179,33 @@ mod tests {
         let count = h.op_count(&r);
         assert_eq!((count.mul, count.add, count.neg), (1, 2, 0));
         assert!((g.eval(s, &env()) - h.eval(r[0], &env())).abs() < 1e-15);
+    }
+
+    #[test]
+    fn constant_offsets_of_single_use_sums_are_added_once() {
+        // (a + 0.5) - (b + 0.25), each inner sum read only there: a - b + 0.25.
+        let mut g = Graph::new();
+        let [a, b, c, _] = leaves(&mut g);
+        let (k1, k2) = (g.constant(0.5), g.constant(0.25));
+        let s1 = g.intern(Node::Add(Box::new([k1, a])));
+        let s2 = g.intern(Node::Add(Box::new([k2, b])));
+        let ns2 = g.intern(Node::Neg(s2));
+        let outer = g.intern(Node::Add(Box::new([s1, ns2])));
+        // A sum read twice keeps its node.
+        let s3 = g.intern(Node::Add(Box::new([k1, c])));
+        let twice = g.intern(Node::Mul(Box::new([s3, s3])));
+        let roots = [outer, twice];
+        assert_eq!(g.op_count(&roots).add, 4);
+        let (h, r) = g.merge_constant_offsets(&roots);
+        assert_eq!(h.op_count(&r).add, 3);
+        let Node::Add(terms) = h.node(r[0]) else {
+            panic!("a sum")
+        };
+        assert_eq!(terms.len(), 3);
+        let Node::Mul(f) = h.node(r[1]) else {
+            panic!("a product")
+        };
+        assert!(f[0] == f[1] && matches!(h.node(f[0]), Node::Add(t) if t.len() == 2));
+        assert_same_values(&g, &roots, &h, &r);
     }
 }

@@ -611,6 +611,13 @@ proptest! {
         let (s, groups) = h.share_per_function(std::slice::from_ref(&roots));
         let shared = s.eval(groups[0][0], &env);
         prop_assert!(close(shared, want, scale, 1e-9), "shared {shared} vs direct {want}");
+        // Signs chosen on any graph (the emitters keep them only where they save) keep the
+        // value.
+        let (z, zroots) = h.choose_signs(&roots);
+        let signed = z.eval(zroots[0], &env);
+        prop_assert!(close(signed, want, scale, 1e-9), "signed {signed} vs direct {want}");
+        let (sz, zr) = s.choose_signs(&groups[0]);
+        prop_assert!(close(sz.eval(zr[0], &env), want, scale, 1e-9));
     }
 
     #[test]
