@@ -780,25 +780,14 @@ fn cost(g: &Graph, r: &[NodeId]) -> (usize, usize) {
 }
 
 impl Graph {
-    /// [`Graph::absorb_negations_through_sums`] when it saves operations on `roots` and no
-    /// multiplication (flipping a shared sum can cost a multiplication elsewhere).
-    fn flip_if_cheaper(&self, roots: &[NodeId]) -> Option<(Graph, Vec<NodeId>)> {
-        let (g, r) = self.absorb_negations_through_sums(roots);
-        let (new, old) = (cost(&g, &r), cost(self, roots));
-        (new.0 < old.0 && new.1 <= old.1).then_some((g, r))
-    }
-
-    /// [`Graph::merge_constant_offsets`] when it saves operations on `roots` and no
-    /// multiplication.
-    fn offsets_if_cheaper(&self, roots: &[NodeId]) -> Option<(Graph, Vec<NodeId>)> {
-        let (g, r) = self.merge_constant_offsets(roots);
-        let (new, old) = (cost(&g, &r), cost(self, roots));
-        (new.0 < old.0 && new.1 <= old.1).then_some((g, r))
-    }
-
-    /// [`Graph::choose_signs`] when it saves operations on `roots` and no multiplication.
-    fn signs_if_cheaper(&self, roots: &[NodeId]) -> Option<(Graph, Vec<NodeId>)> {
-        let (g, r) = self.choose_signs(roots);
+    /// What `pass` makes of `roots`, when that saves operations and no multiplication
+    /// (flipping a shared sum, say, can cost a multiplication elsewhere).
+    fn if_cheaper(
+        &self,
+        roots: &[NodeId],
+        pass: fn(&Graph, &[NodeId]) -> (Graph, Vec<NodeId>),
+    ) -> Option<(Graph, Vec<NodeId>)> {
+        let (g, r) = pass(self, roots);
         let (new, old) = (cost(&g, &r), cost(self, roots));
         (new.0 < old.0 && new.1 <= old.1).then_some((g, r))
     }
@@ -865,12 +854,12 @@ pub(crate) fn share_per_function_among(
             at[v] += roots.len();
             let (alone, alone_roots) = g.share_all(roots, *early);
             let alone = alone
-                .flip_if_cheaper(&alone_roots)
+                .if_cheaper(&alone_roots, Graph::absorb_negations_through_sums)
                 .unwrap_or((alone, alone_roots));
             // On the whole graph a sum may stay unflipped for another function's reader;
             // within this function alone its negation may be free.
             let whole_f = whole
-                .flip_if_cheaper(shared)
+                .if_cheaper(shared, Graph::absorb_negations_through_sums)
                 .unwrap_or_else(|| (whole.clone(), shared.to_vec()));
             let cand = if cost(&alone.0, &alone.1) <= cost(&whole_f.0, &whole_f.1) {
                 alone
@@ -886,9 +875,11 @@ pub(crate) fn share_per_function_among(
             }
         }
         let (g, r) = best.expect("at least one variant");
-        let (g, r) = g.offsets_if_cheaper(&r).unwrap_or((g, r));
+        let (g, r) = g
+            .if_cheaper(&r, Graph::merge_constant_offsets)
+            .unwrap_or((g, r));
         // Signs last: the passes above choose what is computed, this only how it is signed.
-        let (g, r) = g.signs_if_cheaper(&r).unwrap_or((g, r));
+        let (g, r) = g.if_cheaper(&r, Graph::choose_signs).unwrap_or((g, r));
         let live = g.reachable(&r);
         all.push(g.copy_live_into(&mut out, &r, &live, |out, map, _, node| {
             out.intern(map.children(node))
