@@ -82,8 +82,8 @@ fn estrin(c: &[f64; 6], z: f64, w: f64) -> f64 {
 }
 
 /// `a b + c`, fused where the target has the instruction (one rounding and one step of
-/// latency instead of two), and as written elsewhere: the written-out sines and cosines of
-/// generated code use it.
+/// latency instead of two), and as written elsewhere: generated code writes its sums of
+/// products and its sines and cosines with it.
 #[inline(always)]
 pub fn fma(a: f64, b: f64, c: f64) -> f64 {
     #[cfg(all(feature = "std", target_feature = "fma"))]
@@ -93,6 +93,20 @@ pub fn fma(a: f64, b: f64, c: f64) -> f64 {
     #[cfg(not(all(feature = "std", target_feature = "fma")))]
     {
         a * b + c
+    }
+}
+
+/// `c - a b`, fused where the target has the instruction (as [`fma`]), and as written
+/// elsewhere: generated code writes a subtracted product of a sum with it.
+#[inline(always)]
+pub fn fnma(a: f64, b: f64, c: f64) -> f64 {
+    #[cfg(all(feature = "std", target_feature = "fma"))]
+    {
+        (-a).mul_add(b, c)
+    }
+    #[cfg(not(all(feature = "std", target_feature = "fma")))]
+    {
+        c - a * b
     }
 }
 

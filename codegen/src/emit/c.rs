@@ -35,11 +35,27 @@ pub struct CFiles {
     pub source: Option<String>,
 }
 
-struct CLang<'a> {
+pub(super) struct CLang<'a> {
     fields: &'a [String],
+    /// The robot's upper-case identifier, prefix of the header's macros.
+    upper: &'a str,
     float: bool,
     /// In a batched body: inputs are read as `q[j][k]`, `k` the state.
     lanes: bool,
+}
+
+impl<'a> CLang<'a> {
+    /// Scalar double-precision C for a robot without parameters whose macros start with
+    /// `upper` (the emitter's unit tests).
+    #[cfg(test)]
+    pub(super) fn plain(upper: &'a str) -> Self {
+        CLang {
+            fields: &[],
+            upper,
+            float: false,
+            lanes: false,
+        }
+    }
 }
 
 impl Lang for CLang<'_> {
@@ -81,6 +97,13 @@ impl Lang for CLang<'_> {
     }
     fn paren(&self, x: String) -> String {
         format!("({x})")
+    }
+    fn fuses(&self) -> bool {
+        true
+    }
+    fn fma(&self, a: String, b: String, c: String, subtract: bool) -> String {
+        let f = if subtract { "FNMA" } else { "FMA" };
+        format!("{}_{f}({a}, {b}, {c})", self.upper)
     }
 }
 
@@ -133,6 +156,7 @@ pub fn emit_c_reporting(
     let real = if opts.float { "float" } else { "double" };
     let lang = CLang {
         fields: &fields,
+        upper: &upper,
         float: opts.float,
         lanes: false,
     };
@@ -184,6 +208,24 @@ pub fn emit_c_reporting(
              #define {upper}_RESTRICT restrict\n#endif\n",
         );
     }
+    let _ = writeln!(
+        h,
+        "/* a * b + c (and c - a * b), in sums of products and in the written-out sin and cos: \
+         fused (one rounding, one instruction) where the target has the instruction, as \
+         written elsewhere or when {upper}_NO_FMA is defined (compilers contract a written \
+         a * b + c only outside strict ISO modes). */\n\
+         #if (defined({fast}) || defined(__FMA__)) && !defined({upper}_NO_FMA)\n\
+         #define {upper}_FMA(a, b, c) {fma}(a, b, c)\n\
+         #define {upper}_FNMA(a, b, c) {fma}(-(a), b, c)\n#else\n\
+         #define {upper}_FMA(a, b, c) ((a) * (b) + (c))\n\
+         #define {upper}_FNMA(a, b, c) ((c) - (a) * (b))\n#endif\n",
+        fast = if opts.float {
+            "FP_FAST_FMAF"
+        } else {
+            "FP_FAST_FMA"
+        },
+        fma = if opts.float { "fmaf" } else { "fma" },
+    );
     let blocks = plans.iter().any(|p| super::trig_block(p).is_some());
     if opts.batch.is_some() || blocks {
         let _ = writeln!(
@@ -198,21 +240,6 @@ pub fn emit_c_reporting(
             floor = if opts.float { "floorf" } else { "floor" },
             half = lang.lit(0.5),
             magic = lang.lit(super::round_magic(opts.float)),
-        );
-        let _ = writeln!(
-            h,
-            "/* a * b + c in the written-out sin and cos: fused where the target has the \
-             instruction (compilers contract a written a * b + c only outside strict ISO \
-             modes). */\n\
-             #if defined({fast}) || defined(__FMA__)\n\
-             #define {upper}_FMA(a, b, c) {fma}(a, b, c)\n#else\n\
-             #define {upper}_FMA(a, b, c) ((a) * (b) + (c))\n#endif\n",
-            fast = if opts.float {
-                "FP_FAST_FMAF"
-            } else {
-                "FP_FAST_FMA"
-            },
-            fma = if opts.float { "fmaf" } else { "fma" },
         );
     }
     if blocks {
@@ -454,6 +481,7 @@ fn batch_prototype(plan: &Plan, name: &str, real: &str, params: bool) -> String 
 fn batch_body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> String {
     let lanes = CLang {
         fields: lang.fields,
+        upper: lang.upper,
         float: lang.float,
         lanes: true,
     };

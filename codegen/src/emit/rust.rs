@@ -122,6 +122,16 @@ impl Lang for RustLang<'_> {
     fn paren(&self, x: TokenStream) -> TokenStream {
         quote!((#x))
     }
+    fn fuses(&self) -> bool {
+        true
+    }
+    fn fma(&self, a: TokenStream, b: TokenStream, c: TokenStream, subtract: bool) -> TokenStream {
+        if subtract {
+            quote!(fnma(#a, #b, #c))
+        } else {
+            quote!(fma(#a, #b, #c))
+        }
+    }
 }
 
 /// Writes the module as one Rust source file (formatted, deterministic).
@@ -180,9 +190,21 @@ pub fn emit_rust_reporting(
         }
         blocks |= super::trig_block(p).is_some();
     }
-    let math: Vec<Ident> = ["sin", "cos", "sqrt"]
+    // The fused multiply-adds of sums of products (`fma`, `fnma`).
+    let mut fused = [false; 2];
+    for p in &plans {
+        for e in p
+            .locals
+            .iter()
+            .map(|(_, e)| e)
+            .chain(p.outputs.iter().flatten())
+        {
+            super::fused_calls(e, &mut fused);
+        }
+    }
+    let math: Vec<Ident> = ["sin", "cos", "sqrt", "fma", "fnma"]
         .iter()
-        .zip(calls)
+        .zip(calls.into_iter().chain(fused))
         .filter(|(_, used)| *used)
         .map(|(name, _)| format_ident!("{}", name))
         .collect();

@@ -496,45 +496,65 @@ fn identifiers() {
 
 #[test]
 fn parenthesisation_is_minimal_and_correct() {
-    struct S;
-    impl Lang for S {
-        type Out = String;
-        fn lit(&self, v: f64) -> String {
-            float_literal(v, false)
-        }
-        fn input(&self, i: Input, j: usize) -> String {
-            format!("{}[{j}]", i.name())
-        }
-        fn param(&self, k: usize) -> String {
-            format!("p{k}")
-        }
-        fn local(&self, name: &str) -> String {
-            name.to_owned()
-        }
-        fn call(&self, _: Func, a: String) -> String {
-            format!("f({a})")
-        }
-        fn neg(&self, x: String) -> String {
-            format!("-{x}")
-        }
-        fn bin(&self, a: String, op: char, b: String) -> String {
-            format!("{a} {op} {b}")
-        }
-        fn paren(&self, x: String) -> String {
-            format!("({x})")
-        }
-    }
+    let plain = &c::CLang::plain("T");
     let a = || Ex::Local("a".into());
     let b = || Ex::Local("b".into());
     let sum = Ex::Sum(vec![(false, a()), (true, b())]);
     let e = Ex::Sum(vec![(false, a()), (true, sum.clone())]);
-    assert_eq!(render(&S, &e), "a - (a - b)");
+    assert_eq!(render(plain, &e), "a - (a - b)");
     let e = Ex::Div(Box::new(sum.clone()), Box::new(Ex::Prod(vec![a(), b()])));
-    assert_eq!(render(&S, &e), "(a - b) / (a * b)");
+    assert_eq!(render(plain, &e), "(a - b) / (a * b)");
     let e = Ex::Prod(vec![Ex::Lit(-2.0), Ex::Prod(vec![a(), b()]), sum]);
-    assert_eq!(render(&S, &e), "-2.0 * a * b * (a - b)");
+    assert_eq!(render(plain, &e), "-2.0 * a * b * (a - b)");
     let e = Ex::Neg(Box::new(Ex::Lit(-2.0)));
-    assert_eq!(render(&S, &e), "-(-2.0)");
+    assert_eq!(render(plain, &e), "-(-2.0)");
+}
+
+#[test]
+fn sums_of_products_are_written_as_fused_multiply_adds() {
+    // C's: `T_FMA(a, b, c)` is `c + a b`, `T_FNMA(a, b, c)` is `c - a b`.
+    let fused = &c::CLang::plain("T");
+    let x = |n: &str| Ex::Local(n.into());
+    let prod = |fs: &[&str]| Ex::Prod(fs.iter().map(|n| x(n)).collect());
+    // In the written order, each product fused into the sum before it; a subtracted one as
+    // fnma (acc - product), the other terms added as written.
+    let e = Ex::Sum(vec![
+        (false, x("c")),
+        (false, prod(&["a", "b"])),
+        (true, x("h")),
+        (true, prod(&["d", "e", "g"])),
+    ]);
+    assert_eq!(render(fused, &e), "T_FNMA(d * e, g, T_FMA(a, b, c) - h)");
+    // A leading product before another term is swapped with it so that it fuses too.
+    let e = Ex::Sum(vec![(false, prod(&["a", "b"])), (false, x("c"))]);
+    assert_eq!(render(fused, &e), "T_FMA(a, b, c)");
+    // Products only: the first one plain; a literal factor stays positive.
+    let e = Ex::Sum(vec![
+        (false, prod(&["a", "b"])),
+        (true, Ex::Prod(vec![Ex::Lit(0.5), x("c")])),
+    ]);
+    assert_eq!(render(fused, &e), "T_FNMA(0.5, c, a * b)");
+    // A sum ending in a product reads as a call: no parentheses around it as a factor.
+    let e = Ex::Prod(vec![
+        x("s"),
+        Ex::Sum(vec![(false, x("c")), (false, prod(&["a", "b"]))]),
+    ]);
+    assert_eq!(render(fused, &e), "s * T_FMA(a, b, c)");
+    // One ending in another term is a sum: parenthesised as one.
+    let tail = Ex::Sum(vec![
+        (false, x("c")),
+        (false, prod(&["a", "b"])),
+        (true, x("h")),
+    ]);
+    let e = Ex::Prod(vec![x("s"), tail.clone()]);
+    assert_eq!(render(fused, &e), "s * (T_FMA(a, b, c) - h)");
+    let e = Ex::Neg(Box::new(tail));
+    assert_eq!(render(fused, &e), "-(T_FMA(a, b, c) - h)");
+    // Sums without products and lone products are written as before.
+    let e = Ex::Sum(vec![(false, x("a")), (true, x("b"))]);
+    assert_eq!(render(fused, &e), "a - b");
+    let e = Ex::Sum(vec![(true, prod(&["a", "b"]))]);
+    assert_eq!(render(fused, &e), "-a * b");
 }
 
 /// Operations written in a C function body, counted the way [`OpCount`] defines them.
@@ -545,6 +565,11 @@ fn ops_in_c_body(body: &str) -> crate::ir::OpCount {
         n.trig += rhs.matches("sin(").count() + rhs.matches("cos(").count();
         // The trigonometric block's reads stand for the `#else` branch's calls, counted there.
         n.sqrt += rhs.matches("sqrt(").count();
+        // A fused multiply-add (or multiply-subtract) is the multiplication and the addition
+        // it stands for.
+        let fused = rhs.matches("_FMA(").count() + rhs.matches("_FNMA(").count();
+        n.mul += fused;
+        n.add += fused;
         let chars: Vec<char> = rhs.chars().collect();
         let mut prev = '=';
         for (i, &c) in chars.iter().enumerate() {
