@@ -127,9 +127,9 @@ impl Lang for RustLang<'_> {
     }
     fn fma(&self, a: TokenStream, b: TokenStream, c: TokenStream, subtract: bool) -> TokenStream {
         if subtract {
-            quote!(fnma(#a, #b, #c))
+            quote!(fnma!(#a, #b, #c))
         } else {
-            quote!(fma(#a, #b, #c))
+            quote!(fma!(#a, #b, #c))
         }
     }
 }
@@ -202,12 +202,21 @@ pub fn emit_rust_reporting(
             super::fused_calls(e, &mut fused);
         }
     }
-    let math: Vec<Ident> = ["sin", "cos", "sqrt", "fma", "fnma"]
+    let math: Vec<Ident> = ["sin", "cos", "sqrt"]
         .iter()
-        .zip(calls.into_iter().chain(fused))
+        .zip(calls)
         .filter(|(_, used)| *used)
         .map(|(name, _)| format_ident!("{}", name))
         .collect();
+    let fused: Vec<Ident> = ["fma", "fnma"]
+        .iter()
+        .zip(fused)
+        .filter(|(_, used)| *used)
+        .map(|(name, _)| format_ident!("{}", name))
+        .collect();
+    if !fused.is_empty() {
+        items.push(quote!(use ::quasidyn::{#(#fused),*};));
+    }
     // Sorted so the import reads like rustfmt's.
     let mut math_sorted = math.clone();
     math_sorted.sort_by_key(ToString::to_string);
