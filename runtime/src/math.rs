@@ -114,40 +114,43 @@ pub fn fnma(a: f64, b: f64, c: f64) -> f64 {
 /// expression elsewhere. A macro rather than a call so that, without the instruction, the
 /// compiler sees exactly the written sum (through an inlined call LLVM compiled a 7-joint
 /// arm's derivatives 50% slower for the x86-64 baseline).
-#[cfg(all(feature = "std", target_feature = "fma"))]
 #[macro_export]
 macro_rules! fma {
     ($a:expr, $b:expr, $c:expr $(,)?) => {
-        $crate::math::fma($a, $b, $c)
+        $crate::__fused!(+, $a, $b, $c)
     };
 }
 
-/// `c + a b` for generated code: [`fma`] where the target has the instruction, the plain
-/// expression elsewhere. A macro rather than a call so that, without the instruction, the
-/// compiler sees exactly the written sum (through an inlined call LLVM compiled a 7-joint
-/// arm's derivatives 50% slower for the x86-64 baseline).
-#[cfg(not(all(feature = "std", target_feature = "fma")))]
-#[macro_export]
-macro_rules! fma {
-    ($a:expr, $b:expr, $c:expr $(,)?) => {
-        $c + $a * $b
-    };
-}
-
-/// `c - a b` for generated code, as [`fma!`](crate::fma!).
-#[cfg(all(feature = "std", target_feature = "fma"))]
+/// `c - a b` for generated code, as [`fma!`](crate::fma!) ([`fnma`] or the plain expression).
 #[macro_export]
 macro_rules! fnma {
     ($a:expr, $b:expr, $c:expr $(,)?) => {
+        $crate::__fused!(-, $a, $b, $c)
+    };
+}
+
+/// [`fma!`](crate::fma!) and [`fnma!`](crate::fnma!) where the target has the instruction.
+#[cfg(all(feature = "std", target_feature = "fma"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __fused {
+    (+, $a:expr, $b:expr, $c:expr) => {
+        $crate::math::fma($a, $b, $c)
+    };
+    (-, $a:expr, $b:expr, $c:expr) => {
         $crate::math::fnma($a, $b, $c)
     };
 }
 
-/// `c - a b` for generated code, as [`fma!`](crate::fma!).
+/// [`fma!`](crate::fma!) and [`fnma!`](crate::fnma!) elsewhere: the written sum.
 #[cfg(not(all(feature = "std", target_feature = "fma")))]
+#[doc(hidden)]
 #[macro_export]
-macro_rules! fnma {
-    ($a:expr, $b:expr, $c:expr $(,)?) => {
+macro_rules! __fused {
+    (+, $a:expr, $b:expr, $c:expr) => {
+        $c + $a * $b
+    };
+    (-, $a:expr, $b:expr, $c:expr) => {
         $c - $a * $b
     };
 }
