@@ -98,9 +98,6 @@ impl Lang for CLang<'_> {
     fn paren(&self, x: String) -> String {
         format!("({x})")
     }
-    fn fuses(&self) -> bool {
-        true
-    }
     fn fma(&self, a: String, b: String, c: String, subtract: bool) -> String {
         let f = if subtract { "FNMA" } else { "FMA" };
         format!("{}_{f}({a}, {b}, {c})", self.upper)

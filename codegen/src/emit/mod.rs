@@ -1772,22 +1772,15 @@ pub(crate) trait Lang {
     /// `a op b` for `op` in `+ - * /`.
     fn bin(&self, a: Self::Out, op: char, b: Self::Out) -> Self::Out;
     fn paren(&self, x: Self::Out) -> Self::Out;
-    /// Whether sums of products are written as fused multiply-adds ([`Lang::fma`]).
-    fn fuses(&self) -> bool {
-        false
-    }
-    /// `c + a b` (or `c - a b` when `subtract`) with one rounding where the target has the
-    /// instruction (only called when [`Lang::fuses`]).
-    fn fma(&self, a: Self::Out, b: Self::Out, c: Self::Out, subtract: bool) -> Self::Out {
-        let p = self.bin(a, '*', b);
-        self.bin(c, if subtract { '-' } else { '+' }, p)
-    }
+    /// `c + a b` (or `c - a b` when `subtract`), with one rounding where the target has the
+    /// instruction: how sums of products are written ([`render_fused`]).
+    fn fma(&self, a: Self::Out, b: Self::Out, c: Self::Out, subtract: bool) -> Self::Out;
 }
 
 /// Writes `e`, parenthesised when it binds less tightly than `min`.
 fn render_at<L: Lang>(l: &L, e: &Ex, min: u8) -> L::Out {
     let out = render(l, e);
-    if prec(e) < min && !fused_call(l, e) {
+    if prec(e) < min && !fused_call(e) {
         l.paren(out)
     } else {
         out
@@ -1807,7 +1800,7 @@ pub(crate) fn render<L: Lang>(l: &L, e: &Ex) -> L::Out {
         // `-(a * b)` is written `-a * b`: the same value, as negation is exact.
         Ex::Neg(x) if prec(x) == 2 && !starts_negative(x) => l.neg(render(l, x)),
         Ex::Neg(x) => l.neg(render_at(l, x, 4)),
-        Ex::Sum(terms) if fused(l, e) => render_fused(l, terms),
+        Ex::Sum(terms) if fused(terms) => render_fused(l, terms),
         Ex::Sum(terms) => {
             let mut it = terms.iter();
             let Some((neg, first)) = it.next() else {
@@ -1845,42 +1838,41 @@ pub(crate) fn render<L: Lang>(l: &L, e: &Ex) -> L::Out {
     }
 }
 
-/// Whether `e` is a sum written with fused multiply-adds: the language fuses, and it has two
-/// terms or more, one of them a product.
-fn fused<L: Lang>(l: &L, e: &Ex) -> bool {
-    match e {
-        Ex::Sum(terms) => l.fuses() && terms.len() > 1 && terms.iter().any(|(_, t)| product(t)),
-        _ => false,
+/// Whether a sum is written with fused multiply-adds: two terms or more, one of them a
+/// product.
+fn fused(terms: &[(bool, Ex)]) -> bool {
+    terms.len() > 1 && terms.iter().any(|(_, t)| product(t))
+}
+
+/// The terms of a fused sum in the order [`render_fused`] writes them: as written, except
+/// that a leading product followed by another term is swapped with it, so that it fuses too.
+fn fused_order(terms: &[(bool, Ex)]) -> Vec<&(bool, Ex)> {
+    let mut order: Vec<&(bool, Ex)> = terms.iter().collect();
+    if order.len() > 1 && product(&order[0].1) && !product(&order[1].1) {
+        order.swap(0, 1);
     }
+    order
 }
 
 /// Whether `e` is written as one fused multiply-add call, which binds like a function call
-/// rather than a sum: a fused sum whose last term (after the swap of [`render_fused`]) is a
-/// product.
-fn fused_call<L: Lang>(l: &L, e: &Ex) -> bool {
+/// rather than a sum: a fused sum whose last term in [`fused_order`] is a product.
+fn fused_call(e: &Ex) -> bool {
     match e {
-        Ex::Sum(terms) if fused(l, e) => {
-            let last = if terms.len() == 2 && product(&terms[0].1) && !product(&terms[1].1) {
-                &terms[0].1
-            } else {
-                &terms[terms.len() - 1].1
-            };
-            product(last)
+        Ex::Sum(terms) if fused(terms) => {
+            fused_order(terms).last().is_some_and(|(_, t)| product(t))
         }
         _ => false,
     }
 }
 
-/// Which of `fma` and `fnma` a language that fuses writes for `e` ([`render_fused`]), added
-/// to `found`.
+/// Which of `fma` and `fnma` (`found[0]`, `found[1]`) [`render_fused`] writes for `e`:
+/// every product of a fused sum after its first term.
 pub(crate) fn fused_calls(e: &Ex, found: &mut [bool; 2]) {
     match e {
         Ex::Sum(terms) => {
-            if terms.len() > 1 && terms.iter().any(|(_, t)| product(t)) {
-                let swap = product(&terms[0].1) && !product(&terms[1].1);
-                for (k, (neg, t)) in terms.iter().enumerate() {
-                    let first = if swap { k == 1 } else { k == 0 };
-                    if !first && product(t) {
+            if fused(terms) {
+                for (neg, t) in fused_order(terms).into_iter().skip(1) {
+                    if product(t) {
                         found[usize::from(*neg)] = true;
                     }
                 }
@@ -1912,18 +1904,13 @@ fn product(e: &Ex) -> bool {
 /// A sum with its products fused into the terms before them, in the order the sum is
 /// written: `t₁ + t₂ - t₃` becomes `fnma(t₃, fma(t₂, t₁))` for products `t₂`, `t₃` (each
 /// `f₁ ⋯ fₖ` as `fma(f₁ ⋯ fₖ₋₁, fₖ, acc)`, a subtracted one as `fnma`, `acc - f₁ ⋯ fₖ`), the
-/// other terms added as written. A leading product followed by another term is swapped with
-/// it, so that it fuses too. The association and the signs are the written sum's, so where
+/// other terms added as written, in [`fused_order`]. The association and the signs are the written sum's, so where
 /// the target has no fused multiply-add the code computes what the plain sum does, in the
 /// same order and with the same constants (a subtracted `0.5 x` rather than an added
 /// `-0.5 x`: with gcc's register allocation the negated constants made the Panda's
 /// inverse-dynamics derivatives 11% slower, baseline target).
 fn render_fused<L: Lang>(l: &L, terms: &[(bool, Ex)]) -> L::Out {
-    let mut order: Vec<&(bool, Ex)> = terms.iter().collect();
-    if order.len() > 1 && product(&order[0].1) && !product(&order[1].1) {
-        order.swap(0, 1);
-    }
-    let mut it = order.into_iter();
+    let mut it = fused_order(terms).into_iter();
     let Some(first) = it.next() else {
         return l.lit(0.0);
     };

@@ -122,9 +122,6 @@ impl Lang for RustLang<'_> {
     fn paren(&self, x: TokenStream) -> TokenStream {
         quote!((#x))
     }
-    fn fuses(&self) -> bool {
-        true
-    }
     fn fma(&self, a: TokenStream, b: TokenStream, c: TokenStream, subtract: bool) -> TokenStream {
         if subtract {
             quote!(fnma!(#a, #b, #c))
