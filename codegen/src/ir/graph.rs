@@ -8,7 +8,10 @@
 //!   `Neg(m)` (`c = -1`), `Mul([Const c, m])` (other `c`) or `Const c` (no monomial);
 //! - a sum holds at most one term per monomial, sorted by id, with no nested sums.
 
-use rustc_hash::FxHashMap as HashMap;
+use std::hash::BuildHasher;
+
+use hashbrown::hash_table::{Entry, HashTable};
+use rustc_hash::{FxBuildHasher, FxHashMap as HashMap};
 
 use indexmap::IndexMap;
 
@@ -28,7 +31,8 @@ pub struct Param {
 #[derive(Clone, Debug, Default)]
 pub struct Graph {
     nodes: Vec<Node>,
-    index: HashMap<Node, NodeId>,
+    /// Each node's id under the node's hash (the node itself is stored once, in `nodes`).
+    index: HashTable<(u64, NodeId)>,
     params: Vec<Param>,
     param_index: HashMap<String, u32>,
     names: HashMap<NodeId, String>,
@@ -106,19 +110,32 @@ impl Graph {
 
     /// Interns `node` as is (no simplification). Operands must already be in the graph.
     pub(crate) fn intern(&mut self, node: Node) -> NodeId {
-        if let Some(&id) = self.index.get(&node) {
-            return id;
+        let hash = FxBuildHasher.hash_one(&node);
+        let nodes = &self.nodes;
+        match self.index.entry(
+            hash,
+            |&(h, id)| h == hash && nodes[id.index()] == node,
+            |&(h, _)| h,
+        ) {
+            Entry::Occupied(found) => found.get().1,
+            Entry::Vacant(slot) => {
+                debug_assert!(node.children().all(|c| c.index() < nodes.len()));
+                let id = NodeId(u32::try_from(nodes.len()).expect("graph exceeds u32 nodes"));
+                slot.insert((hash, id));
+                self.nodes.push(node);
+                id
+            }
         }
-        debug_assert!(node.children().all(|c| c.index() < self.nodes.len()));
-        let id = NodeId(u32::try_from(self.nodes.len()).expect("graph exceeds u32 nodes"));
-        self.nodes.push(node.clone());
-        self.index.insert(node, id);
-        id
     }
 
     /// Looks `node` up without creating it.
     pub(crate) fn lookup(&self, node: &Node) -> Option<NodeId> {
-        self.index.get(node).copied()
+        let hash = FxBuildHasher.hash_one(node);
+        self.index
+            .find(hash, |&(h, id)| {
+                h == hash && self.nodes[id.index()] == *node
+            })
+            .map(|&(_, id)| id)
     }
 
     pub(crate) fn fire(&mut self, rule: Rule) {

@@ -828,64 +828,138 @@ pub(crate) fn share_per_function_among(
     let first = variants.first().expect("at least one variant").0;
     let n = variants[0].1.len();
     assert!(variants.iter().all(|(_, g)| g.len() == n), "same functions");
+    // A variant equal to an earlier one (the two trigonometric lowerings agree wherever no
+    // two joint angles are summed) would only repeat its work and lose every tie.
+    let distinct: Vec<(&Graph, &[Vec<NodeId>])> = variants
+        .iter()
+        .enumerate()
+        .filter(|&(i, &(g, groups))| {
+            !variants[..i]
+                .iter()
+                .any(|&(h, earlier)| earlier == groups && h.nodes() == g.nodes())
+        })
+        .map(|(_, &v)| v)
+        .collect();
     // Each form, shared with and without the early pairs of `share_partial_results_with`.
-    let forms: Vec<(&Graph, &[Vec<NodeId>], bool)> = variants
+    let forms: Vec<(&Graph, &[Vec<NodeId>], bool)> = distinct
         .iter()
         .flat_map(|&(g, groups)| [(g, groups, false), (g, groups, true)])
         .collect();
-    let wholes: Vec<(Graph, Vec<NodeId>)> = forms
-        .iter()
-        .map(|(g, groups, early)| {
-            let flat: Vec<NodeId> = groups.iter().flatten().copied().collect();
-            g.share_all(&flat, *early)
-        })
-        .collect();
+    // The forms are independent: each runs on its own thread where there are cores for it,
+    // and the choices below are made in the forms' order, so the output does not depend on
+    // the threads.
+    let wholes: Vec<(Graph, Vec<NodeId>)> = parallel_map(&forms, |(g, groups, early)| {
+        let flat: Vec<NodeId> = groups.iter().flatten().copied().collect();
+        g.share_all(&flat, *early)
+    });
+    let mut offsets = vec![0; forms.len()];
     let mut out = Graph::new();
     out.copy_tables_from(first);
     let mut all = Vec::with_capacity(n);
-    let mut at = vec![0; forms.len()];
     for k in 0..n {
         starting(k);
-        let mut best: Option<(Graph, Vec<NodeId>)> = None;
-        for (v, (g, groups, early)) in forms.iter().enumerate() {
+        let jobs: Vec<(usize, usize)> = offsets.iter().copied().enumerate().collect();
+        let candidates = parallel_map(&jobs, |&(v, at)| {
+            let (g, groups, early) = forms[v];
             let roots = &groups[k];
             let (whole, whole_roots) = &wholes[v];
-            let shared = &whole_roots[at[v]..at[v] + roots.len()];
-            at[v] += roots.len();
-            let (alone, alone_roots) = g.share_all(roots, *early);
+            let shared = &whole_roots[at..at + roots.len()];
+            let (alone, alone_roots) = g.share_all(roots, early);
             let alone = alone
                 .if_cheaper(&alone_roots, Graph::absorb_negations_through_sums)
                 .unwrap_or((alone, alone_roots));
             // On the whole graph a sum may stay unflipped for another function's reader;
             // within this function alone its negation may be free.
-            let whole_f = whole
-                .if_cheaper(shared, Graph::absorb_negations_through_sums)
-                .unwrap_or_else(|| (whole.clone(), shared.to_vec()));
-            let cand = if cost(&alone.0, &alone.1) <= cost(&whole_f.0, &whole_f.1) {
-                alone
+            let whole_f = whole.if_cheaper(shared, Graph::absorb_negations_through_sums);
+            let whole_cost = match &whole_f {
+                Some((g, r)) => cost(g, r),
+                None => cost(whole, shared),
+            };
+            let alone_cost = cost(&alone.0, &alone.1);
+            if alone_cost <= whole_cost {
+                (alone_cost, Candidate::Own(Box::new(alone.0), alone.1))
             } else {
-                whole_f
-            };
-            let better = match &best {
+                match whole_f {
+                    Some((g, r)) => (whole_cost, Candidate::Own(Box::new(g), r)),
+                    None => (whole_cost, Candidate::Whole(v, shared.to_vec())),
+                }
+            }
+        });
+        for (at, (_, groups, _)) in offsets.iter_mut().zip(&forms) {
+            *at += groups[k].len();
+        }
+        // The cheapest, the first form on ties.
+        let mut best: Option<((usize, usize), Candidate)> = None;
+        for (c, cand) in candidates {
+            let cheaper = match &best {
                 None => true,
-                Some((bg, br)) => cost(&cand.0, &cand.1) < cost(bg, br),
+                Some((b, _)) => c < *b,
             };
-            if better {
-                best = Some(cand);
+            if cheaper {
+                best = Some((c, cand));
             }
         }
-        let (g, r) = best.expect("at least one variant");
-        let (g, r) = g
-            .if_cheaper(&r, Graph::merge_constant_offsets)
-            .unwrap_or((g, r));
-        // Signs last: the passes above choose what is computed, this only how it is signed.
-        let (g, r) = g.if_cheaper(&r, Graph::choose_signs).unwrap_or((g, r));
-        let live = g.reachable(&r);
-        all.push(g.copy_live_into(&mut out, &r, &live, |out, map, _, node| {
-            out.intern(map.children(node))
-        }));
+        let (g, r): (&Graph, Vec<NodeId>) = match best.expect("at least one form").1 {
+            Candidate::Own(g, r) => {
+                let (g, r) = g
+                    .if_cheaper(&r, Graph::merge_constant_offsets)
+                    .unwrap_or((*g, r));
+                // Signs last: the passes above choose what is computed, this only how it is
+                // signed.
+                let (g, r) = g.if_cheaper(&r, Graph::choose_signs).unwrap_or((g, r));
+                all.push(copy_live(&g, &r, &mut out));
+                continue;
+            }
+            Candidate::Whole(v, r) => (&wholes[v].0, r),
+        };
+        let merged = g.if_cheaper(&r, Graph::merge_constant_offsets);
+        let (g, r) = match &merged {
+            Some((m, mr)) => (m, mr.clone()),
+            None => (g, r),
+        };
+        match g.if_cheaper(&r, Graph::choose_signs) {
+            Some((s, sr)) => all.push(copy_live(&s, &sr, &mut out)),
+            None => all.push(copy_live(g, &r, &mut out)),
+        }
     }
     (out, all)
+}
+
+/// One function's sharing: a graph of its own, or its roots in the shared graph of form `v`
+/// (kept by reference, since that graph holds every function of the group).
+enum Candidate {
+    Own(Box<Graph>, Vec<NodeId>),
+    Whole(usize, Vec<NodeId>),
+}
+
+/// Copies what `roots` reach in `g` into `out`; the roots' ids there.
+fn copy_live(g: &Graph, roots: &[NodeId], out: &mut Graph) -> Vec<NodeId> {
+    let live = g.reachable(roots);
+    g.copy_live_into(out, roots, &live, |out, map, _, node| {
+        out.intern(map.children(node))
+    })
+}
+
+/// `f` over `items`, on as many threads as there are cores (at most one per item); results
+/// in the items' order.
+fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
+    let threads = std::thread::available_parallelism()
+        .map_or(1, usize::from)
+        .min(items.len());
+    if threads <= 1 {
+        return items.iter().map(f).collect();
+    }
+    let chunk = items.len().div_ceil(threads);
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = items
+            .chunks(chunk)
+            .map(|part| scope.spawn(|| part.iter().map(&f).collect::<Vec<R>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    })
 }
 
 impl Graph {
@@ -1058,6 +1132,41 @@ pub(super) mod tests {
     ) {
         for (a, b) in roots.iter().zip(new_roots) {
             assert_eq!(g.eval(*a, &env()), h.eval(*b, &env()));
+        }
+    }
+
+    #[test]
+    fn parallel_map_keeps_the_items_order() {
+        for n in [0, 1, 2, 3, 7, 64] {
+            let items: Vec<usize> = (0..n).collect();
+            let squares = parallel_map(&items, |&i| i * i);
+            assert_eq!(squares, items.iter().map(|i| i * i).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn a_repeated_variant_changes_nothing() {
+        let mut g = Graph::new();
+        let [a, b, c, d] = leaves(&mut g);
+        let ab = g.mul(a, b);
+        let s1 = g.sum(&[a, b, ab, c]);
+        let s2 = g.sum(&[ab, c, d]);
+        let t = g.sub(d, s1);
+        let groups = vec![vec![s1, t], vec![s2]];
+        let (once, r1) = share_per_function_among(&[(&g, &groups)], &mut |_| {});
+        let mut started = Vec::new();
+        let (twice, r2) =
+            share_per_function_among(&[(&g, &groups), (&g, &groups)], &mut |k| started.push(k));
+        assert_eq!(started, [0, 1]);
+        assert_eq!(r1, r2);
+        assert_eq!(once.nodes(), twice.nodes());
+        let flat = groups.iter().flatten();
+        for (&x, &y) in flat.zip(r1.iter().flatten()) {
+            let (want, got) = (g.eval(x, &env()), once.eval(y, &env()));
+            assert!(
+                (want - got).abs() <= 1e-12 * want.abs().max(1.0),
+                "{want} vs {got}"
+            );
         }
     }
 
