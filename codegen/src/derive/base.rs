@@ -92,13 +92,9 @@ fn analyse(robot: &Robot) -> (Graph, Vec<Vec<NodeId>>, BaseSet) {
     let flat: Vec<NodeId> = cols.iter().flatten().copied().collect();
     let mut a = vec![Vec::new(); p];
     let mut rng = SplitMix(0x5eed_ba5e);
-    // A fixed base: 10N states of N rows. A moving base's states have NV rows and its
-    // columns are the standard parameters, so as many states as give five rows per column.
-    let samples = if regrouped {
-        (10 * n).max(20)
-    } else {
-        (5 * p).div_ceil(rows).max(20)
-    };
+    // As many states as give five rows per column (at least 20): the rank of random rows
+    // is found with that margin, and the elimination's work grows with the rows.
+    let samples = (5 * p).div_ceil(rows.max(1)).max(20);
     for _ in 0..samples {
         let mut env = Env {
             q: robot

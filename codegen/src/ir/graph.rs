@@ -128,6 +128,19 @@ impl Graph {
         }
     }
 
+    /// Room for `additional` more nodes without growing.
+    pub(crate) fn reserve(&mut self, additional: usize) {
+        self.nodes.reserve_exact(additional);
+        self.index.reserve(additional, |&(h, _)| h);
+    }
+
+    /// Gives back the room no node uses (a graph kept while others are built holds only its
+    /// nodes, not up to as many again from growing by doubling).
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.nodes.shrink_to_fit();
+        self.index.shrink_to_fit(|&(h, _)| h);
+    }
+
     /// Looks `node` up without creating it.
     pub(crate) fn lookup(&self, node: &Node) -> Option<NodeId> {
         let hash = FxBuildHasher.hash_one(node);
@@ -359,7 +372,7 @@ impl Graph {
         match ids.len() {
             0 => self.constant(0.0),
             1 => ids[0],
-            _ => self.intern(Node::Add(ids.into_boxed_slice())),
+            _ => self.intern(Node::Add(ids.into())),
         }
     }
 
@@ -502,7 +515,7 @@ impl Graph {
             g.sort_unstable();
             let key = match g.len() {
                 1 => Some(g[0]),
-                _ => Some(self.lookup(&Node::Mul(g.into_boxed_slice()))?),
+                _ => Some(self.lookup(&Node::Mul(g.into()))?),
             };
             if acc.get(&key) == Some(&want) {
                 return Some((key, rule, replacement, k));
@@ -528,7 +541,7 @@ impl Graph {
                 Some(c) => {
                     // Not produced by the constructors; handled for raw-interned nodes.
                     let rest = v[1..].to_vec();
-                    (c, Some(self.intern(Node::Mul(rest.into_boxed_slice()))))
+                    (c, Some(self.intern(Node::Mul(rest.into()))))
                 }
                 None => (1.0, Some(id)),
             },
@@ -549,7 +562,7 @@ impl Graph {
         match factors.len() {
             0 => None,
             1 => Some(factors[0]),
-            _ => Some(self.intern(Node::Mul(factors.into_boxed_slice()))),
+            _ => Some(self.intern(Node::Mul(factors.into()))),
         }
     }
 
@@ -567,7 +580,7 @@ impl Graph {
             self.intern(Node::Neg(m))
         } else {
             let k = self.constant(c);
-            self.intern(Node::Mul(Box::new([k, m])))
+            self.intern(Node::Mul([k, m].into()))
         }
     }
 }

@@ -18,5 +18,5 @@ pub use count::OpCount;
 pub use eval::{base_slot, ElasticInputs, Env};
 pub use graph::{Graph, Param};
 pub use module::{Constant, Function, FunctionKind, Module, Output, BASE_PARAMETERS};
-pub use node::{BaseVar, ElasticVar, Node, NodeId, Var};
+pub use node::{BaseVar, ElasticVar, Node, NodeId, Operands, Var};
 pub use rules::{Rule, RuleStats};

@@ -352,13 +352,16 @@ impl Module {
         let merged_groups = by_function(roots);
         let (stepwise, roots) = self.graph.lower_trig_sums_stepwise(&all_roots);
         let stepwise_groups = by_function(roots);
+        // The two lowerings are the same graph wherever no two joint angles are summed (tilted
+        // axes, say): sharing it twice would only double the time and memory.
+        let stepwise = (stepwise.nodes() != merged.nodes() || stepwise_groups != merged_groups)
+            .then_some((stepwise, stepwise_groups));
+        let mut variants = vec![(&merged, &merged_groups[..])];
+        variants.extend(stepwise.as_ref().map(|(g, groups)| (g, &groups[..])));
         // Sharing comes last: any later rebuild through the simplifying constructors would
         // flatten the shared partial results again. It is done per function, which takes the
         // cheaper of the two lowerings.
-        let (graph, groups) = share_per_function_among(
-            &[(&merged, &merged_groups), (&stepwise, &stepwise_groups)],
-            starting,
-        );
+        let (graph, groups) = share_per_function_among(&variants, starting);
         let mut it = groups.into_iter().flatten();
         let functions = group
             .iter()

@@ -99,6 +99,115 @@ impl Var {
     }
 }
 
+/// Operands of a sum or a product, read as a slice. Up to [`Operands::INLINE`] of them are
+/// stored in the node itself: most sums and products have two or three, and a heap block per
+/// node was most of the arena's memory and of the generator's time in the allocator.
+#[derive(Clone)]
+pub struct Operands(Store);
+
+#[derive(Clone)]
+enum Store {
+    /// The first `len` ids are the operands, the rest are zero.
+    Inline(u8, [NodeId; Operands::INLINE]),
+    Heap(Box<[NodeId]>),
+}
+
+impl Operands {
+    /// The most operands stored without a heap block.
+    pub const INLINE: usize = 4;
+}
+
+impl std::ops::Deref for Operands {
+    type Target = [NodeId];
+
+    fn deref(&self) -> &[NodeId] {
+        match &self.0 {
+            Store::Inline(len, ids) => &ids[..usize::from(*len)],
+            Store::Heap(ids) => ids,
+        }
+    }
+}
+
+impl std::ops::DerefMut for Operands {
+    fn deref_mut(&mut self) -> &mut [NodeId] {
+        match &mut self.0 {
+            Store::Inline(len, ids) => &mut ids[..usize::from(*len)],
+            Store::Heap(ids) => ids,
+        }
+    }
+}
+
+impl From<&[NodeId]> for Operands {
+    fn from(ids: &[NodeId]) -> Operands {
+        if ids.len() <= Operands::INLINE {
+            let mut inline = [NodeId(0); Operands::INLINE];
+            inline[..ids.len()].copy_from_slice(ids);
+            Operands(Store::Inline(ids.len() as u8, inline))
+        } else {
+            Operands(Store::Heap(ids.into()))
+        }
+    }
+}
+
+impl From<Vec<NodeId>> for Operands {
+    fn from(ids: Vec<NodeId>) -> Operands {
+        if ids.len() <= Operands::INLINE {
+            Operands::from(&ids[..])
+        } else {
+            Operands(Store::Heap(ids.into_boxed_slice()))
+        }
+    }
+}
+
+impl<const N: usize> From<[NodeId; N]> for Operands {
+    fn from(ids: [NodeId; N]) -> Operands {
+        Operands::from(&ids[..])
+    }
+}
+
+impl FromIterator<NodeId> for Operands {
+    fn from_iter<I: IntoIterator<Item = NodeId>>(iter: I) -> Operands {
+        let mut iter = iter.into_iter();
+        let mut inline = [NodeId(0); Operands::INLINE];
+        for (k, slot) in inline.iter_mut().enumerate() {
+            match iter.next() {
+                Some(id) => *slot = id,
+                None => return Operands(Store::Inline(k as u8, inline)),
+            }
+        }
+        match iter.next() {
+            None => Operands(Store::Inline(Operands::INLINE as u8, inline)),
+            Some(next) => {
+                let mut ids = inline.to_vec();
+                ids.push(next);
+                ids.extend(iter);
+                Operands(Store::Heap(ids.into_boxed_slice()))
+            }
+        }
+    }
+}
+
+// Equality and hashing are those of the slice, whichever way it is stored.
+impl PartialEq for Operands {
+    fn eq(&self, other: &Operands) -> bool {
+        **self == **other
+    }
+}
+
+impl Eq for Operands {}
+
+impl std::hash::Hash for Operands {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        (**self).hash(state);
+    }
+}
+
+impl std::fmt::Debug for Operands {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        (**self).fmt(f)
+    }
+}
+
 /// One node of the arena. Sums and products are n-ary with operands in canonical (id) order.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Node {
@@ -107,9 +216,9 @@ pub enum Node {
     /// A leaf.
     Var(Var),
     /// Sum of two or more operands.
-    Add(Box<[NodeId]>),
+    Add(Operands),
     /// Product of two or more operands; a constant factor, if any, comes first.
-    Mul(Box<[NodeId]>),
+    Mul(Operands),
     /// Negation.
     Neg(NodeId),
     /// Quotient.

@@ -134,7 +134,9 @@ impl Graph {
     ) -> (Graph, Vec<NodeId>) {
         let mut out = Graph::new();
         out.copy_tables_from(self);
+        out.reserve(live.iter().filter(|&&l| l).count());
         let roots = self.copy_live_into(&mut out, roots, live, build);
+        out.shrink_to_fit();
         (out, roots)
     }
 
@@ -234,7 +236,7 @@ pub(crate) fn tidy(g: &mut Graph, node: Node) -> NodeId {
                         Some(m) if k == -1.0 => g.intern(Node::Neg(m)),
                         Some(m) => {
                             let kc = g.constant(k);
-                            g.intern(Node::Mul(Box::new([kc, m])))
+                            g.intern(Node::Mul([kc, m].into()))
                         }
                     });
                 }
@@ -242,7 +244,7 @@ pub(crate) fn tidy(g: &mut Graph, node: Node) -> NodeId {
                     0 => g.constant(0.0),
                     1 => out[0],
                     _ => {
-                        let canon = canonical_order(g, Node::Add(out.into_boxed_slice()));
+                        let canon = canonical_order(g, Node::Add(out.into()));
                         g.intern(canon)
                     }
                 };
@@ -266,13 +268,13 @@ fn negated_sum(g: &Graph, m: NodeId) -> Option<NodeId> {
             Node::Const(_) => g.lookup(&Node::constant(-g.as_const(c)?))?,
             Node::Mul(f) if f.len() == 2 && g.as_const(f[0]).is_some() => {
                 let k = g.lookup(&Node::constant(-g.as_const(f[0])?))?;
-                g.lookup(&Node::Mul(Box::new([k, f[1]])))?
+                g.lookup(&Node::Mul([k, f[1]].into()))?
             }
             _ => g.lookup(&Node::Neg(c))?,
         });
     }
     neg.sort_unstable();
-    g.lookup(&Node::Add(neg.into_boxed_slice()))
+    g.lookup(&Node::Add(neg.into()))
 }
 
 /// Re-sorts the operands of a sum or product by id (a product's constant stays first).
@@ -311,19 +313,19 @@ fn lower_trig(g: &mut Graph, v: Var, memo: &mut HashMap<Var, NodeId>) -> NodeId 
     let ct = g.var(Var::Cos(top));
     let pair = |g: &mut Graph, a: NodeId, b: NodeId| {
         let (a, b) = if a < b { (a, b) } else { (b, a) };
-        g.intern(Node::Mul(Box::new([a, b])))
+        g.intern(Node::Mul([a, b].into()))
     };
     let id = if is_sin {
         let t1 = pair(g, sr, ct);
         let t2 = pair(g, cr, st);
         let (a, b) = if t1 < t2 { (t1, t2) } else { (t2, t1) };
-        g.intern(Node::Add(Box::new([a, b])))
+        g.intern(Node::Add([a, b].into()))
     } else {
         let t1 = pair(g, cr, ct);
         let p2 = pair(g, sr, st);
         let t2 = g.intern(Node::Neg(p2));
         let (a, b) = if t1 < t2 { (t1, t2) } else { (t2, t1) };
-        g.intern(Node::Add(Box::new([a, b])))
+        g.intern(Node::Add([a, b].into()))
     };
     memo.insert(v, id);
     id
@@ -348,7 +350,7 @@ fn rotate(g: &mut Graph, is_sin: bool, mask: u64, rest: &[NodeId]) -> NodeId {
     let t2 = flat_product(g, st, &[other]);
     let t2 = if is_sin { t2 } else { g.intern(Node::Neg(t2)) };
     let (a, b) = if t1 < t2 { (t1, t2) } else { (t2, t1) };
-    g.intern(Node::Add(Box::new([a, b])))
+    g.intern(Node::Add([a, b].into()))
 }
 
 /// The flat, sorted product of the monomial `x` and the monomials `rest` (products among them
@@ -362,5 +364,5 @@ fn flat_product(g: &mut Graph, x: NodeId, rest: &[NodeId]) -> NodeId {
         return f[0];
     }
     f.sort_unstable();
-    g.intern(Node::Mul(f.into_boxed_slice()))
+    g.intern(Node::Mul(f.into()))
 }

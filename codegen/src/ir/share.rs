@@ -160,7 +160,7 @@ impl Graph {
                         .iter()
                         .map(|&c| out.intern(self.node(c).clone()))
                         .collect();
-                    let id = out.intern(Node::Mul(f.clone().into_boxed_slice()));
+                    let id = out.intern(Node::Mul(f[..].into()));
                     if early.insert(id) {
                         prods.push(id, f);
                     }
@@ -202,7 +202,7 @@ impl Graph {
                     let id = if operands.len() == 1 {
                         operands[0]
                     } else {
-                        out.intern(Node::Add(operands.into_boxed_slice()))
+                        out.intern(Node::Add(operands.into()))
                     };
                     if matches!(out.node(id), Node::Add(_)) {
                         sums.push(id, keys);
@@ -237,7 +237,7 @@ impl Graph {
                             .map(|(c, _)| *c),
                     );
                     operands.sort_unstable();
-                    let id = out.intern(Node::Mul(operands.into_boxed_slice()));
+                    let id = out.intern(Node::Mul(operands.into()));
                     if !early.contains(&id) {
                         prods.push(id, factors);
                     }
@@ -389,7 +389,7 @@ impl Graph {
                     }
                     let a = factor(out, map, pairs, built, pairs[k].0);
                     let b = factor(out, map, pairs, built, pairs[k].1);
-                    let id = out.intern(Node::Mul(Box::new([a.min(b), a.max(b)])));
+                    let id = out.intern(Node::Mul([a.min(b), a.max(b)].into()));
                     built[k] = Some(id);
                     id
                 }
@@ -406,7 +406,7 @@ impl Graph {
                 if v.len() == 1 {
                     v[0]
                 } else {
-                    out.intern(Node::Mul(v.into_boxed_slice()))
+                    out.intern(Node::Mul(v.into()))
                 }
             }
             None => out.intern(map.children(node)),
@@ -418,7 +418,8 @@ impl Graph {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum Mono {
     Old(NodeId),
-    Pair(usize),
+    // 32 bits, as node ids: a pair key is then 32 bytes, and a large function has millions.
+    Pair(u32),
 }
 
 /// A sum operand: the old term node as it is, or a (possibly negated) pair.
@@ -434,7 +435,7 @@ impl Operand {
         match self {
             Operand::Old(_, Some(m), bits) => Some((Mono::Old(m), f64::from_bits(bits))),
             Operand::Old(_, None, _) => None,
-            Operand::Pair(k, neg) => Some((Mono::Pair(k), if neg { -1.0 } else { 1.0 })),
+            Operand::Pair(k, neg) => Some((Mono::Pair(k as u32), if neg { -1.0 } else { 1.0 })),
         }
     }
 }
@@ -491,16 +492,19 @@ impl Graph {
                 sums.push((i, ops));
             }
         }
-        let mut counts: HashMap<PairKey, usize> = HashMap::default();
-        let mut holders: HashMap<PairKey, Vec<usize>> = HashMap::default();
-        for (_, ops) in &sums {
-            for key in sum_pairs(ops) {
-                *counts.entry(key).or_default() += 1;
-            }
-        }
+        // Counted by sorting: most pairs are held by a single sum, and a map of every pair was
+        // the largest allocation of a large function's generation.
+        let mut every: Vec<PairKey> = sums.iter().flat_map(|(_, ops)| sum_pairs(ops)).collect();
+        every.sort_unstable();
         // A pair of old terms is never made again, so one held by a single sum stays there
-        // alone: only pairs held twice or more need their holders (most pairs are single).
-        counts.retain(|_, n| *n >= 2);
+        // alone: only pairs held twice or more are counted and need their holders.
+        let mut counts: HashMap<PairKey, usize> = every
+            .chunk_by(|a, b| a == b)
+            .filter(|run| run.len() >= 2)
+            .map(|run| (run[0], run.len()))
+            .collect();
+        drop(every);
+        let mut holders: HashMap<PairKey, Vec<usize>> = HashMap::default();
         for (k, (_, ops)) in sums.iter().enumerate() {
             for key in sum_pairs(ops) {
                 if counts.contains_key(&key) {
@@ -540,7 +544,7 @@ impl Graph {
                 // tried and found no smaller code on the shipped robots.)
                 ops.remove(pa.max(pb));
                 ops.remove(pa.min(pb));
-                let tp = (Mono::Pair(k), if neg { -1.0 } else { 1.0 });
+                let tp = (Mono::Pair(k as u32), if neg { -1.0 } else { 1.0 });
                 for t in ops.iter().filter_map(|o| o.term()) {
                     for old in [pair_key(ta, t).0, pair_key(tb, t).0] {
                         if let Some(c) = counts.get_mut(&old) {
@@ -605,7 +609,7 @@ impl Graph {
                     if v.len() == 1 {
                         v[0]
                     } else {
-                        out.intern(Node::Add(v.into_boxed_slice()))
+                        out.intern(Node::Add(v.into()))
                     }
                 }
                 None => out.intern(map.children(node)),
@@ -697,7 +701,7 @@ impl Graph {
                         })
                         .collect();
                     terms.sort_unstable();
-                    let flipped = out.intern(Node::Add(terms.into_boxed_slice()));
+                    let flipped = out.intern(Node::Add(terms.into()));
                     // Plain readers subtract the flipped sum.
                     out.intern(Node::Neg(flipped))
                 }
@@ -768,12 +772,15 @@ impl Graph {
                     None => terms.push(map.get(t)),
                 }
             }
-            tidy(out, Node::Add(terms.into_boxed_slice()))
+            tidy(out, Node::Add(terms.into()))
         })
     }
 }
 
 /// Operations, then multiplications: what the sharing passes minimise.
+/// A rewriting pass: the rewritten copy of a graph and its roots' ids in it.
+type Pass = fn(&Graph, &[NodeId]) -> (Graph, Vec<NodeId>);
+
 fn cost(g: &Graph, r: &[NodeId]) -> (usize, usize) {
     let c = g.op_count(r);
     (c.mul + c.add + c.neg + c.div + c.sqrt, c.mul)
@@ -782,11 +789,7 @@ fn cost(g: &Graph, r: &[NodeId]) -> (usize, usize) {
 impl Graph {
     /// What `pass` makes of `roots`, when that saves operations and no multiplication
     /// (flipping a shared sum, say, can cost a multiplication elsewhere).
-    fn if_cheaper(
-        &self,
-        roots: &[NodeId],
-        pass: fn(&Graph, &[NodeId]) -> (Graph, Vec<NodeId>),
-    ) -> Option<(Graph, Vec<NodeId>)> {
+    fn if_cheaper(&self, roots: &[NodeId], pass: Pass) -> Option<(Graph, Vec<NodeId>)> {
         let (g, r) = pass(self, roots);
         let (new, old) = (cost(&g, &r), cost(self, roots));
         (new.0 < old.0 && new.1 <= old.1).then_some((g, r))
@@ -794,13 +797,20 @@ impl Graph {
 
     /// Every sharing pass of this file, in order.
     fn share_all(&self, roots: &[NodeId], early_pairs: bool) -> (Graph, Vec<NodeId>) {
-        let (g, r) = self.share_partial_results_with(roots, early_pairs);
-        let (g, r) = g.share_common_factor_pairs(&r);
-        let (g, r) = g.share_common_term_pairs(&r);
-        let (g, r) = g.absorb_negations(&r);
-        // Factoring a coefficient out may leave a sum read negated again.
-        let (g, r) = g.factor_common_coefficients(&r);
-        g.absorb_negations(&r)
+        let then: [Pass; 5] = [
+            Graph::share_common_factor_pairs,
+            Graph::share_common_term_pairs,
+            Graph::absorb_negations,
+            Graph::factor_common_coefficients,
+            // Factoring a coefficient out may leave a sum read negated again.
+            Graph::absorb_negations,
+        ];
+        let mut shared = self.share_partial_results_with(roots, early_pairs);
+        for pass in then {
+            // Each copy replaces the one before (a large function's copies do not pile up).
+            shared = pass(&shared.0, &shared.1);
+        }
+        shared
     }
 
     /// The sharing passes for each group of roots (one generated function each), merged into
@@ -828,20 +838,8 @@ pub(crate) fn share_per_function_among(
     let first = variants.first().expect("at least one variant").0;
     let n = variants[0].1.len();
     assert!(variants.iter().all(|(_, g)| g.len() == n), "same functions");
-    // A variant equal to an earlier one (the two trigonometric lowerings agree wherever no
-    // two joint angles are summed) would only repeat its work and lose every tie.
-    let distinct: Vec<(&Graph, &[Vec<NodeId>])> = variants
-        .iter()
-        .enumerate()
-        .filter(|&(i, &(g, groups))| {
-            !variants[..i]
-                .iter()
-                .any(|&(h, earlier)| earlier == groups && h.nodes() == g.nodes())
-        })
-        .map(|(_, &v)| v)
-        .collect();
     // Each form, shared with and without the early pairs of `share_partial_results_with`.
-    let forms: Vec<(&Graph, &[Vec<NodeId>], bool)> = distinct
+    let forms: Vec<(&Graph, &[Vec<NodeId>], bool)> = variants
         .iter()
         .flat_map(|&(g, groups)| [(g, groups, false), (g, groups, true)])
         .collect();
@@ -1002,7 +1000,7 @@ impl Graph {
                                 (if neg { -1.0 } else { 1.0 } * f64::from_bits(k)).to_bits(),
                             ));
                             let m = map.get(m);
-                            rest.push(out.intern(Node::Mul(Box::new([c, m]))));
+                            rest.push(out.intern(Node::Mul([c, m].into())));
                             continue;
                         }
                         // Keep the sign of the first member outside, so the inner sum has a
@@ -1021,17 +1019,17 @@ impl Graph {
                             .collect();
                         inner.sort_unstable();
                         // Two members may be copies of one node (`tidy` cancels them).
-                        let sum = tidy(out, Node::Add(inner.into_boxed_slice()));
+                        let sum = tidy(out, Node::Add(inner.into()));
                         let c = out.intern(Node::Const(
                             (if outer_neg { -1.0 } else { 1.0 } * f64::from_bits(k)).to_bits(),
                         ));
-                        rest.push(tidy(out, Node::Mul(Box::new([c, sum]))));
+                        rest.push(tidy(out, Node::Mul([c, sum].into())));
                     }
                     rest.sort_unstable();
                     if rest.len() == 1 {
                         rest[0]
                     } else {
-                        tidy(out, Node::Add(rest.into_boxed_slice()))
+                        tidy(out, Node::Add(rest.into()))
                     }
                 }
                 n => out.intern(map.children(n)),
@@ -1062,7 +1060,7 @@ fn pair_node(
     let ta = term_node(out, map, cx, built, ma, f(ca));
     let tb = term_node(out, map, cx, built, mb, f(cb));
     // The two monomials may have been copied to one node (`tidy` combines them).
-    let id = tidy(out, Node::Add(Box::new([ta.min(tb), ta.max(tb)])));
+    let id = tidy(out, Node::Add([ta.min(tb), ta.max(tb)].into()));
     built[p] = Some(id);
     id
 }
@@ -1091,7 +1089,7 @@ fn term_node(
     }
     let m = match m {
         Mono::Old(id) => map.get(id),
-        Mono::Pair(p) => pair_node(out, map, cx, built, p),
+        Mono::Pair(p) => pair_node(out, map, cx, built, p as usize),
     };
     if c == 1.0 {
         m
@@ -1099,7 +1097,7 @@ fn term_node(
         out.intern(Node::Neg(m))
     } else {
         let k = out.intern(Node::Const(c.to_bits()));
-        out.intern(Node::Mul(Box::new([k, m])))
+        out.intern(Node::Mul([k, m].into()))
     }
 }
 
@@ -1256,7 +1254,7 @@ pub(super) mod tests {
         // -(a - b), read by a root and a product, as the sharing passes can leave it.
         let mut h = g.clone();
         let neg = h.intern(Node::Neg(s));
-        let p = h.intern(Node::Mul(Box::new([c.min(neg), c.max(neg)])));
+        let p = h.intern(Node::Mul([c.min(neg), c.max(neg)].into()));
         let roots = [neg, p];
         assert_eq!(h.op_count(&roots).neg, 1);
         let (k, r2) = h.absorb_negations(&roots);
@@ -1287,13 +1285,13 @@ pub(super) mod tests {
         let mut g = Graph::new();
         let [a, b, c, _] = leaves(&mut g);
         let (k1, k2) = (g.constant(0.5), g.constant(0.25));
-        let s1 = g.intern(Node::Add(Box::new([k1, a])));
-        let s2 = g.intern(Node::Add(Box::new([k2, b])));
+        let s1 = g.intern(Node::Add([k1, a].into()));
+        let s2 = g.intern(Node::Add([k2, b].into()));
         let ns2 = g.intern(Node::Neg(s2));
-        let outer = g.intern(Node::Add(Box::new([s1, ns2])));
+        let outer = g.intern(Node::Add([s1, ns2].into()));
         // A sum read twice keeps its node.
-        let s3 = g.intern(Node::Add(Box::new([k1, c])));
-        let twice = g.intern(Node::Mul(Box::new([s3, s3])));
+        let s3 = g.intern(Node::Add([k1, c].into()));
+        let twice = g.intern(Node::Mul([s3, s3].into()));
         let roots = [outer, twice];
         assert_eq!(g.op_count(&roots).add, 4);
         let (h, r) = g.merge_constant_offsets(&roots);

@@ -358,7 +358,7 @@ impl Graph {
                     match terms.len() {
                         0 => out.constant(0.0),
                         1 => terms[0],
-                        _ => tidy(&mut out, Node::Add(terms.into_boxed_slice())),
+                        _ => tidy(&mut out, Node::Add(terms.into())),
                     }
                 }
                 Node::Mul(v) => {
@@ -385,7 +385,7 @@ impl Graph {
                     let product = match factors.len() {
                         0 => out.constant(1.0),
                         1 => factors[0],
-                        _ => tidy(&mut out, Node::Mul(factors.into_boxed_slice())),
+                        _ => tidy(&mut out, Node::Mul(factors.into())),
                     };
                     signed(&mut out, product, negative)
                 }
@@ -447,9 +447,9 @@ mod tests {
         let mut g = Graph::new();
         let [a, b, c] = [Var::Qd(0), Var::Qd(1), Var::Qdd(0)].map(|v| g.var(v));
         let nb = raw(&mut g, Node::Neg(b));
-        let x = raw(&mut g, Node::Add(Box::new([a, nb])));
+        let x = raw(&mut g, Node::Add([a, nb].into()));
         let nx = raw(&mut g, Node::Neg(x));
-        let p = raw(&mut g, Node::Mul(Box::new([c, nx])));
+        let p = raw(&mut g, Node::Mul([c, nx].into()));
         let np = raw(&mut g, Node::Neg(p));
         let roots = [x, np];
         assert_eq!(g.op_count(&roots).neg, 2);
@@ -465,9 +465,9 @@ mod tests {
         let mut g = Graph::new();
         let [a, b, c] = [Var::Qd(0), Var::Qd(1), Var::Qdd(0)].map(|v| g.var(v));
         let (nb, nc) = (raw(&mut g, Node::Neg(b)), raw(&mut g, Node::Neg(c)));
-        let s = raw(&mut g, Node::Add(Box::new([nb, nc])));
+        let s = raw(&mut g, Node::Add([nb, nc].into()));
         let two = g.constant(2.0);
-        let p = raw(&mut g, Node::Mul(Box::new([two, a, s])));
+        let p = raw(&mut g, Node::Mul([two, a, s].into()));
         assert_eq!(g.op_count(&[p]).neg, 1);
         let (h, r) = g.choose_signs(&[p]);
         assert_eq!(h.op_count(&r).neg, 0);
@@ -480,7 +480,7 @@ mod tests {
         // Both signs of one value are outputs: one negation is needed, whichever is flipped.
         let mut g = Graph::new();
         let [a, b] = [Var::Qd(0), Var::Qd(1)].map(|v| g.var(v));
-        let p = raw(&mut g, Node::Mul(Box::new([a, b])));
+        let p = raw(&mut g, Node::Mul([a, b].into()));
         let np = raw(&mut g, Node::Neg(p));
         let roots = [p, np, np];
         let (h, r) = g.choose_signs(&roots);
@@ -496,15 +496,15 @@ mod tests {
         let mut g = Graph::new();
         let [a, b, c] = [Var::Qd(0), Var::Qd(1), Var::Qdd(0)].map(|v| g.var(v));
         let (aa, bb) = (
-            raw(&mut g, Node::Mul(Box::new([a, a]))),
-            raw(&mut g, Node::Mul(Box::new([b, b]))),
+            raw(&mut g, Node::Mul([a, a].into())),
+            raw(&mut g, Node::Mul([b, b].into())),
         );
-        let s = raw(&mut g, Node::Add(Box::new([aa, bb])));
+        let s = raw(&mut g, Node::Add([aa, bb].into()));
         let r = raw(&mut g, Node::Sqrt(s));
-        let ab = raw(&mut g, Node::Mul(Box::new([a, b])));
+        let ab = raw(&mut g, Node::Mul([a, b].into()));
         let nab = raw(&mut g, Node::Neg(ab));
         let q = raw(&mut g, Node::Div(r, nab));
-        let out = raw(&mut g, Node::Add(Box::new([c, q])));
+        let out = raw(&mut g, Node::Add([c, q].into()));
         assert_eq!(g.op_count(&[out]).neg, 1);
         let (h, new) = g.choose_signs(&[out]);
         assert_eq!(h.op_count(&new).neg, 0);
@@ -519,10 +519,10 @@ mod tests {
         let mut g = Graph::new();
         let [x, c] = [Var::Qd(0), Var::Qd(1)].map(|v| g.var(v));
         let (half, mhalf) = (g.constant(0.5), g.constant(-0.5));
-        let a = raw(&mut g, Node::Mul(Box::new([half, x])));
-        let b = raw(&mut g, Node::Mul(Box::new([mhalf, x])));
-        let s = raw(&mut g, Node::Add(Box::new([a, b])));
-        let p = raw(&mut g, Node::Mul(Box::new([c, s])));
+        let a = raw(&mut g, Node::Mul([half, x].into()));
+        let b = raw(&mut g, Node::Mul([mhalf, x].into()));
+        let s = raw(&mut g, Node::Add([a, b].into()));
+        let p = raw(&mut g, Node::Mul([c, s].into()));
         let nb = raw(&mut g, Node::Neg(b));
         let roots = [p, a, nb];
         let (h, r) = g.choose_signs(&roots);

@@ -89,7 +89,7 @@ fn rule_div_one_by_const_and_self() {
     let four = g.constant(4.0);
     let d = g.div(x, four);
     let quarter = g.constant(0.25);
-    assert_eq!(g.node(d), &Node::Mul(Box::new([quarter, x])));
+    assert_eq!(g.node(d), &Node::Mul([quarter, x].into()));
     assert!(fired(&g, Rule::DivByConst));
     let xy = g.mul(x, y);
     let two_xy = g.mul(xy, four);
@@ -106,12 +106,12 @@ fn rule_flatten_sum() {
     let yz = g.add(y, z);
     let right = g.add(x, yz);
     assert_eq!(left, right);
-    assert_eq!(g.node(left), &Node::Add(Box::new([x, y, z])));
+    assert_eq!(g.node(left), &Node::Add([x, y, z].into()));
     // a - (b + c) keeps the subtraction flat as well.
     let d = g.sub(x, yz);
     let ny = g.neg(y);
     let nz = g.neg(z);
-    assert_eq!(g.node(d), &Node::Add(Box::new([x, ny, nz])));
+    assert_eq!(g.node(d), &Node::Add([x, ny, nz].into()));
     assert!(fired(&g, Rule::FlattenSum));
 }
 
@@ -123,7 +123,7 @@ fn rule_flatten_product_and_commutativity() {
     let zy = g.mul(z, y);
     let right = g.mul(zy, x);
     assert_eq!(left, right);
-    assert_eq!(g.node(left), &Node::Mul(Box::new([x, y, z])));
+    assert_eq!(g.node(left), &Node::Mul([x, y, z].into()));
     assert_eq!(g.add(x, y), g.add(y, x));
     assert!(fired(&g, Rule::FlattenProduct));
 }
@@ -135,7 +135,7 @@ fn rule_const_coefficient() {
     let x2 = g.mul(x, two);
     let p = g.mul(x2, y);
     let xy = g.mul(x, y);
-    assert_eq!(g.node(p), &Node::Mul(Box::new([two, xy])));
+    assert_eq!(g.node(p), &Node::Mul([two, xy].into()));
     // (-x) * y -> -(x y)
     let nx = g.neg(x);
     let q = g.mul(nx, y);
@@ -148,7 +148,7 @@ fn rule_collect_terms() {
     let Toy { mut g, x, y, .. } = toy();
     let xx = g.add(x, x);
     let two = g.constant(2.0);
-    assert_eq!(g.node(xx), &Node::Mul(Box::new([two, x])));
+    assert_eq!(g.node(xx), &Node::Mul([two, x].into()));
     assert_eq!(g.sub(xx, x), x);
     // 3 x y + y x -> 4 x y
     let xy = g.mul(x, y);
@@ -157,7 +157,7 @@ fn rule_collect_terms() {
     let yx = g.mul(y, x);
     let s = g.add(t, yx);
     let four = g.constant(4.0);
-    assert_eq!(g.node(s), &Node::Mul(Box::new([four, xy])));
+    assert_eq!(g.node(s), &Node::Mul([four, xy].into()));
     assert!(fired(&g, Rule::CollectTerms));
 }
 
@@ -206,7 +206,7 @@ fn rule_cos_sum() {
     let ss = g.product(&[z, s1, s2]);
     let r = g.sub(cc, ss);
     let c12 = g.var(Var::Cos(3));
-    assert_eq!(g.node(r), &Node::Mul(Box::new([z, c12])));
+    assert_eq!(g.node(r), &Node::Mul([z, c12].into()));
     // Chained: c12 c3 - s12 s3 -> c123.
     let s12 = g.var(Var::Sin(3));
     let a = g.mul(c12, c3);
@@ -226,7 +226,7 @@ fn rule_sin_sum() {
     let b = g.product(&[two, c1, s2]);
     let r = g.add(a, b);
     let s12 = g.var(Var::Sin(3));
-    assert_eq!(g.node(r), &Node::Mul(Box::new([two, s12])));
+    assert_eq!(g.node(r), &Node::Mul([two, s12].into()));
     assert!(fired(&g, Rule::SinSum));
 }
 
@@ -359,7 +359,7 @@ fn stepwise_lowering_rotates_velocities_one_joint_at_a_time() {
     let s1 = h.lookup(&Node::Var(Var::Sin(0b0010))).expect("s1");
     let q = h.lookup(&Node::Var(Var::Qd(0))).expect("q̇0");
     let pair = if s1 < q { [s1, q] } else { [q, s1] };
-    assert!(h.lookup(&Node::Mul(Box::new(pair))).is_some());
+    assert!(h.lookup(&Node::Mul(pair.into())).is_some());
 }
 
 #[test]
@@ -637,5 +637,30 @@ proptest! {
         let fd = (shifted(h) - shifted(-h)) / (2.0 * h);
         let (_, scale) = direct(&e, &env);
         prop_assert!(close(got, fd, scale, 1e-5), "d/d{var:?}: symbolic {got} vs fd {fd}");
+    }
+}
+
+#[test]
+fn operands_read_the_same_stored_inline_or_on_the_heap() {
+    use std::hash::BuildHasher;
+    let hasher = rustc_hash::FxBuildHasher;
+    for n in 0..=2 * Operands::INLINE {
+        let ids: Vec<NodeId> = (0..n as u32).map(|k| NodeId(7 * k + 1)).collect();
+        let made = [
+            Operands::from(&ids[..]),
+            Operands::from(ids.clone()),
+            ids.iter().copied().collect::<Operands>(),
+        ];
+        for ops in &made {
+            assert_eq!(&ops[..], &ids[..]);
+            assert_eq!(ops, &made[0]);
+            // Nodes are found by hash: equal operands must hash alike however they are made.
+            assert_eq!(hasher.hash_one(ops), hasher.hash_one(&made[0]));
+            assert_eq!(hasher.hash_one(ops), hasher.hash_one(&ids[..]));
+        }
+        let mut sorted = made[2].clone();
+        sorted.reverse();
+        sorted.sort_unstable();
+        assert_eq!(sorted, made[0]);
     }
 }
