@@ -211,16 +211,20 @@ pub fn sin_cos_poly<const N: usize>(angles: [f64; N]) -> ([f64; N], [f64; N]) {
         let w = z * z;
         let ps = fma(r * z, estrin(&SIN, z, w), r);
         let pc = fma(w, estrin(&COS, z, w), fma(-0.5, z, 1.0));
-        // k mod 4, then its halves: h = floor(q / 2), o = q mod 2.
-        let q = k - 4.0 * round((k - 1.5) * 0.25);
-        let h = round((q - 0.5) * 0.5);
-        let o = q - 2.0 * h;
-        // Quadrants 0..3: sin r, cos r, -sin r, -cos r (and cos r, -sin r, -cos r, sin r).
-        // The weights come from k alone, ready before the polynomials are.
-        let sign_s = 1.0 - 2.0 * h;
-        let sign_c = 1.0 - 2.0 * (o + h - 2.0 * o * h);
-        s[j] = fma(ps, (1.0 - o) * sign_s, pc * (o * sign_s));
-        c[j] = fma(pc, (1.0 - o) * sign_c, ps * (o * sign_c));
+        // The quadrant k mod 4 = 2 p + o: o = k mod 2 and p = h mod 2 for h = floor(k / 2),
+        // each halving by rounding x / 2 - 1/4 (exact for these integers).
+        let h = round(fma(k, 0.5, -0.25));
+        let o = fma(h, -2.0, k);
+        let p = fma(round(fma(h, 0.5, -0.25)), -2.0, h);
+        // Quadrants 0..3: sine sin r, cos r, -sin r, -cos r; cosine cos r, -sin r, -cos r,
+        // sin r. Both take g = 1 - 2p times their own polynomial where o = 0 and, for the
+        // sine, g times the other where o = 1 (the cosine -g). The weights come from k
+        // alone, ready before the polynomials are.
+        let sign = fma(p, -2.0, 1.0);
+        let other = o * sign;
+        let own = sign - other;
+        s[j] = fma(ps, own, pc * other);
+        c[j] = fma(ps, -other, pc * own);
     }
     (s, c)
 }

@@ -1153,7 +1153,7 @@ pub(crate) fn batch_trig(
     } = *syntax;
     let c = if single { &TRIG_SINGLE } else { &TRIG_DOUBLE };
     let v = |s: &str| format!("{tag}_{s}");
-    let (a, k, r, z, w, ps, pc, q, h, o) = (
+    let (a, k, r, z, w, ps, pc, h, o) = (
         v("a"),
         v("k"),
         v("r"),
@@ -1161,7 +1161,6 @@ pub(crate) fn batch_trig(
         v("w"),
         v("s"),
         v("c"),
-        v("q"),
         v("h"),
         v("o"),
     );
@@ -1219,45 +1218,29 @@ pub(crate) fn batch_trig(
     let cos_poly = estrin(&mut out, "cp", c.cos);
     let half = fma(&z, &signed(-0.5), &lit(1.0));
     out.push((pc.clone(), fma(&w, &cos_poly, &half)));
-    // k mod 4, then its halves: h = floor(q / 2), o = q mod 2.
-    out.push((
-        q.clone(),
-        format!(
-            "{k} - {} * ({})",
-            lit(4.0),
-            round(format!("({k} - {}) * {}", lit(1.5), lit(0.25)))
-        ),
-    ));
-    out.push((
-        h.clone(),
-        round(format!("({q} - {}) * {}", lit(0.5), lit(0.5))),
-    ));
-    out.push((o.clone(), format!("{q} - {} * {h}", lit(2.0))));
-    let one = lit(1.0);
-    let two = lit(2.0);
-    // The weights of sin r and cos r in each result, from k alone (ready before the
-    // polynomials are).
-    let weights = |sign: String| {
-        (
-            format!("({one} - {o}) * ({sign})"),
-            format!("{o} * ({sign})"),
-        )
-    };
+    // The quadrant k mod 4 = 2 p + o: o = k mod 2 and p = h mod 2 for h = floor(k / 2), each
+    // halving by rounding `x / 2 - 1/4` (exact for the integers here).
+    let halve = |x: &str| round(fma(x, &lit(0.5), &signed(-0.25)));
+    out.push((h.clone(), halve(&k)));
+    out.push((o.clone(), fma(&h, &signed(-2.0), &k)));
+    let (h2, p, sign, other, own) = (v("h2"), v("p"), v("g"), v("wo"), v("wn"));
+    out.push((h2.clone(), halve(&h)));
+    out.push((p.clone(), fma(&h2, &signed(-2.0), &h)));
+    // Quadrants 0..3: sine sin r, cos r, -sin r, -cos r; cosine cos r, -sin r, -cos r, sin r.
+    // So both take g = 1 - 2p times the own polynomial where o = 0 and, for the sine, g times
+    // the other where o = 1 (the cosine -g): weights from k alone, ready before the
+    // polynomials are.
+    out.push((sign.clone(), fma(&p, &signed(-2.0), &lit(1.0))));
+    out.push((other.clone(), format!("{o} * {sign}")));
+    out.push((own.clone(), format!("{sign} - {other}")));
     if let Some(name) = sin {
-        // Quadrants 0..3: sin r, cos r, -sin r, -cos r.
-        let (own, other) = weights(format!("{one} - {two} * {h}"));
-        let (ws, wc) = (v("ss"), v("sc"));
-        out.push((ws.clone(), own));
-        out.push((wc.clone(), other));
-        out.push((name.to_owned(), fma(&ps, &ws, &format!("{pc} * {wc}"))));
+        out.push((name.to_owned(), fma(&ps, &own, &format!("{pc} * {other}"))));
     }
     if let Some(name) = cos {
-        // Quadrants 0..3: cos r, -sin r, -cos r, sin r.
-        let (own, other) = weights(format!("{one} - {two} * ({o} + {h} - {two} * {o} * {h})"));
-        let (wc, ws) = (v("cc"), v("cs"));
-        out.push((wc.clone(), own));
-        out.push((ws.clone(), other));
-        out.push((name.to_owned(), fma(&pc, &wc, &format!("{ps} * {ws}"))));
+        out.push((
+            name.to_owned(),
+            fma(&ps, &format!("-{other}"), &format!("{pc} * {own}")),
+        ));
     }
     out
 }
