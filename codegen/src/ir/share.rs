@@ -938,8 +938,8 @@ fn copy_live(g: &Graph, roots: &[NodeId], out: &mut Graph) -> Vec<NodeId> {
     })
 }
 
-/// `f` over `items`, on as many threads as there are cores (at most one per item); results
-/// in the items' order.
+/// `f` over `items`, in as many parts as there are cores (at most one item each), the first
+/// on the calling thread and the others on threads of their own; results in the items' order.
 fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
     let threads = std::thread::available_parallelism()
         .map_or(1, usize::from)
@@ -949,14 +949,29 @@ fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Ve
     }
     let chunk = items.len().div_ceil(threads);
     std::thread::scope(|scope| {
-        let handles: Vec<_> = items
-            .chunks(chunk)
-            .map(|part| scope.spawn(|| part.iter().map(&f).collect::<Vec<R>>()))
+        let mut parts = items.chunks(chunk);
+        let first = parts.next().unwrap_or_default();
+        // The other parts on threads of their own; a part whose thread cannot be made (a
+        // build sandbox limiting threads, say) runs here after the first, to the same result.
+        let others: Vec<Result<_, &[T]>> = parts
+            .map(|part| {
+                std::thread::Builder::new()
+                    .spawn_scoped(scope, || part.iter().map(&f).collect::<Vec<R>>())
+                    .map_err(|_| part)
+            })
             .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
-            .collect()
+        let mut out: Vec<R> = first.iter().map(&f).collect();
+        for other in others {
+            match other {
+                Ok(handle) => out.extend(
+                    handle
+                        .join()
+                        .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+                ),
+                Err(part) => out.extend(part.iter().map(&f)),
+            }
+        }
+        out
     })
 }
 
