@@ -299,11 +299,7 @@ impl Module {
                 }
             });
             let roots: Vec<NodeId> = lowered.iter().flat_map(Function::roots).collect();
-            let live = g.reachable(&roots);
-            let copied = g.copy_live_into(&mut graph, &roots, &live, |out, map, _, node| {
-                out.intern(map.children(node))
-            });
-            let mut it = copied.into_iter();
+            let mut it = g.copy_reachable_into(&mut graph, &roots).into_iter();
             for (&i, f) in members.iter().zip(lowered) {
                 functions[i] = Some(Function {
                     kind: f.kind,

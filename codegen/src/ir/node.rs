@@ -139,13 +139,7 @@ impl std::ops::DerefMut for Operands {
 
 impl From<&[NodeId]> for Operands {
     fn from(ids: &[NodeId]) -> Operands {
-        if ids.len() <= Operands::INLINE {
-            let mut inline = [NodeId(0); Operands::INLINE];
-            inline[..ids.len()].copy_from_slice(ids);
-            Operands(Store::Inline(ids.len() as u8, inline))
-        } else {
-            Operands(Store::Heap(ids.into()))
-        }
+        ids.iter().copied().collect()
     }
 }
 
@@ -161,7 +155,7 @@ impl From<Vec<NodeId>> for Operands {
 
 impl<const N: usize> From<[NodeId; N]> for Operands {
     fn from(ids: [NodeId; N]) -> Operands {
-        Operands::from(&ids[..])
+        ids.into_iter().collect()
     }
 }
 

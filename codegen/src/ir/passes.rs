@@ -140,6 +140,15 @@ impl Graph {
         (out, roots)
     }
 
+    /// Copies what `roots` reach into `out` as it is (interned there, so nodes `out` already
+    /// has are shared); the roots' ids in `out`.
+    pub(crate) fn copy_reachable_into(&self, out: &mut Graph, roots: &[NodeId]) -> Vec<NodeId> {
+        let live = self.reachable(roots);
+        self.copy_live_into(out, roots, &live, |out, map, _, node| {
+            out.intern(map.children(node))
+        })
+    }
+
     /// Copies the `live` nodes (which must include everything `roots` depend on) into `out` in
     /// id order, keeping display names: `build` makes the copy of old node `i` in `out`, given
     /// the copies of the earlier nodes. Returns the roots' ids in `out`. Every rewriting pass

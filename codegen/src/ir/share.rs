@@ -887,38 +887,14 @@ pub(crate) fn share_per_function_among(
             *at += groups[k].len();
         }
         // The cheapest, the first form on ties.
-        let mut best: Option<((usize, usize), Candidate)> = None;
-        for (c, cand) in candidates {
-            let cheaper = match &best {
-                None => true,
-                Some((b, _)) => c < *b,
-            };
-            if cheaper {
-                best = Some((c, cand));
-            }
-        }
-        let (g, r): (&Graph, Vec<NodeId>) = match best.expect("at least one form").1 {
-            Candidate::Own(g, r) => {
-                let (g, r) = g
-                    .if_cheaper(&r, Graph::merge_constant_offsets)
-                    .unwrap_or((*g, r));
-                // Signs last: the passes above choose what is computed, this only how it is
-                // signed.
-                let (g, r) = g.if_cheaper(&r, Graph::choose_signs).unwrap_or((g, r));
-                all.push(copy_live(&g, &r, &mut out));
-                continue;
-            }
-            Candidate::Whole(v, r) => (&wholes[v].0, r),
-        };
-        let merged = g.if_cheaper(&r, Graph::merge_constant_offsets);
-        let (g, r) = match &merged {
-            Some((m, mr)) => (m, mr.clone()),
-            None => (g, r),
-        };
-        match g.if_cheaper(&r, Graph::choose_signs) {
-            Some((s, sr)) => all.push(copy_live(&s, &sr, &mut out)),
-            None => all.push(copy_live(g, &r, &mut out)),
-        }
+        let (_, best) = candidates
+            .into_iter()
+            .reduce(|best, c| if c.0 < best.0 { c } else { best })
+            .expect("at least one form");
+        all.push(match best {
+            Candidate::Own(g, r) => finish(&g, &r, &mut out),
+            Candidate::Whole(v, r) => finish(&wholes[v].0, &r, &mut out),
+        });
     }
     (out, all)
 }
@@ -930,12 +906,16 @@ enum Candidate {
     Whole(usize, Vec<NodeId>),
 }
 
-/// Copies what `roots` reach in `g` into `out`; the roots' ids there.
-fn copy_live(g: &Graph, roots: &[NodeId], out: &mut Graph) -> Vec<NodeId> {
-    let live = g.reachable(roots);
-    g.copy_live_into(out, roots, &live, |out, map, _, node| {
-        out.intern(map.children(node))
-    })
+/// A function's chosen sharing made final and copied into `out` (its roots' ids there):
+/// constant offsets merged, then the signs chosen (the passes before choose what is
+/// computed, this only how it is signed), each where it is cheaper.
+fn finish(g: &Graph, roots: &[NodeId], out: &mut Graph) -> Vec<NodeId> {
+    let merged = g.if_cheaper(roots, Graph::merge_constant_offsets);
+    let (g, roots) = merged.as_ref().map_or((g, roots), |(m, r)| (m, &r[..]));
+    match g.if_cheaper(roots, Graph::choose_signs) {
+        Some((signed, r)) => signed.copy_reachable_into(out, &r),
+        None => g.copy_reachable_into(out, roots),
+    }
 }
 
 /// `f` over `items`, in as many parts as there are cores (at most one item each), the first
