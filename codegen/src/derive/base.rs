@@ -12,11 +12,12 @@
 use std::collections::HashMap;
 
 use super::regressor::{
-    all_symbolic, copy_into, parameter_bodies, symbolic_inverse_dynamics, STANDARD_NAMES,
+    all_symbolic, copy_into, parameter_bodies, parameter_columns, symbolic_inverse_dynamics,
+    STANDARD_NAMES,
 };
 use super::scalar::S;
 use super::{derive_with, params, snap_axes, unread_base_entries};
-use crate::ir::{Env, Graph, NodeId, Var};
+use crate::ir::{Env, Graph, NodeId};
 use crate::model::{BaseMotion, JointKind, ParameterSet, Robot};
 
 /// Residual, relative to the column's norm, below which a column counts as dependent.
@@ -83,10 +84,7 @@ fn analyse(robot: &Robot) -> (Graph, Vec<Vec<NodeId>>, BaseSet) {
     };
     let rows = tau.len();
     let p = params.len();
-    let cols: Vec<Vec<NodeId>> = params
-        .iter()
-        .map(|&k| g.diff_many(&tau, Var::Param(k)))
-        .collect();
+    let cols = parameter_columns(&mut g, &tau, &params);
 
     // The columns at random states, stacked (and random base motions on a moving base).
     let flat: Vec<NodeId> = cols.iter().flatten().copied().collect();

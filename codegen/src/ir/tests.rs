@@ -638,6 +638,35 @@ proptest! {
         let (_, scale) = direct(&e, &env);
         prop_assert!(close(got, fd, scale, 1e-5), "d/d{var:?}: symbolic {got} vs fd {fd}");
     }
+
+    #[test]
+    fn param_jacobian_matches_forward_mode(a in expr(), b in expr(), env in state()) {
+        let mut g = Graph::new();
+        // Both parameters exist whatever the expressions read.
+        let params: Vec<u32> = (0..2u32)
+            .map(|k| {
+                let id = g.param(&format!("p{k}"), PARAMS[k as usize]);
+                match g.node(id) {
+                    Node::Var(Var::Param(p)) => *p,
+                    other => unreachable!("a parameter is a leaf: {other:?}"),
+                }
+            })
+            .collect();
+        let roots = [build(&mut g, &a), build(&mut g, &b)];
+        let reverse = g.param_jacobian(&roots, &params);
+        prop_assert_eq!(reverse.len(), 2);
+        for (k, column) in reverse.iter().enumerate() {
+            let forward = g.diff_many(&roots, Var::Param(params[k]));
+            for (i, (&r, &f)) in column.iter().zip(&forward).enumerate() {
+                let (want, got) = (g.eval(f, &env), g.eval(r, &env));
+                let (_, scale) = direct(if i == 0 { &a } else { &b }, &env);
+                prop_assert!(
+                    close(got, want, scale, 1e-9),
+                    "d root {i} / d p{k}: reverse {got} vs forward {want}"
+                );
+            }
+        }
+    }
 }
 
 #[test]
