@@ -491,7 +491,7 @@ const SHARED_COMPARISON_MAX: usize = 20_000;
 
 /// Whether `b` has fewer operations than `a` (both roots of `g`), compared as
 /// [`SHARED_COMPARISON_MAX`] says.
-fn fewer_operations(g: &Graph, a: &[NodeId], b: &[NodeId]) -> bool {
+pub(crate) fn fewer_operations(g: &Graph, a: &[NodeId], b: &[NodeId]) -> bool {
     let (ga, ra) = g.lower_trig_sums(a);
     let (gb, rb) = g.lower_trig_sums(b);
     let (ca, cb) = (ga.op_count(&ra).total(), gb.op_count(&rb).total());

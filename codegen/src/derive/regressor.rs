@@ -102,23 +102,22 @@ pub fn regressor(target: &mut Graph, robot: &Robot) -> Regressor {
 /// mode (an adjoint walk per joint force), the form with fewer operations kept. The
 /// dynamics are linear in the parameters, so both are exact; reverse mode carries each body's
 /// force adjoint along the chain once per joint instead of once per parameter (the UR5's
-/// regressor 1132 -> 684 operations, a 30-joint chain's 197135 -> 92292), forward mode
+/// regressor 1132 -> 683 operations, a 30-joint chain's 197135 -> 92292), forward mode
 /// shares more where a floating base's wrench reads every body (the floating quadruped's
-/// regressor: 2996 forward, 3286 reverse). The counts compared are those before the sharing
-/// passes, which order the two forms as the passes' results do on every shipped robot; a
-/// reverse form with a sum of more than [`REVERSE_LARGEST_SUM_MAX`] terms is not taken.
+/// regressor: 2996 forward, 3286 reverse). The two are compared as the derivatives' forms are
+/// (after the sharing passes up to 20000 operations, see `derivatives::fewer_operations`;
+/// compared before them, the Stanford arm's regressor kept 687 operations where 635 were to
+/// be had); a reverse form with a sum of more than [`REVERSE_LARGEST_SUM_MAX`] terms is not
+/// taken.
 pub(crate) fn parameter_columns(g: &mut Graph, tau: &[NodeId], params: &[u32]) -> Vec<Vec<NodeId>> {
     let forward: Vec<Vec<NodeId>> = params
         .iter()
         .map(|&k| g.diff_many(tau, Var::Param(k)))
         .collect();
     let reverse = g.param_jacobian(tau, params);
-    let operations = |cols: &[Vec<NodeId>]| {
-        let roots: Vec<NodeId> = cols.iter().flatten().copied().collect();
-        g.op_count(&roots).total()
-    };
+    let flat = |cols: &[Vec<NodeId>]| -> Vec<NodeId> { cols.iter().flatten().copied().collect() };
     if largest_sum(g, &reverse) <= REVERSE_LARGEST_SUM_MAX
-        && operations(&reverse) < operations(&forward)
+        && super::derivatives::fewer_operations(g, &flat(&forward), &flat(&reverse))
     {
         reverse
     } else {
