@@ -16,8 +16,8 @@
 
 use rustc_hash::FxHashMap as HashMap;
 
-use super::ldlt;
 use super::scalar::{Cx, S};
+use super::{fewer_operations, ldlt};
 use crate::ir::{BaseVar, Graph, Node, NodeId, Var};
 
 /// The derivative outputs, row-major `N×N` (`[i*n + j] = ∂ out_i / ∂ in_j`).
@@ -189,13 +189,8 @@ pub fn derivatives(
         }
     };
     let jacobian = |g: &mut Graph, f: &[NodeId], dirs: &[Direction]| -> Vec<NodeId> {
-        let mut out = vec![NodeId(0); n * f.len()];
-        for (j, d) in dirs.iter().enumerate() {
-            for (i, x) in column(g, f, d).into_iter().enumerate() {
-                out[i * n + j] = x;
-            }
-        }
-        out
+        let columns: Vec<Vec<NodeId>> = dirs.iter().map(|d| column(g, f, d)).collect();
+        row_major(&columns)
     };
     let along: Vec<Direction> = c.velocity.iter().map(|&v| Direction::Along(v)).collect();
     // Reverse mode (an adjoint walk per output, every input at once) where every direction
@@ -210,37 +205,23 @@ pub fn derivatives(
             Direction::Tangent(_) => None,
         })
         .collect();
-    let reverse = |g: &mut Graph, f: &[NodeId], wrt: &[Var]| -> Vec<NodeId> {
-        let columns = g.gradients(f, wrt);
-        let width = wrt.len();
-        let mut out = vec![NodeId(0); width * f.len()];
-        for (j, column) in columns.into_iter().enumerate() {
-            for (i, x) in column.into_iter().enumerate() {
-                out[i * width + j] = x;
-            }
-        }
-        out
-    };
     let mut dtau_dq = jacobian(g, tau, &c.position);
     let mut dtau_dqd = jacobian(g, tau, &along);
     let mut dg_dq = jacobian(g, gravity, &c.position);
     if let Some(position) = leaves {
+        // One adjoint walk per joint force gives its row of both ∂τ/∂q and ∂τ/∂q̇.
         let both: Vec<Var> = position.iter().chain(&c.velocity).copied().collect();
-        let rev = reverse(g, tau, &both);
-        // Row i of `rev` holds ∂τ_i/∂q then ∂τ_i/∂q̇.
-        let (mut rq, mut rqd) = (Vec::new(), Vec::new());
-        for row in rev.chunks(2 * n) {
-            rq.extend_from_slice(&row[..n]);
-            rqd.extend_from_slice(&row[n..]);
-        }
+        let columns = g.gradients(tau, &both);
+        let (rq, rqd) = (row_major(&columns[..n]), row_major(&columns[n..]));
         let forward: Vec<NodeId> = dtau_dq.iter().chain(&dtau_dqd).copied().collect();
-        if fewer_operations(g, &forward, &rev) {
+        let reverse: Vec<NodeId> = rq.iter().chain(&rqd).copied().collect();
+        if fewer_operations(g, &forward, &reverse) {
             dtau_dq = rq;
             dtau_dqd = rqd;
         }
-        let rev_g = reverse(g, gravity, &position);
-        if fewer_operations(g, &dg_dq, &rev_g) {
-            dg_dq = rev_g;
+        let rg = row_major(&g.gradients(gravity, &position));
+        if fewer_operations(g, &dg_dq, &rg) {
+            dg_dq = rg;
         }
     }
 
@@ -483,24 +464,10 @@ fn lift(g: &Graph, m: &[NodeId], n: usize) -> Vec<Vec<S<NodeId>>> {
         .collect()
 }
 
-/// Up to this many operations (both forms, `sin`/`cos` of sums lowered) the forward- and
-/// reverse-mode forms of a derivative are compared after the sharing passes the emitters run;
-/// above, before them. Before the sharing the counts can order the two wrongly (the UR5's
-/// gravity derivatives: 100 forward against 86 reverse, but 64 against 72 once shared).
-const SHARED_COMPARISON_MAX: usize = 20_000;
-
-/// Whether `b` has fewer operations than `a` (both roots of `g`), compared as
-/// [`SHARED_COMPARISON_MAX`] says.
-pub(crate) fn fewer_operations(g: &Graph, a: &[NodeId], b: &[NodeId]) -> bool {
-    let (ga, ra) = g.lower_trig_sums(a);
-    let (gb, rb) = g.lower_trig_sums(b);
-    let (ca, cb) = (ga.op_count(&ra).total(), gb.op_count(&rb).total());
-    if ca.max(cb) > SHARED_COMPARISON_MAX {
-        return cb < ca;
-    }
-    let shared = |h: &Graph, r: Vec<NodeId>| {
-        let (s, groups) = h.share_per_function(&[r]);
-        s.op_count(&groups[0]).total()
-    };
-    shared(&gb, rb) < shared(&ga, ra)
+/// The matrix whose column `j` is `columns[j]` (all of one length), row-major.
+fn row_major(columns: &[Vec<NodeId>]) -> Vec<NodeId> {
+    let rows = columns.first().map_or(0, Vec::len);
+    (0..rows)
+        .flat_map(|i| columns.iter().map(move |column| column[i]))
+        .collect()
 }

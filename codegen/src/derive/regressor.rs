@@ -2,10 +2,10 @@
 //!
 //! The robot is derived once more with every inertial parameter of every body symbolic
 //! (physical parameter set); the inverse dynamics is linear in them, so column `(b, p)` of `Y`
-//! is `∂τ/∂π_{b,p}` ([`Graph::diff_many`]) and reads no parameter. The columns are then copied
-//! into the module's graph.
+//! is `∂τ/∂π_{b,p}` (forward or reverse mode, [`parameter_columns`]) and reads no parameter.
+//! The columns are then copied into the module's graph.
 
-use crate::derive::derive_with;
+use crate::derive::{derive_with, fewer_operations};
 use crate::ir::{Graph, Node, NodeId, Var};
 use crate::model::{ParameterSet, Robot, SymbolicInertial};
 
@@ -105,7 +105,7 @@ pub fn regressor(target: &mut Graph, robot: &Robot) -> Regressor {
 /// regressor 1132 -> 683 operations, a 30-joint chain's 197135 -> 92292), forward mode
 /// shares more where a floating base's wrench reads every body (the floating quadruped's
 /// regressor: 2996 forward, 3286 reverse). The two are compared as the derivatives' forms are
-/// (after the sharing passes up to 20000 operations, see `derivatives::fewer_operations`;
+/// (after the sharing passes up to 20000 operations, see [`fewer_operations`];
 /// compared before them, the Stanford arm's regressor kept 687 operations where 635 were to
 /// be had); a reverse form with a sum of more than [`REVERSE_LARGEST_SUM_MAX`] terms is not
 /// taken.
@@ -116,8 +116,9 @@ pub(crate) fn parameter_columns(g: &mut Graph, tau: &[NodeId], params: &[u32]) -
         .collect();
     let reverse = g.param_jacobian(tau, params);
     let flat = |cols: &[Vec<NodeId>]| -> Vec<NodeId> { cols.iter().flatten().copied().collect() };
-    if largest_sum(g, &reverse) <= REVERSE_LARGEST_SUM_MAX
-        && super::derivatives::fewer_operations(g, &flat(&forward), &flat(&reverse))
+    let reverse_roots = flat(&reverse);
+    if largest_sum(g, &reverse_roots) <= REVERSE_LARGEST_SUM_MAX
+        && fewer_operations(g, &flat(&forward), &reverse_roots)
     {
         reverse
     } else {
@@ -133,10 +134,9 @@ pub(crate) fn parameter_columns(g: &mut Graph, tau: &[NodeId], params: &[u32]) -
 /// sums have at most 12 terms). Above this the forward form is kept.
 const REVERSE_LARGEST_SUM_MAX: usize = 256;
 
-/// The most operands of any sum `cols` reach in `g`.
-fn largest_sum(g: &Graph, cols: &[Vec<NodeId>]) -> usize {
-    let roots: Vec<NodeId> = cols.iter().flatten().copied().collect();
-    let live = g.reachable(&roots);
+/// The most operands of any sum `roots` reach in `g`.
+fn largest_sum(g: &Graph, roots: &[NodeId]) -> usize {
+    let live = g.reachable(roots);
     g.nodes()
         .iter()
         .zip(live)

@@ -416,16 +416,16 @@ impl Graph {
     /// The derivative of the leaf `v` with respect to the leaf `wrt` (zero unless
     /// [`moves_with`]).
     fn diff_var(&mut self, v: Var, wrt: Var) -> NodeId {
-        if v == wrt {
-            return self.constant(1.0);
+        if !moves_with(v, wrt) {
+            return self.constant(0.0);
         }
-        match (v, wrt) {
-            (Var::Sin(m), Var::Q(j)) if m & (1u64 << j) != 0 => self.var(Var::Cos(m)),
-            (Var::Cos(m), Var::Q(j)) if m & (1u64 << j) != 0 => {
+        match v {
+            Var::Sin(m) if v != wrt => self.var(Var::Cos(m)),
+            Var::Cos(m) if v != wrt => {
                 let s = self.var(Var::Sin(m));
                 self.neg(s)
             }
-            _ => self.constant(0.0),
+            _ => self.constant(1.0),
         }
     }
 }
@@ -434,7 +434,7 @@ impl Graph {
 /// holds the joint `wrt` is the angle of.
 fn moves_with(v: Var, wrt: Var) -> bool {
     match (v, wrt) {
-        (Var::Sin(m) | Var::Cos(m), Var::Q(j)) => v == wrt || m & (1u64 << j) != 0,
+        (Var::Sin(m) | Var::Cos(m), Var::Q(j)) => m & (1u64 << j) != 0,
         _ => v == wrt,
     }
 }
