@@ -1397,6 +1397,7 @@ fn plan_function(
         motion,
         g,
         local: vec![None; g.len()],
+        ready: ready_times(g),
     };
     let mut depth = vec![0u32; g.len()];
     let mut locals = Vec::new();
@@ -1568,6 +1569,9 @@ struct Builder<'a> {
     motion: BaseMotion,
     g: &'a Graph,
     local: Vec<Option<String>>,
+    /// Estimated cycle at which each node's value is ready ([`ready_times`]): the terms of a
+    /// sum and the factors of a product are written earliest first.
+    ready: Vec<u32>,
 }
 
 impl Builder<'_> {
@@ -1630,7 +1634,7 @@ impl Builder<'_> {
                 Var::Cos(m) => Ex::Call(Func::Cos, Box::new(self.angle(m))),
             },
             Node::Add(v) => self.sum(v),
-            Node::Mul(v) => Ex::Prod(v.iter().map(|&c| self.ex(c)).collect()),
+            Node::Mul(v) => Ex::Prod(self.by_ready(v).into_iter().map(|c| self.ex(c)).collect()),
             Node::Neg(x) => Ex::Neg(Box::new(self.ex(*x))),
             Node::Div(a, b) => Ex::Div(Box::new(self.ex(*a)), Box::new(self.ex(*b))),
             Node::Sqrt(x) => Ex::Call(Func::Sqrt, Box::new(self.ex(*x))),
@@ -1640,34 +1644,118 @@ impl Builder<'_> {
     /// A sum with its signs written as subtractions; positive terms first, so a leading minus
     /// is only written when every term is negative.
     fn sum(&self, v: &[NodeId]) -> Ex {
-        let mut pos = Vec::new();
-        let mut neg_lit = Vec::new();
-        let mut negated = Vec::new();
+        // (operands ready, kind: 0 positive, 1 negative literal, 2 negated; term)
+        let mut terms: Vec<(u32, u8, Ex)> = Vec::with_capacity(v.len());
         for &c in v {
             let has_local = self.local[c.index()].is_some();
+            let at = self.operands_ready(c);
             match self.g.node(c) {
-                Node::Neg(x) => negated.push((true, self.ex(*x))),
+                Node::Neg(x) => terms.push((at, 2, self.ex(*x))),
                 Node::Const(bits) if f64::from_bits(*bits) < 0.0 => {
-                    neg_lit.push((true, Ex::Lit(-f64::from_bits(*bits))));
+                    terms.push((at, 1, Ex::Lit(-f64::from_bits(*bits))));
                 }
                 Node::Mul(f) if !has_local && self.g.as_const(f[0]).is_some_and(|k| k < 0.0) => {
                     let k = -self.g.as_const(f[0]).unwrap_or(-1.0);
                     let mut fs = vec![Ex::Lit(k)];
-                    fs.extend(f[1..].iter().map(|&x| self.ex(x)));
-                    neg_lit.push((true, Ex::Prod(fs)));
+                    fs.extend(self.by_ready(&f[1..]).into_iter().map(|x| self.ex(x)));
+                    terms.push((at, 1, Ex::Prod(fs)));
                 }
-                _ => pos.push((false, self.ex(c))),
+                _ => terms.push((at, 0, self.ex(c))),
             }
         }
-        if pos.is_empty() && !neg_lit.is_empty() {
+        // Earliest first: the sum is one chain of additions (or fused multiply-adds), so the
+        // terms that are ready first are added while the later ones are still computed.
+        terms.sort_by_key(|t| t.0);
+        // A positive term leads where there is one, so that no negation is written.
+        if let Some(p) = terms.iter().position(|t| t.1 == 0) {
+            let t = terms.remove(p);
+            terms.insert(0, t);
+        } else if let Some(p) = terms.iter().position(|t| t.1 == 1) {
             // The negative literal leads, carrying its sign.
-            let (_, first) = neg_lit.remove(0);
-            pos.push((false, negate_literal(first)));
+            let (at, _, e) = terms.remove(p);
+            terms.insert(0, (at, 0, negate_literal(e)));
         }
-        pos.extend(neg_lit);
-        pos.extend(negated);
-        Ex::Sum(pos)
+        Ex::Sum(
+            terms
+                .into_iter()
+                .map(|(_, kind, e)| (kind != 0, e))
+                .collect(),
+        )
     }
+
+    /// Factors in the order they are multiplied: constants first, then earliest ready.
+    fn by_ready(&self, v: &[NodeId]) -> Vec<NodeId> {
+        let mut v = v.to_vec();
+        v.sort_by_key(|&c| (self.g.as_const(c).is_none(), self.ready[c.index()]));
+        v
+    }
+
+    /// When a sum's term can enter the sum: a product's last multiplication is fused into
+    /// the addition, so its operands' time, otherwise the term's own.
+    fn operands_ready(&self, c: NodeId) -> u32 {
+        match self.g.node(c) {
+            Node::Mul(f) => product_operands_ready(&self.ready, f),
+            Node::Neg(x) => self.operands_ready(*x),
+            _ => self.ready[c.index()],
+        }
+    }
+}
+
+/// Cycles from an operation's operands to its result, roughly as x86-64 cores take them; only
+/// the order of terms depends on them.
+const LATENCY_ARITHMETIC: u32 = 4;
+const LATENCY_DIVIDE: u32 = 14;
+/// The sines and cosines come out of one block, all at about the same time.
+const LATENCY_TRIG: u32 = 40;
+
+/// Estimated cycle at which each node of `g` is ready, its operands taken earliest first and
+/// a sum's products fused into its chain of additions.
+fn ready_times(g: &Graph) -> Vec<u32> {
+    let mut ready = vec![0u32; g.len()];
+    for (i, node) in g.nodes().iter().enumerate() {
+        ready[i] = match node {
+            Node::Const(_) => 0,
+            Node::Var(v) if v.is_trig() => LATENCY_TRIG,
+            Node::Var(_) => 0,
+            Node::Neg(x) => ready[x.index()],
+            Node::Mul(f) => product_operands_ready(&ready, f) + LATENCY_ARITHMETIC,
+            Node::Add(v) => {
+                let operands = |c: &NodeId| match g.node(*c) {
+                    Node::Mul(f) => product_operands_ready(&ready, f),
+                    Node::Neg(x) => match g.node(*x) {
+                        Node::Mul(f) => product_operands_ready(&ready, f),
+                        _ => ready[x.index()],
+                    },
+                    _ => ready[c.index()],
+                };
+                let mut at: Vec<u32> = v.iter().map(operands).collect();
+                at.sort_unstable();
+                let mut acc = at.first().copied().unwrap_or(0);
+                for &t in at.iter().skip(1) {
+                    acc = acc.max(t) + LATENCY_ARITHMETIC;
+                }
+                acc
+            }
+            Node::Div(a, b) => ready[a.index()].max(ready[b.index()]) + LATENCY_DIVIDE,
+            Node::Sqrt(x) => ready[x.index()] + LATENCY_DIVIDE,
+        };
+    }
+    ready
+}
+
+/// When the last multiplication of a product can start: its factors multiplied earliest
+/// first, all but the last.
+fn product_operands_ready(ready: &[u32], factors: &[NodeId]) -> u32 {
+    let mut at: Vec<u32> = factors.iter().map(|f| ready[f.index()]).collect();
+    at.sort_unstable();
+    let Some((&last, head)) = at.split_last() else {
+        return 0;
+    };
+    let mut acc = head.first().copied().unwrap_or(0);
+    for &t in head.iter().skip(1) {
+        acc = acc.max(t) + LATENCY_ARITHMETIC;
+    }
+    acc.max(last)
 }
 
 /// `k` → `-k`, `k * m` → `-k * m` for a literal `k`.
@@ -1828,10 +1916,11 @@ fn fused(terms: &[(bool, Ex)]) -> bool {
 }
 
 /// The terms of a fused sum in the order [`render_fused`] writes them: as written, except
-/// that a leading product followed by another term is swapped with it, so that it fuses too.
+/// that a leading product followed by an added term that is not a product is swapped with
+/// it, so that it fuses too (not with a subtracted one: that would cost a negation in front).
 fn fused_order(terms: &[(bool, Ex)]) -> Vec<&(bool, Ex)> {
     let mut order: Vec<&(bool, Ex)> = terms.iter().collect();
-    if order.len() > 1 && product(&order[0].1) && !product(&order[1].1) {
+    if order.len() > 1 && product(&order[0].1) && !order[1].0 && !product(&order[1].1) {
         order.swap(0, 1);
     }
     order

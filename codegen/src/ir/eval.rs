@@ -248,8 +248,13 @@ impl Graph {
             };
         }
         let mut result = vec![vec![zero; ids.len()]; wrt.len()];
-        // Contributions to each node's adjoint, gathered from its parents.
+        // Sums that turn with one angle ([`Graph::turn_rate`]), found once for every root.
+        let mut turns: HashMap<NodeId, Option<NodeId>> = HashMap::default();
+        // Contributions to each node's adjoint, gathered from its parents; and those whose
+        // part through the node's sine or cosine was already taken by a turning sum above it
+        // (they reach the node's other factors only).
         let mut parts: Vec<Vec<NodeId>> = vec![Vec::new(); live.len()];
+        let mut turned: Vec<Vec<NodeId>> = vec![Vec::new(); live.len()];
         for (i, &root) in ids.iter().enumerate() {
             if !depends[root.index()] {
                 continue;
@@ -257,17 +262,29 @@ impl Graph {
             parts[root.index()].push(one);
             let mut columns: Vec<Vec<NodeId>> = vec![Vec::new(); wrt.len()];
             for id in (0..=root.index()).rev() {
-                if parts[id].is_empty() {
+                if parts[id].is_empty() && turned[id].is_empty() {
                     continue;
                 }
-                let terms = std::mem::take(&mut parts[id]);
-                let adjoint = self.sum(&terms);
-                if adjoint == zero {
+                let adjoint = {
+                    let terms = std::mem::take(&mut parts[id]);
+                    self.sum(&terms)
+                };
+                let adjoint_turned = {
+                    let terms = std::mem::take(&mut turned[id]);
+                    self.sum(&terms)
+                };
+                if adjoint == zero && adjoint_turned == zero {
                     continue;
                 }
+                let total = self.add(adjoint, adjoint_turned);
                 let nid = NodeId(id as u32);
                 match self.node(nid).clone() {
                     Node::Var(v) => {
+                        // A sine's or cosine's part through a turning sum is taken there.
+                        let adjoint = if v.is_trig() { adjoint } else { total };
+                        if adjoint == zero {
+                            continue;
+                        }
                         for (k, &w) in wrt.iter().enumerate() {
                             if moves_with(v, w) {
                                 let d = self.diff_var(v, w);
@@ -278,32 +295,82 @@ impl Graph {
                     }
                     Node::Const(_) => {}
                     Node::Add(ch) => {
+                        let turn = match turns.get(&nid) {
+                            Some(t) => *t,
+                            None => {
+                                let t = self.turn_rate(&ch, wrt);
+                                turns.insert(nid, t);
+                                t
+                            }
+                        };
+                        if let Some(rate) = turn {
+                            // The sum turns with the joints of one angle at a rate the graph
+                            // has (a rotated vector's other component): one product per root
+                            // for the column, where its terms would take one each.
+                            let part = self.mul(total, rate);
+                            let mask = self.turn_mask(&ch).unwrap_or(0);
+                            for (k, &w) in wrt.iter().enumerate() {
+                                if moves_with(Var::Sin(mask), w) {
+                                    columns[k].push(part);
+                                }
+                            }
+                        }
                         for c in ch.iter().filter(|c| depends[c.index()]) {
-                            parts[c.index()].push(adjoint);
+                            if turn.is_some() && self.trig_factor(*c).is_some() {
+                                turned[c.index()].push(total);
+                            } else {
+                                parts[c.index()].push(total);
+                            }
                         }
                     }
                     Node::Mul(ch) => {
                         for (k, c) in ch.iter().enumerate() {
-                            if depends[c.index()] {
+                            if !depends[c.index()] {
+                                continue;
+                            }
+                            let by = |g: &mut Graph, a: NodeId| {
                                 let mut fs: Vec<NodeId> = ch.to_vec();
-                                fs[k] = adjoint;
-                                let part = self.product(&fs);
+                                fs[k] = a;
+                                g.product(&fs)
+                            };
+                            if self.is_trig_leaf(*c) {
+                                if adjoint != zero {
+                                    let part = by(self, adjoint);
+                                    parts[c.index()].push(part);
+                                }
+                            } else if matches!(self.node(*c), Node::Mul(_) | Node::Neg(_)) {
+                                if adjoint != zero {
+                                    let part = by(self, adjoint);
+                                    parts[c.index()].push(part);
+                                }
+                                if adjoint_turned != zero {
+                                    let part = by(self, adjoint_turned);
+                                    turned[c.index()].push(part);
+                                }
+                            } else {
+                                let part = by(self, total);
                                 parts[c.index()].push(part);
                             }
                         }
                     }
                     Node::Neg(x) => {
-                        let part = self.neg(adjoint);
-                        parts[x.index()].push(part);
+                        if adjoint != zero {
+                            let part = self.neg(adjoint);
+                            parts[x.index()].push(part);
+                        }
+                        if adjoint_turned != zero {
+                            let part = self.neg(adjoint_turned);
+                            turned[x.index()].push(part);
+                        }
                     }
                     Node::Div(a, b) => {
                         // d(a/b) = da / b - (a/b) db / b
                         if depends[a.index()] {
-                            let part = self.div(adjoint, b);
+                            let part = self.div(total, b);
                             parts[a.index()].push(part);
                         }
                         if depends[b.index()] {
-                            let scaled = self.mul(adjoint, nid);
+                            let scaled = self.mul(total, nid);
                             let quotient = self.div(scaled, b);
                             let part = self.neg(quotient);
                             parts[b.index()].push(part);
@@ -313,7 +380,7 @@ impl Graph {
                         // d sqrt(x) = dx / (2 sqrt x)
                         let two = self.constant(2.0);
                         let den = self.mul(two, nid);
-                        let part = self.div(adjoint, den);
+                        let part = self.div(total, den);
                         parts[x.index()].push(part);
                     }
                 }
@@ -415,6 +482,103 @@ impl Graph {
 
     /// The derivative of the leaf `v` with respect to the leaf `wrt` (zero unless
     /// [`moves_with`]).
+    /// The sine or cosine a term turns with: its only trigonometric factor, nested products
+    /// and a negation looked through (`None` without one, or with several).
+    fn trig_factor(&self, t: NodeId) -> Option<NodeId> {
+        let mut found = Vec::new();
+        let mut stack = vec![t];
+        while let Some(x) = stack.pop() {
+            match self.node(x) {
+                Node::Neg(y) => stack.push(*y),
+                Node::Mul(v) => stack.extend(v.iter()),
+                Node::Var(v) if v.is_trig() => found.push(x),
+                _ => {}
+            }
+        }
+        match found.as_slice() {
+            [one] => Some(*one),
+            _ => None,
+        }
+    }
+
+    /// The one angle (joint mask) the trigonometric factors of a sum's terms share, if they
+    /// share one.
+    fn turn_mask(&self, terms: &[NodeId]) -> Option<u64> {
+        let mut mask = None;
+        for &t in terms {
+            if let Some(f) = self.trig_factor(t) {
+                let Node::Var(Var::Sin(m) | Var::Cos(m)) = self.node(f) else {
+                    return None;
+                };
+                if *mask.get_or_insert(*m) != *m {
+                    return None;
+                }
+            }
+        }
+        mask
+    }
+
+    /// The rate of the sum of `terms` along its angle, when the graph already has it (or has
+    /// its terms, and only their sum is new): at least two terms are products with one sine
+    /// or cosine each, of one angle (the others have none, and move with it only through
+    /// their operands), and the rate, each of those swapped for its derivative, is built of
+    /// products the graph had (`c x - s y` of a rotation turns at `-(s x + c y)`, its other
+    /// component). Only when a column moves with that angle.
+    fn turn_rate(&mut self, terms: &[NodeId], wrt: &[Var]) -> Option<NodeId> {
+        let mask = self.turn_mask(terms)?;
+        if !wrt.iter().any(|&w| moves_with(Var::Sin(mask), w)) {
+            return None;
+        }
+        // Trigonometric factors that are not direct or nested products (a sine inside a sum
+        // or a quotient) move with the angle too, and are not taken here.
+        let turning: Vec<NodeId> = terms
+            .iter()
+            .copied()
+            .filter(|&t| self.trig_factor(t).is_some())
+            .collect();
+        if turning.len() < 2 {
+            return None;
+        }
+        let before = self.len();
+        let mut rate = Vec::with_capacity(turning.len());
+        for t in turning {
+            let (negated, t) = match self.node(t) {
+                Node::Neg(x) => (true, *x),
+                _ => (false, t),
+            };
+            let mut factors = Vec::new();
+            let mut stack = vec![t];
+            while let Some(x) = stack.pop() {
+                match self.node(x) {
+                    Node::Mul(v) => stack.extend(v.iter().rev()),
+                    _ => factors.push(x),
+                }
+            }
+            let mut negated = negated;
+            for f in &mut factors {
+                match *self.node(*f) {
+                    Node::Var(Var::Sin(m)) => *f = self.var(Var::Cos(m)),
+                    Node::Var(Var::Cos(m)) => {
+                        negated = !negated;
+                        *f = self.var(Var::Sin(m));
+                    }
+                    _ => {}
+                }
+            }
+            let p = self.product(&factors);
+            rate.push((p, if negated { -1.0 } else { 1.0 }));
+        }
+        let rate = self.sum_signed(&rate);
+        // A product the graph did not have would cost a multiplication per term.
+        let new_product =
+            (before..self.len()).any(|i| matches!(self.node(NodeId(i as u32)), Node::Mul(_)));
+        (!new_product).then_some(rate)
+    }
+
+    fn is_trig_leaf(&self, id: NodeId) -> bool {
+        matches!(self.node(id), Node::Var(v) if v.is_trig())
+    }
+
     fn diff_var(&mut self, v: Var, wrt: Var) -> NodeId {
         if !moves_with(v, wrt) {
             return self.constant(0.0);

@@ -618,6 +618,11 @@ proptest! {
         prop_assert!(close(signed, want, scale, 1e-9), "signed {signed} vs direct {want}");
         let (sz, zr) = s.choose_signs(&groups[0]);
         prop_assert!(close(sz.eval(zr[0], &env), want, scale, 1e-9));
+        // Common factors taken out of the unshared graph, where every product is its own.
+        let (f, froots) = h.factor_common_factors(&roots);
+        let factored = f.eval(froots[0], &env);
+        prop_assert!(close(factored, want, scale, 1e-9), "factored {factored} vs direct {want}");
+        prop_assert!(f.op_count(&froots).total() <= h.op_count(&roots).total());
     }
 
     #[test]
@@ -667,6 +672,69 @@ proptest! {
             }
         }
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn gradients_match_forward_mode(a in expr(), b in expr(), env in state()) {
+        let mut g = Graph::new();
+        let roots = [build(&mut g, &a), build(&mut g, &b)];
+        let wrt = [Var::Q(0), Var::Q(1), Var::Q(2), Var::Qd(0), Var::Qd(2)];
+        let reverse = g.gradients(&roots, &wrt);
+        for (k, column) in reverse.iter().enumerate() {
+            let forward = g.diff_many(&roots, wrt[k]);
+            for (i, (&r, &f)) in column.iter().zip(&forward).enumerate() {
+                let (want, got) = (g.eval(f, &env), g.eval(r, &env));
+                let (_, scale) = direct(if i == 0 { &a } else { &b }, &env);
+                prop_assert!(
+                    close(got, want, scale, 1e-9),
+                    "d root {i} / d {:?}: reverse {got} vs forward {want}", wrt[k]
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn a_rotated_vector_turns_at_its_other_component() {
+    // x' = c x - s y, y' = s x + c y (c, s of q0; x, y sums moving with q1), read by
+    // 0.3 x' - 1.7 y' + x'²: along q0 the adjoints of x' and y' multiply the other component
+    // (x' turns at -y', y' at x'), not x and y through the sine and the cosine.
+    let mut g = Graph::new();
+    let (s, c) = (g.var(Var::Sin(1)), g.var(Var::Cos(1)));
+    let (s1, c1) = (g.var(Var::Sin(2)), g.var(Var::Cos(2)));
+    let qd = g.var(Var::Qd(0));
+    let x = g.add(s1, qd);
+    let y = g.sub(c1, qd);
+    let cx = g.mul(c, x);
+    let sy = g.mul(s, y);
+    let sx = g.mul(s, x);
+    let cy = g.mul(c, y);
+    let xr = g.sub(cx, sy);
+    let yr = g.add(sx, cy);
+    let (w1, w2) = (g.constant(0.3), g.constant(-1.7));
+    let t1 = g.mul(w1, xr);
+    let t2 = g.mul(w2, yr);
+    let xx = g.mul(xr, xr);
+    let out = g.sum(&[t1, t2, xx]);
+    let wrt = [Var::Q(0), Var::Q(1)];
+    let reverse = g.gradients(&[out], &wrt);
+    let env = Env {
+        q: vec![0.4, -1.2],
+        qd: vec![0.9],
+        ..Env::default()
+    };
+    for (k, column) in reverse.iter().enumerate() {
+        let forward = g.diff(out, wrt[k]);
+        let (want, got) = (g.eval(forward, &env), g.eval(column[0], &env));
+        assert!((want - got).abs() < 1e-12, "{:?}: {got} vs {want}", wrt[k]);
+    }
+    // Along q0 the adjoint multiplies the other component once per component (x' by y'),
+    // not the rotation's four products.
+    let count = g.op_count(&[reverse[0][0]]).mul - g.op_count(&[xr, yr]).mul;
+    assert!(count <= 4, "{count} multiplications beyond the rotation");
 }
 
 #[test]
