@@ -1690,14 +1690,9 @@ impl Builder<'_> {
         v
     }
 
-    /// When a sum's term can enter the sum: a product's last multiplication is fused into
-    /// the addition, so its operands' time, otherwise the term's own.
+    /// When a sum's term can enter the sum ([`term_operands_ready`]).
     fn operands_ready(&self, c: NodeId) -> u32 {
-        match self.g.node(c) {
-            Node::Mul(f) => product_operands_ready(&self.ready, f),
-            Node::Neg(x) => self.operands_ready(*x),
-            _ => self.ready[c.index()],
-        }
+        term_operands_ready(self.g, &self.ready, c)
     }
 }
 
@@ -1719,23 +1714,11 @@ fn ready_times(g: &Graph) -> Vec<u32> {
             Node::Var(_) => 0,
             Node::Neg(x) => ready[x.index()],
             Node::Mul(f) => product_operands_ready(&ready, f) + LATENCY_ARITHMETIC,
-            Node::Add(v) => {
-                let operands = |c: &NodeId| match g.node(*c) {
-                    Node::Mul(f) => product_operands_ready(&ready, f),
-                    Node::Neg(x) => match g.node(*x) {
-                        Node::Mul(f) => product_operands_ready(&ready, f),
-                        _ => ready[x.index()],
-                    },
-                    _ => ready[c.index()],
-                };
-                let mut at: Vec<u32> = v.iter().map(operands).collect();
-                at.sort_unstable();
-                let mut acc = at.first().copied().unwrap_or(0);
-                for &t in at.iter().skip(1) {
-                    acc = acc.max(t) + LATENCY_ARITHMETIC;
-                }
-                acc
-            }
+            Node::Add(v) => chain_ready(
+                v.iter()
+                    .map(|&c| term_operands_ready(g, &ready, c))
+                    .collect(),
+            ),
             Node::Div(a, b) => ready[a.index()].max(ready[b.index()]) + LATENCY_DIVIDE,
             Node::Sqrt(x) => ready[x.index()] + LATENCY_DIVIDE,
         };
@@ -1743,19 +1726,37 @@ fn ready_times(g: &Graph) -> Vec<u32> {
     ready
 }
 
+/// When a sum's term can enter the sum: a product's last multiplication is fused into the
+/// addition, so its operands' time, otherwise the term's own.
+fn term_operands_ready(g: &Graph, ready: &[u32], c: NodeId) -> u32 {
+    match g.node(c) {
+        Node::Mul(f) => product_operands_ready(ready, f),
+        Node::Neg(x) => term_operands_ready(g, ready, *x),
+        _ => ready[c.index()],
+    }
+}
+
 /// When the last multiplication of a product can start: its factors multiplied earliest
 /// first, all but the last.
 fn product_operands_ready(ready: &[u32], factors: &[NodeId]) -> u32 {
     let mut at: Vec<u32> = factors.iter().map(|f| ready[f.index()]).collect();
-    at.sort_unstable();
-    let Some((&last, head)) = at.split_last() else {
+    let Some(last) = at.iter().copied().max() else {
         return 0;
     };
-    let mut acc = head.first().copied().unwrap_or(0);
-    for &t in head.iter().skip(1) {
+    at.sort_unstable();
+    at.pop();
+    chain_ready(at).max(last)
+}
+
+/// When a chain of operations over operands ready at `at` ends, the operands taken earliest
+/// first (0 for none).
+fn chain_ready(mut at: Vec<u32>) -> u32 {
+    at.sort_unstable();
+    let mut acc = at.first().copied().unwrap_or(0);
+    for &t in at.iter().skip(1) {
         acc = acc.max(t) + LATENCY_ARITHMETIC;
     }
-    acc.max(last)
+    acc
 }
 
 /// `k` → `-k`, `k * m` → `-k * m` for a literal `k`.

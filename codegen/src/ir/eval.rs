@@ -249,7 +249,7 @@ impl Graph {
         }
         let mut result = vec![vec![zero; ids.len()]; wrt.len()];
         // Sums that turn with one angle ([`Graph::turn_rate`]), found once for every root.
-        let mut turns: HashMap<NodeId, Option<NodeId>> = HashMap::default();
+        let mut turns: HashMap<NodeId, Option<(NodeId, u64)>> = HashMap::default();
         // Contributions to each node's adjoint, gathered from its parents; and those whose
         // part through the node's sine or cosine was already taken by a turning sum above it
         // (they reach the node's other factors only).
@@ -303,12 +303,11 @@ impl Graph {
                                 t
                             }
                         };
-                        if let Some(rate) = turn {
+                        if let Some((rate, mask)) = turn {
                             // The sum turns with the joints of one angle at a rate the graph
                             // has (a rotated vector's other component): one product per root
                             // for the column, where its terms would take one each.
                             let part = self.mul(total, rate);
-                            let mask = self.turn_mask(&ch).unwrap_or(0);
                             for (k, &w) in wrt.iter().enumerate() {
                                 if moves_with(Var::Sin(mask), w) {
                                     columns[k].push(part);
@@ -480,8 +479,6 @@ impl Graph {
         }
     }
 
-    /// The derivative of the leaf `v` with respect to the leaf `wrt` (zero unless
-    /// [`moves_with`]).
     /// The sine or cosine a term turns with: its only trigonometric factor, nested products
     /// and a negation looked through (`None` without one, or with several).
     fn trig_factor(&self, t: NodeId) -> Option<NodeId> {
@@ -523,8 +520,8 @@ impl Graph {
     /// or cosine each, of one angle (the others have none, and move with it only through
     /// their operands), and the rate, each of those swapped for its derivative, is built of
     /// products the graph had (`c x - s y` of a rotation turns at `-(s x + c y)`, its other
-    /// component). Only when a column moves with that angle.
-    fn turn_rate(&mut self, terms: &[NodeId], wrt: &[Var]) -> Option<NodeId> {
+    /// component). Only when a column moves with that angle. The rate and the angle's mask.
+    fn turn_rate(&mut self, terms: &[NodeId], wrt: &[Var]) -> Option<(NodeId, u64)> {
         let mask = self.turn_mask(terms)?;
         if !wrt.iter().any(|&w| moves_with(Var::Sin(mask), w)) {
             return None;
@@ -542,7 +539,7 @@ impl Graph {
         let before = self.len();
         let mut rate = Vec::with_capacity(turning.len());
         for t in turning {
-            let (negated, t) = match self.node(t) {
+            let (mut negated, t) = match self.node(t) {
                 Node::Neg(x) => (true, *x),
                 _ => (false, t),
             };
@@ -554,7 +551,6 @@ impl Graph {
                     _ => factors.push(x),
                 }
             }
-            let mut negated = negated;
             for f in &mut factors {
                 match *self.node(*f) {
                     Node::Var(Var::Sin(m)) => *f = self.var(Var::Cos(m)),
@@ -572,13 +568,15 @@ impl Graph {
         // A product the graph did not have would cost a multiplication per term.
         let new_product =
             (before..self.len()).any(|i| matches!(self.node(NodeId(i as u32)), Node::Mul(_)));
-        (!new_product).then_some(rate)
+        (!new_product).then_some((rate, mask))
     }
 
     fn is_trig_leaf(&self, id: NodeId) -> bool {
         matches!(self.node(id), Node::Var(v) if v.is_trig())
     }
 
+    /// The derivative of the leaf `v` with respect to the leaf `wrt` (zero unless
+    /// [`moves_with`]).
     fn diff_var(&mut self, v: Var, wrt: Var) -> NodeId {
         if !moves_with(v, wrt) {
             return self.constant(0.0);
