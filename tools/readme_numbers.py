@@ -10,12 +10,16 @@ and writes their output between the README's markers (<!-- op-counts -->, <!-- t
 <!-- stats -->, <!-- equations -->, each closed by the same name with a slash) so the README
 quotes exactly what the commands print. Timings depend on the machine and its load.
 
-Usage: python3 tools/readme_numbers.py
+Usage: python3 tools/readme_numbers.py                # everything
+       python3 tools/readme_numbers.py --counts-only  # not the timings (operation counts,
+                                                      # stats and equations do not depend on
+                                                      # the machine)
 """
 
 import pathlib
 import re
 import subprocess
+import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -36,14 +40,18 @@ def main():
     counts = run("cargo", "bench", "-q", "-p", "quasidyn-tests", "--bench", "op_counts",
                  "--", "--markdown")
     table = "".join(line + "\n" for line in counts.splitlines() if line.startswith("|"))
-    timings = run("cargo", "bench", "-q", "-p", "quasidyn-tests", "--bench", "inverse_dynamics")
-    timing_block = "```\n" + timings.strip() + "\n```\n"
+    timing_block = None
+    if "--counts-only" not in sys.argv[1:]:
+        timings = run("cargo", "bench", "-q", "-p", "quasidyn-tests", "--bench",
+                      "inverse_dynamics")
+        timing_block = "```\n" + timings.strip() + "\n```\n"
     stats = run("cargo", "run", "-q", "--bin", "quasidyn", "--", "stats", "robots/ur5.toml")
     equations = run("cargo", "run", "-q", "--bin", "quasidyn", "--", "equations",
                     "robots/planar3r.toml")
     text = README.read_text()
     text = replace(text, "op-counts", table)
-    text = replace(text, "timings", timing_block)
+    if timing_block is not None:
+        text = replace(text, "timings", timing_block)
     text = replace(text, "stats", "```\n$ quasidyn stats robots/ur5.toml\n" + stats + "```\n")
     text = replace(text, "equations",
                    "```\n$ quasidyn equations robots/planar3r.toml\n" + equations + "```\n")

@@ -247,6 +247,23 @@ impl Graph {
                 node => node.children().any(|c| depends[c.index()]),
             };
         }
+        // How many roots each node reaches: what a turning sum saves is saved for each.
+        let mut reach = vec![0usize; live.len()];
+        let mut marked = vec![false; live.len()];
+        for &root in ids {
+            if !depends[root.index()] {
+                continue;
+            }
+            marked[root.index()] = true;
+            for id in (0..=root.index()).rev() {
+                if std::mem::take(&mut marked[id]) {
+                    reach[id] += 1;
+                    for c in self.node(NodeId(id as u32)).children() {
+                        marked[c.index()] |= depends[c.index()];
+                    }
+                }
+            }
+        }
         let mut result = vec![vec![zero; ids.len()]; wrt.len()];
         // Sums that turn with one angle ([`Graph::turn_rate`]), found once for every root.
         let mut turns: HashMap<NodeId, Option<(NodeId, u64)>> = HashMap::default();
@@ -298,7 +315,7 @@ impl Graph {
                         let turn = match turns.get(&nid) {
                             Some(t) => *t,
                             None => {
-                                let t = self.turn_rate(&ch, wrt);
+                                let t = self.turn_rate(&ch, wrt, reach[id]);
                                 turns.insert(nid, t);
                                 t
                             }
@@ -515,13 +532,13 @@ impl Graph {
         mask
     }
 
-    /// The rate of the sum of `terms` along its angle, when the graph already has it (or has
-    /// its terms, and only their sum is new): at least two terms are products with one sine
-    /// or cosine each, of one angle (the others have none, and move with it only through
-    /// their operands), and the rate, each of those swapped for its derivative, is built of
-    /// products the graph had (`c x - s y` of a rotation turns at `-(s x + c y)`, its other
-    /// component). Only when a column moves with that angle. The rate and the angle's mask.
-    fn turn_rate(&mut self, terms: &[NodeId], wrt: &[Var]) -> Option<(NodeId, u64)> {
+    /// The rate of the sum of `terms` along its angle, when it is cheap: at least two terms
+    /// are products with one sine or cosine each, of one angle (the others have none, and
+    /// move with it only through their operands), and the rate, each of those swapped for its
+    /// derivative (`c x - s y` of a rotation turns at `-(s x + c y)`, its other component),
+    /// needs fewer new multiplications than the `roots` that reach the sum save by it. Only
+    /// when a column moves with that angle. The rate and the angle's mask.
+    fn turn_rate(&mut self, terms: &[NodeId], wrt: &[Var], roots: usize) -> Option<(NodeId, u64)> {
         let mask = self.turn_mask(terms)?;
         if !wrt.iter().any(|&w| moves_with(Var::Sin(mask), w)) {
             return None;
@@ -538,6 +555,8 @@ impl Graph {
         }
         let before = self.len();
         let mut rate = Vec::with_capacity(turning.len());
+        // What a root's walk through the terms costs: a product of the other factors each.
+        let mut saved = 0;
         for t in turning {
             let (mut negated, t) = match self.node(t) {
                 Node::Neg(x) => (true, *x),
@@ -551,6 +570,7 @@ impl Graph {
                     _ => factors.push(x),
                 }
             }
+            saved += factors.len() - 1;
             for f in &mut factors {
                 match *self.node(*f) {
                     Node::Var(Var::Sin(m)) => *f = self.var(Var::Cos(m)),
@@ -565,10 +585,15 @@ impl Graph {
             rate.push((p, if negated { -1.0 } else { 1.0 }));
         }
         let rate = self.sum_signed(&rate);
-        // A product the graph did not have would cost a multiplication per term.
-        let new_product =
-            (before..self.len()).any(|i| matches!(self.node(NodeId(i as u32)), Node::Mul(_)));
-        (!new_product).then_some((rate, mask))
+        // Products the graph did not have are multiplied once; each root that reaches the sum
+        // saves the terms' own walk but for the one product with the rate.
+        let new_multiplications: usize = (before..self.len())
+            .map(|i| match self.node(NodeId(i as u32)) {
+                Node::Mul(v) => v.len() - 1,
+                _ => 0,
+            })
+            .sum();
+        (new_multiplications < saved.saturating_sub(1) * roots.max(1) + 1).then_some((rate, mask))
     }
 
     fn is_trig_leaf(&self, id: NodeId) -> bool {

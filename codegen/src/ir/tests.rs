@@ -623,6 +623,12 @@ proptest! {
         let factored = f.eval(froots[0], &env);
         prop_assert!(close(factored, want, scale, 1e-9), "factored {factored} vs direct {want}");
         prop_assert!(f.op_count(&froots).total() <= h.op_count(&roots).total());
+        // So are constant coefficients multiplied into the sums they scale.
+        let (k, kroots) = h.distribute_coefficients(&roots);
+        let distributed = k.eval(kroots[0], &env);
+        prop_assert!(close(distributed, want, scale, 1e-9), "distributed {distributed} vs direct {want}");
+        let (before, after) = (h.op_count(&roots), k.op_count(&kroots));
+        prop_assert!(after.total() <= before.total() && after.mul <= before.mul);
     }
 
     #[test]
@@ -735,6 +741,46 @@ fn a_rotated_vector_turns_at_its_other_component() {
     // not the rotation's four products.
     let count = g.op_count(&[reverse[0][0]]).mul - g.op_count(&[xr, yr]).mul;
     assert!(count <= 4, "{count} multiplications beyond the rotation");
+}
+
+#[test]
+fn a_rotated_component_read_by_many_roots_turns_at_a_new_rate() {
+    // x' = c x - s y alone (its other component s x + c y is not in the graph), read by four
+    // roots: the rate's two new products are made once, then one product per root, instead
+    // of four per root through the sine and the cosine; read by one root, the new products
+    // would cost what they save.
+    let mut g = Graph::new();
+    let (s, c) = (g.var(Var::Sin(1)), g.var(Var::Cos(1)));
+    let (x, y) = (g.var(Var::Qd(0)), g.var(Var::Qd(1)));
+    let cx = g.mul(c, x);
+    let sy = g.mul(s, y);
+    let xr = g.sub(cx, sy);
+    let roots: Vec<NodeId> = [0.3, -1.7, 2.9, 0.6]
+        .iter()
+        .map(|&w| {
+            let w = g.constant(w);
+            let wx = g.mul(w, xr);
+            g.add(wx, x)
+        })
+        .collect();
+    let wrt = [Var::Q(0)];
+    let env = Env {
+        q: vec![0.4],
+        qd: vec![0.9, -0.3],
+        ..Env::default()
+    };
+    let reverse = g.gradients(&roots, &wrt);
+    for (i, &root) in roots.iter().enumerate() {
+        let forward = g.diff(root, wrt[0]);
+        let (want, got) = (g.eval(forward, &env), g.eval(reverse[0][i], &env));
+        assert!((want - got).abs() < 1e-12, "root {i}: {got} vs {want}");
+    }
+    let count = g.op_count(&reverse[0]).mul;
+    assert!(count <= 6, "{count} multiplications for four roots");
+    let one = g.gradients(&roots[..1], &wrt);
+    let (want, got) = (g.diff(roots[0], wrt[0]), one[0][0]);
+    assert!((g.eval(want, &env) - g.eval(got, &env)).abs() < 1e-12);
+    assert!(g.op_count(&[got]).mul <= 4);
 }
 
 #[test]
