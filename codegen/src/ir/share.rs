@@ -1095,22 +1095,19 @@ impl Graph {
                     let terms: Vec<NodeId> = terms
                         .into_iter()
                         .map(|(c, rest)| {
-                            let rest: Vec<NodeId> = rest.iter().map(|&x| map.get(x)).collect();
-                            scaled_term(out, k * c, rest)
+                            let kc = out.constant(k * c);
+                            let factors =
+                                std::iter::once(kc).chain(rest.iter().map(|&x| map.get(x)));
+                            product_node(out, factors.collect())
                         })
                         .collect();
                     let sum = sum_of(out, terms);
-                    let mut factors: Vec<NodeId> = factors
+                    let factors: Vec<NodeId> = factors
                         .iter()
                         .enumerate()
                         .map(|(i, &x)| if i == at { sum } else { map.get(x) })
                         .collect();
-                    if factors.len() == 1 {
-                        factors[0]
-                    } else {
-                        factors.sort_unstable();
-                        tidy(out, Node::Mul(factors.into()))
-                    }
+                    product_node(out, factors)
                 }
                 None => out.intern(map.children(node)),
             },
@@ -1187,30 +1184,6 @@ struct Distribution {
     at: usize,
     /// The sum's terms, each as its coefficient and its other factors.
     terms: Vec<(f64, Vec<NodeId>)>,
-}
-
-/// `k · rest` (a constant when `rest` is empty), with `±1` written as the product itself or
-/// its negation.
-fn scaled_term(out: &mut Graph, k: f64, rest: Vec<NodeId>) -> NodeId {
-    if rest.is_empty() {
-        return out.constant(k);
-    }
-    let product = |out: &mut Graph, factors: Vec<NodeId>| {
-        if factors.len() == 1 {
-            factors[0]
-        } else {
-            tidy(out, Node::Mul(factors.into()))
-        }
-    };
-    if k == 1.0 {
-        product(out, rest)
-    } else if k == -1.0 {
-        let p = product(out, rest);
-        out.intern(Node::Neg(p))
-    } else {
-        let c = out.constant(k);
-        product(out, std::iter::once(c).chain(rest).collect())
-    }
 }
 
 /// A product term of a sum, by its factors.
