@@ -60,6 +60,13 @@ pub trait Algebra {
     fn double_angle(&self) -> bool {
         false
     }
+    /// Whether the mass matrix carries a unit wrench through a run of hinges about one axis
+    /// by the run's summed angle, projecting it on each hinge without turning it
+    /// (derive/mass_matrix.rs `RunShift`), rather than joint by joint; the generator derives
+    /// both and keeps the shorter. Off by default.
+    fn run_shift(&self) -> bool {
+        false
+    }
     /// Names an intermediate quantity (for the written-out equations); a no-op by default.
     fn label(&mut self, _e: Self::E, _name: &str) {}
     /// `sin q_j`.
@@ -89,6 +96,8 @@ pub struct Numeric {
     pub elastic: crate::ir::ElasticInputs,
     /// [`Algebra::double_angle`].
     pub double_angle: bool,
+    /// [`Algebra::run_shift`].
+    pub run_shift: bool,
 }
 
 impl Numeric {
@@ -104,6 +113,9 @@ impl Algebra for Numeric {
     type E = f64;
     fn double_angle(&self) -> bool {
         self.double_angle
+    }
+    fn run_shift(&self) -> bool {
+        self.run_shift
     }
     fn constant(&mut self, value: f64) -> f64 {
         value

@@ -3,12 +3,13 @@
 use crate::algebra::Algebra;
 use crate::derive::{
     base_regressor, derivatives, derive_with, elastic_dynamics, elastic_rates, regressor,
-    standard_values, velocity_split, BaseSet, Coordinates, Derivatives, Regressor, Split,
+    same_hinge_axis, standard_values, velocity_split, BaseSet, Coordinates, Derivatives, Regressor,
+    Split,
 };
 use crate::emit::function_name;
 use crate::ir::{Constant, Function, FunctionKind, Graph, Module, NodeId, Output, Var};
 use crate::progress::{Counter, Progress, Silent, Stage};
-use crate::{to_toml, BaseMotion, ParameterSet, Robot};
+use crate::{to_toml, BaseMotion, ParameterSet, Robot, SymbolicInertial};
 
 /// Version of the generator, written into generated files.
 pub const GENERATOR_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -290,6 +291,72 @@ fn build(
         &derived.forward_dynamics,
     );
 
+    // The mass matrix and forward dynamics functions again with the wrenches carried through
+    // runs of hinges about one axis by the summed angle (derive/mass_matrix.rs `RunShift`),
+    // in both inertia forms: each function keeps the shortest. Which is shorter depends on
+    // how sparse the offsets along the run are; the split and the derivatives keep the mass
+    // matrix chosen above, which their own comparisons were tuned on. Derived last, so that
+    // the other functions' node ids (and the sharing passes' ties) are what they were.
+    let mut mass_matrix_out = derived.mass_matrix.clone();
+    // With symbolic inertial parameters the functions share the parameters' products, so
+    // one function's count alone does not predict the module's (the RX-90's mass matrix);
+    // those robots keep the form above.
+    let numeric = robot
+        .base_body
+        .as_ref()
+        .map_or(true, |b| b.symbolic == SymbolicInertial::default())
+        && robot
+            .bodies
+            .iter()
+            .all(|b| b.symbolic == SymbolicInertial::default());
+    let runs = numeric && (0..n).any(|k| same_hinge_axis(robot, k));
+    let want_m = wanted(FunctionKind::MassMatrix);
+    let want_fd = wanted(FunctionKind::ForwardDynamics);
+    if runs && (want_m || want_fd) {
+        // Compared as the emitters write them (the cheaper lowering of the sums of angles,
+        // then shared): before the sharing the counts order these forms wrongly (the UR5's
+        // mass matrix), and the run's summed angles lower either way. The kept form's count
+        // is taken once; a candidate a tenth longer before the sharing is not shared at all
+        // (the factored forward dynamics with runs), which keeps the extra generation time
+        // to the two derivations and a few sharings.
+        let emitted = |graph: &Graph, roots: &[NodeId], wanted: bool| {
+            if wanted {
+                emitted_operations(graph, roots)
+            } else {
+                0
+            }
+        };
+        let mut kept_m = emitted(&graph, &mass_matrix_out, want_m);
+        let mut kept_fd = emitted(&graph, &derived.forward_dynamics, want_fd);
+        let consider =
+            |graph: &Graph, mine: &mut Vec<NodeId>, kept: &mut usize, theirs: Vec<NodeId>| {
+                let raw = |r: &[NodeId]| graph.op_count(r).total();
+                if theirs.is_empty() || raw(&theirs) * 10 > raw(mine) * 11 {
+                    return;
+                }
+                let count = emitted_operations(graph, &theirs);
+                if count < *kept {
+                    *mine = theirs;
+                    *kept = count;
+                }
+            };
+        graph.set_run_shift(true);
+        for double in [false, true] {
+            graph.set_double_angle(double);
+            let other = derive_with(&mut graph, robot, regroup);
+            if want_m {
+                consider(&graph, &mut mass_matrix_out, &mut kept_m, other.mass_matrix);
+            }
+            if want_fd {
+                let fd = &mut derived.forward_dynamics;
+                consider(&graph, fd, &mut kept_fd, other.forward_dynamics);
+                consider(&graph, fd, &mut kept_fd, other.forward_dynamics_factored);
+            }
+        }
+        graph.set_double_angle(false);
+        graph.set_run_shift(false);
+    }
+
     let vector = |name, values: Vec<NodeId>| Output {
         name,
         rows: values.len(),
@@ -315,7 +382,7 @@ fn build(
         ),
         function(
             FunctionKind::MassMatrix,
-            vec![matrix("M", nv, nv, derived.mass_matrix)],
+            vec![matrix("M", nv, nv, mass_matrix_out)],
         ),
         function(
             FunctionKind::ForwardDynamics,
@@ -477,6 +544,17 @@ pub fn spec_hash(robot: &Robot) -> String {
         hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
     }
     format!("{hash:016x}")
+}
+
+/// Operations of `roots` as the emitters write them: the sums of angles lowered either way
+/// (joined or step by step), whichever is shorter once shared.
+fn emitted_operations(graph: &Graph, roots: &[NodeId]) -> usize {
+    let shared = |(g, r): (Graph, Vec<NodeId>)| {
+        let (s, groups) = g.share_per_function(&[r]);
+        s.op_count(&groups[0]).total()
+    };
+    let merged = shared(graph.lower_trig_sums(roots));
+    merged.min(shared(graph.lower_trig_sums_stepwise(roots)))
 }
 
 /// The seed-001 split of a fixed-base robot (Statements 2 and 3), by recursions rather than

@@ -222,6 +222,7 @@ fn numeric(q: &[f64], qd: &[f64], qdd: &[f64], tau: &[f64]) -> Numeric {
         base: Vec::new(),
         elastic: Default::default(),
         double_angle: false,
+        run_shift: false,
     }
 }
 
@@ -858,20 +859,99 @@ fn double_angle_mass_matrix_and_forward_dynamics() {
         let zero = vec![0.0; n];
         let mut alg = numeric(&q, &qd, &zero, &tau);
         alg.double_angle = true;
-        let d = derive(&mut alg, &robot);
-        close(
-            &d.mass_matrix,
-            &reference_mass_matrix(&robot, &q),
-            1e-10,
-            "H",
-        );
-        // M qdd + h = tau at the computed qdd.
-        let back = reference(&robot, &q, &qd, &d.forward_dynamics, true).tau;
-        close(&back, &tau, 1e-9, "forward dynamics");
-        if !d.forward_dynamics_factored.is_empty() {
-            let back = reference(&robot, &q, &qd, &d.forward_dynamics_factored, true).tau;
-            close(&back, &tau, 1e-9, "factored forward dynamics");
+        check_mass_matrix_and_forward_dynamics(&mut alg, &robot);
+    }
+}
+
+/// The mass matrix derived with `alg` against the reference, and its forward dynamics by
+/// `M qdd + h = tau` at the computed `qdd` (both forms).
+#[track_caller]
+fn check_mass_matrix_and_forward_dynamics(alg: &mut Numeric, robot: &Robot) {
+    let (q, qd, tau) = (alg.q.clone(), alg.qd.clone(), alg.tau.clone());
+    let d = derive(alg, robot);
+    close(
+        &d.mass_matrix,
+        &reference_mass_matrix(robot, &q),
+        1e-10,
+        "H",
+    );
+    let back = reference(robot, &q, &qd, &d.forward_dynamics, true).tau;
+    close(&back, &tau, 1e-9, "forward dynamics");
+    if !d.forward_dynamics_factored.is_empty() {
+        let back = reference(robot, &q, &qd, &d.forward_dynamics_factored, true).tau;
+        close(&back, &tau, 1e-9, "factored forward dynamics");
+    }
+}
+
+/// Wrenches carried through runs of hinges about one axis by the summed angle (the form the
+/// generator keeps for the mass matrix and forward dynamics where it is shorter): both against
+/// the reference on random chains (coordinate and general axes) and trees whose hinges often
+/// share their carrier's axis, in both inertia forms.
+#[test]
+fn run_shift_mass_matrix_and_forward_dynamics() {
+    let mut rng = Rng(5151);
+    let mut runs = 0;
+    for case in 0..120 {
+        let n = 2 + rng.pick(7);
+        let mut robot = match case % 3 {
+            0 => random_robot(&mut rng, n, false),
+            1 => random_robot(&mut rng, n, true),
+            _ => random_tree(&mut rng, n),
+        };
+        for k in 0..n {
+            if let Some(p) = robot.bodies[k].parent {
+                if rng.next() < 0.6 {
+                    robot.bodies[k].axis = robot.bodies[p].axis;
+                    robot.bodies[k].joint = JointKind::Revolute;
+                    robot.bodies[p].joint = JointKind::Revolute;
+                }
+            }
         }
+        runs += (0..n)
+            .filter(|&k| {
+                robot.bodies[k].parent.is_some_and(|p| {
+                    robot.bodies[k].axis == robot.bodies[p].axis
+                        && robot.bodies[k].joint == JointKind::Revolute
+                        && robot.bodies[p].joint == JointKind::Revolute
+                })
+            })
+            .count();
+        let q: Vec<f64> = (0..n).map(|_| rng.range(-2.0, 2.0)).collect();
+        let qd: Vec<f64> = (0..n).map(|_| rng.range(-2.0, 2.0)).collect();
+        let tau: Vec<f64> = (0..n).map(|_| rng.range(-2.0, 2.0)).collect();
+        let zero = vec![0.0; n];
+        for double in [false, true] {
+            let mut alg = numeric(&q, &qd, &zero, &tau);
+            alg.run_shift = true;
+            alg.double_angle = double;
+            check_mass_matrix_and_forward_dynamics(&mut alg, &robot);
+        }
+    }
+    // Runs of two hinges or more, so the summed-angle path is what was checked.
+    assert!(runs > 150, "only {runs} hinges on their carrier's axis");
+}
+
+/// The floating quadruped's legs have a run each (thigh and calf about y) that ends at the
+/// floating base's rows: its mass matrix with the runs' wrenches carried by the summed angle
+/// equals the one carried joint by joint, which tests/floating.rs checks against Pinocchio.
+#[test]
+fn run_shift_floating_mass_matrix() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../robots/quadruped_floating.toml");
+    let robot = quasidyn_codegen::load_spec(&path).expect("shipped robot parses");
+    let n = robot.dof();
+    let mut rng = Rng(808);
+    for _ in 0..10 {
+        let q: Vec<f64> = (0..n).map(|_| rng.range(-2.0, 2.0)).collect();
+        let zero = vec![0.0; n];
+        let mut plain = numeric(&q, &zero, &zero, &zero);
+        plain.base = vec![0.0; 19];
+        let mut runs = numeric(&q, &zero, &zero, &zero);
+        runs.base = vec![0.0; 19];
+        runs.run_shift = true;
+        let want = derive(&mut plain, &robot).mass_matrix;
+        assert_eq!(want.len(), 18 * 18);
+        close(&derive(&mut runs, &robot).mass_matrix, &want, 1e-12, "H");
     }
 }
 

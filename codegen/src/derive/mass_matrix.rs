@@ -14,6 +14,7 @@
 //! seed 000 226 vs 375, so composite bodies are never worse and win clearly in space.
 
 use super::dynamics::Statics;
+use super::orientation::rodrigues;
 use super::params::BodyParams;
 use super::scalar::{k3, Cx, M3, S, V3};
 use crate::algebra::Algebra;
@@ -262,6 +263,131 @@ pub(crate) fn to_carrier<A: Algebra>(
     [f, cx.vadd(&m1, &df)]
 }
 
+/// Whether body `k` turns about its carrier's own hinge axis: both joints revolute about the
+/// same axis and `k`'s frame not turned, so that `k`'s frame differs from its carrier's by a
+/// rotation about that axis alone (the runs of equal axes of [`super::orientation`]).
+pub(crate) fn same_hinge_axis(robot: &Robot, k: usize) -> bool {
+    let body = &robot.bodies[k];
+    let Some(i) = body.parent else {
+        return false;
+    };
+    let carrier = &robot.bodies[i];
+    body.joint == JointKind::Revolute
+        && carrier.joint == JointKind::Revolute
+        && body.axis == carrier.axis
+        && body.rotation == IDENTITY
+}
+
+const IDENTITY: [[f64; 3]; 3] = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+
+/// A wrench held about the pole `O_a` of the body `a` it was last carried to, in frame `a`,
+/// while it is carried through a run of hinges about one axis `u` (up to body `k`): a hinge
+/// `i` of the run only needs the moment about `O_i` along `u`, which is
+/// `u · n_a + (u × e_i) · f_a` with `e_i = O_iO_a` in frame `a`, and the rotations about `u`
+/// leave `u · n_a` unchanged. Carrying the wrench step by step costs a rotation of the force
+/// and the moment and a shift per hinge; here each hinge costs the rotated offset (shared by
+/// every column held at `a`) and one dot product, and the wrench is rotated once, by the
+/// run's summed angle (`c_{23}`, `s_{23}`), when it leaves the run.
+struct RunShift<E> {
+    /// Joints whose rotations lie between frame `a` and the current body's frame.
+    mask: u64,
+    /// `O_kO_a`, the current body's pole to `O_a`, in frame `a`.
+    e: V3<E>,
+}
+
+impl<E: Copy> RunShift<E> {
+    fn new() -> Self {
+        RunShift {
+            mask: 0,
+            e: [S::K(0.0); 3],
+        }
+    }
+
+    /// `R_ak`, frame `a` in the frame of the body whose rotations are `mask`'s carrier: the
+    /// rotation about `axis` by the summed angle of `mask` (transposed with `back`).
+    fn rotation<A: Algebra<E = E>>(
+        cx: &mut Cx<'_, A>,
+        axis: [f64; 3],
+        mask: u64,
+        back: bool,
+    ) -> M3<E> {
+        let c = S::X(cx.alg.cos_sum(mask));
+        let s = S::X(cx.alg.sin_sum(mask));
+        let s = if back { cx.neg(s) } else { s };
+        rodrigues(cx, axis, c, s)
+    }
+
+    /// `e` grown by `O_iO_k` (`i` the carrier of `k`, frame `i`) turned back into frame `a`
+    /// by the summed angle of `mask` (the joints from `a` up to `k`).
+    fn past<A: Algebra<E = E>>(
+        cx: &mut Cx<'_, A>,
+        st: &Statics<'_, E>,
+        k: usize,
+        axis: [f64; 3],
+        mask: u64,
+        e: &V3<E>,
+    ) -> V3<E> {
+        let back = Self::rotation(cx, axis, mask, true);
+        let ok = cx.mat_vec(&back, &st.poles.o[k]);
+        cx.vadd(e, &ok)
+    }
+
+    /// Steps from `k` to its carrier `i` (same hinge axis, see [`same_hinge_axis`]) and
+    /// returns `i`'s entry: the moment of `w` (held about `O_a`, frame `a`) about `O_i`, along
+    /// the axis.
+    fn project<A: Algebra<E = E>>(
+        &mut self,
+        cx: &mut Cx<'_, A>,
+        st: &Statics<'_, E>,
+        (k, axis): (usize, [f64; 3]),
+        w: &Wrench<E>,
+    ) -> S<E> {
+        self.mask |= 1 << k;
+        self.e = Self::past(cx, st, k, axis, self.mask, &self.e);
+        let u = k3::<E>(axis);
+        let along = cx.dot(&u, &w[1]);
+        let arm = cx.cross(&u, &self.e);
+        let shift = cx.dot(&arm, &w[0]);
+        cx.add(along, shift)
+    }
+
+    /// Carries `w` (held about `O_a`, frame `a`) to the carrier of `k` (about its pole, in
+    /// its frame), and holds it there: the wrench as [`to_carrier`] would have it after every
+    /// step from `a`.
+    fn leave<A: Algebra<E = E>>(
+        &mut self,
+        cx: &mut Cx<'_, A>,
+        robot: &Robot,
+        st: &Statics<'_, E>,
+        k: usize,
+        w: &Wrench<E>,
+    ) -> Wrench<E> {
+        if self.mask == 0 {
+            return to_carrier(cx, st, k, w);
+        }
+        let body = &robot.bodies[k];
+        let mask = std::mem::replace(&mut self.mask, 0);
+        let e = std::mem::replace(&mut self.e, [S::K(0.0); 3]);
+        let axis = body.axis;
+        if body.joint == JointKind::Revolute && body.rotation == IDENTITY {
+            // k turns about the run's axis too: one rotation by the whole run's angle (after
+            // k's own turn), with the moment taken about the carrier's pole first.
+            let all = mask | (1 << k);
+            let e = Self::past(cx, st, k, axis, all, &e);
+            let ef = cx.cross(&e, &w[0]);
+            let n = cx.vadd(&w[1], &ef);
+            let rot = Self::rotation(cx, axis, all, false);
+            return [cx.mat_vec(&rot, &w[0]), cx.mat_vec(&rot, &n)];
+        }
+        // The run's top turned: into frame k, then on as usual.
+        let ef = cx.cross(&e, &w[0]);
+        let n = cx.vadd(&w[1], &ef);
+        let rot = Self::rotation(cx, axis, mask, false);
+        let at_k = [cx.mat_vec(&rot, &w[0]), cx.mat_vec(&rot, &n)];
+        to_carrier(cx, st, k, &at_k)
+    }
+}
+
 /// The generalised force of joint `i` from a wrench about `O_i` (frame `i`): the force along
 /// a slide, the moment about a hinge.
 pub(crate) fn joint_component<A: Algebra>(
@@ -307,16 +433,23 @@ pub(crate) fn mass_matrix<A: Algebra>(
             joint_component(cx, robot, j, &w)
         };
         // Carried inwards along the path to the base: each carrier's entry is the projection
-        // on its axis.
+        // on its axis. Through a run of hinges about one axis the wrench stays where it is
+        // (see `RunShift`) and is carried once, by the run's summed angle, when it leaves.
         let mut k = j;
+        let mut run = RunShift::new();
         while let Some(i) = topo.parent(k) {
-            w = to_carrier(cx, st, k, &w);
+            if cx.alg.run_shift() && same_hinge_axis(robot, k) {
+                h[off + j][off + i] = run.project(cx, st, (k, robot.bodies[k].axis), &w);
+                k = i;
+                continue;
+            }
+            w = run.leave(cx, robot, st, k, &w);
             h[off + j][off + i] = joint_component(cx, robot, i, &w);
             k = i;
         }
         if base.is_some() {
             // On to the base origin: the base's rows are the force and the moment there.
-            w = to_carrier(cx, st, k, &w);
+            w = run.leave(cx, robot, st, k, &w);
             h[off + j][..3].clone_from_slice(&w[0]);
             h[off + j][3..6].clone_from_slice(&w[1]);
         }

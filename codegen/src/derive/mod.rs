@@ -29,6 +29,7 @@ mod split;
 pub use base::{base_parameters_text, base_regressor, base_set, standard_values, BaseSet};
 pub use derivatives::{derivatives, Coordinates, Derivatives, Direction};
 pub use elastic::{elastic_dynamics, elastic_rates, time_derivative, Elastic};
+pub(crate) use mass_matrix::same_hinge_axis;
 pub use regressor::{all_symbolic, regressor, Regressor, STANDARD_NAMES};
 pub use split::{velocity_split, Split};
 

@@ -15,6 +15,9 @@ impl Algebra for Graph {
     fn double_angle(&self) -> bool {
         Graph::double_angle(self)
     }
+    fn run_shift(&self) -> bool {
+        Graph::run_shift(self)
+    }
     fn constant(&mut self, value: f64) -> NodeId {
         Graph::constant(self, value)
     }
@@ -62,7 +65,11 @@ impl Algebra for Graph {
         }
     }
     fn label(&mut self, e: NodeId, name: &str) {
-        self.set_name(e, name);
+        // A quantity that folded to a number is printed as that number: a name on the
+        // constant node would name every other use of the number too.
+        if self.as_const(e).is_none() {
+            self.set_name(e, name);
+        }
     }
     fn base(&mut self, v: BaseVar) -> NodeId {
         self.var(Var::Base(v))

@@ -38,6 +38,7 @@ pub struct Graph {
     names: HashMap<NodeId, String>,
     stats: RuleStats,
     double_angle: bool,
+    run_shift: bool,
 }
 
 impl Graph {
@@ -55,6 +56,17 @@ impl Graph {
     /// [`Graph::set_double_angle`]'s setting.
     pub fn double_angle(&self) -> bool {
         self.double_angle
+    }
+
+    /// Derivations on this graph carry mass-matrix wrenches through runs of hinges about one
+    /// axis by the summed angle from now on ([`crate::Algebra::run_shift`]).
+    pub fn set_run_shift(&mut self, on: bool) {
+        self.run_shift = on;
+    }
+
+    /// [`Graph::set_run_shift`]'s setting.
+    pub fn run_shift(&self) -> bool {
+        self.run_shift
     }
 
     /// Number of nodes (live or dead).
