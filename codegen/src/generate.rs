@@ -3,8 +3,8 @@
 use crate::algebra::Algebra;
 use crate::derive::{
     base_regressor, derivatives, derive_with, elastic_dynamics, elastic_rates, regressor,
-    same_hinge_axis, standard_values, velocity_split, BaseSet, Coordinates, Derivatives, Regressor,
-    Split,
+    same_hinge_axis, shared_count, standard_values, velocity_split, BaseSet, Coordinates,
+    Derivatives, Regressor, Split,
 };
 use crate::emit::function_name;
 use crate::ir::{Constant, Function, FunctionKind, Graph, Module, NodeId, Output, Var};
@@ -549,10 +549,7 @@ pub fn spec_hash(robot: &Robot) -> String {
 /// Operations of `roots` as the emitters write them: the sums of angles lowered either way
 /// (joined or step by step), whichever is shorter once shared.
 fn emitted_operations(graph: &Graph, roots: &[NodeId]) -> usize {
-    let shared = |(g, r): (Graph, Vec<NodeId>)| {
-        let (s, groups) = g.share_per_function(&[r]);
-        s.op_count(&groups[0]).total()
-    };
+    let shared = |(g, r): (Graph, Vec<NodeId>)| shared_count(&g, r);
     let merged = shared(graph.lower_trig_sums(roots));
     merged.min(shared(graph.lower_trig_sums_stepwise(roots)))
 }

@@ -18,6 +18,7 @@ use super::orientation::rodrigues;
 use super::params::BodyParams;
 use super::scalar::{k3, Cx, M3, S, V3};
 use crate::algebra::Algebra;
+use crate::mat3::IDENTITY;
 use crate::model::{JointKind, Robot};
 
 /// Symmetric 3×3 as a full matrix of handles (`m[a][b]` and `m[b][a]` are the same handle).
@@ -277,8 +278,6 @@ pub(crate) fn same_hinge_axis(robot: &Robot, k: usize) -> bool {
         && body.axis == carrier.axis
         && body.rotation == IDENTITY
 }
-
-const IDENTITY: [[f64; 3]; 3] = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
 
 /// A wrench held about the pole `O_a` of the body `a` it was last carried to, in frame `a`,
 /// while it is carried through a run of hinges about one axis `u` (up to body `k`): a hinge

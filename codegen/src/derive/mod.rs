@@ -500,9 +500,11 @@ pub(crate) fn fewer_operations(g: &Graph, a: &[NodeId], b: &[NodeId]) -> bool {
     if ca.max(cb) > SHARED_COMPARISON_MAX {
         return cb < ca;
     }
-    let shared = |h: &Graph, r: Vec<NodeId>| {
-        let (s, groups) = h.share_per_function(&[r]);
-        s.op_count(&groups[0]).total()
-    };
-    shared(&gb, rb) < shared(&ga, ra)
+    shared_count(&gb, rb) < shared_count(&ga, ra)
+}
+
+/// Operations of `roots` (of `g`) once the emitters' sharing passes have run on them alone.
+pub(crate) fn shared_count(g: &Graph, roots: Vec<NodeId>) -> usize {
+    let (s, groups) = g.share_per_function(&[roots]);
+    s.op_count(&groups[0]).total()
 }
