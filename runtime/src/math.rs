@@ -110,6 +110,20 @@ pub fn fnma(a: f64, b: f64, c: f64) -> f64 {
     }
 }
 
+/// `a b - c`, fused where the target has the instruction (as [`fma`]), and as written
+/// elsewhere: generated code writes a sum that starts with a product less another term with it.
+#[inline(always)]
+pub fn fms(a: f64, b: f64, c: f64) -> f64 {
+    #[cfg(all(feature = "std", target_feature = "fma"))]
+    {
+        a.mul_add(b, -c)
+    }
+    #[cfg(not(all(feature = "std", target_feature = "fma")))]
+    {
+        a * b - c
+    }
+}
+
 /// `c + a b` for generated code: [`fma`] where the target has the instruction, the plain
 /// expression elsewhere. A macro rather than a call so that, without the instruction, the
 /// compiler sees exactly the written sum (through an inlined call LLVM compiled a 7-joint
@@ -129,7 +143,16 @@ macro_rules! fnma {
     };
 }
 
-/// [`fma!`](crate::fma!) and [`fnma!`](crate::fnma!) where the target has the instruction.
+/// `a b - c` for generated code, as [`fma!`](crate::fma!) ([`fms`] or the plain expression).
+#[macro_export]
+macro_rules! fms {
+    ($a:expr, $b:expr, $c:expr $(,)?) => {
+        $crate::__fused!(*, $a, $b, $c)
+    };
+}
+
+/// [`fma!`](crate::fma!), [`fnma!`](crate::fnma!) and [`fms!`](crate::fms!) where the target
+/// has the instruction.
 #[cfg(all(feature = "std", target_feature = "fma"))]
 #[doc(hidden)]
 #[macro_export]
@@ -140,9 +163,13 @@ macro_rules! __fused {
     (-, $a:expr, $b:expr, $c:expr) => {
         $crate::math::fnma($a, $b, $c)
     };
+    (*, $a:expr, $b:expr, $c:expr) => {
+        $crate::math::fms($a, $b, $c)
+    };
 }
 
-/// [`fma!`](crate::fma!) and [`fnma!`](crate::fnma!) elsewhere: the written sum.
+/// [`fma!`](crate::fma!), [`fnma!`](crate::fnma!) and [`fms!`](crate::fms!) elsewhere: the
+/// written sum.
 #[cfg(not(all(feature = "std", target_feature = "fma")))]
 #[doc(hidden)]
 #[macro_export]
@@ -152,6 +179,9 @@ macro_rules! __fused {
     };
     (-, $a:expr, $b:expr, $c:expr) => {
         $c - $a * $b
+    };
+    (*, $a:expr, $b:expr, $c:expr) => {
+        $a * $b - $c
     };
 }
 
@@ -243,6 +273,25 @@ mod tests {
     /// 1e-12 (an angle next to a multiple of `π/2`, where both round its distance to it).
     fn close(x: f64, want: f64) -> bool {
         ulps(x, want) <= 2.0 || (want.abs() < 1e-12 && (x - want).abs() < 1e-30)
+    }
+
+    #[test]
+    fn fused_forms_compute_their_sums() {
+        // Exact in binary, so one rounding or two give the same value: which operand is
+        // multiplied and which is added or subtracted.
+        let (a, b, c) = (1.5, -2.25, 0.375);
+        assert_eq!(fma(a, b, c), -3.0);
+        assert_eq!(fnma(a, b, c), 3.75);
+        assert_eq!(fms(a, b, c), -3.75);
+        assert_eq!(crate::fma!(a, b, c), -3.0);
+        assert_eq!(crate::fnma!(a, b, c), 3.75);
+        assert_eq!(crate::fms!(a, b, c - 1.0), -2.75);
+        // One rounding where the target has the instruction: 1 + 2^-30 squared less 1 keeps
+        // its 2^-60 term only when fused.
+        let e = 1.0 / 1_073_741_824.0;
+        let x = 1.0 + e;
+        let fused = cfg!(all(feature = "std", target_feature = "fma"));
+        assert_eq!(fms(x, x, 1.0) - 2.0 * e == e * e, fused);
     }
 
     #[test]

@@ -98,8 +98,12 @@ impl Lang for CLang<'_> {
     fn paren(&self, x: String) -> String {
         format!("({x})")
     }
-    fn fma(&self, a: String, b: String, c: String, subtract: bool) -> String {
-        let f = if subtract { "FNMA" } else { "FMA" };
+    fn fma(&self, a: String, b: String, c: String, kind: super::Fused) -> String {
+        let f = match kind {
+            super::Fused::Add => "FMA",
+            super::Fused::Subtract => "FNMA",
+            super::Fused::Difference => "FMS",
+        };
         format!("{}_{f}({a}, {b}, {c})", self.upper)
     }
 }
@@ -207,15 +211,17 @@ pub fn emit_c_reporting(
     }
     let _ = writeln!(
         h,
-        "/* a * b + c (and c - a * b), in sums of products and in the written-out sin and cos: \
+        "/* a * b + c (and c - a * b, a * b - c), in sums of products and in the written-out sin and cos: \
          fused (one rounding, one instruction) where the target has the instruction, as \
          written elsewhere or when {upper}_NO_FMA is defined (compilers contract a written \
          a * b + c only outside strict ISO modes). */\n\
          #if (defined({fast}) || defined(__FMA__)) && !defined({upper}_NO_FMA)\n\
          #define {upper}_FMA(a, b, c) {fma}(a, b, c)\n\
-         #define {upper}_FNMA(a, b, c) {fma}(-(a), b, c)\n#else\n\
+         #define {upper}_FNMA(a, b, c) {fma}(-(a), b, c)\n\
+         #define {upper}_FMS(a, b, c) {fma}(a, b, -(c))\n#else\n\
          #define {upper}_FMA(a, b, c) ((a) * (b) + (c))\n\
-         #define {upper}_FNMA(a, b, c) ((c) - (a) * (b))\n#endif\n",
+         #define {upper}_FNMA(a, b, c) ((c) - (a) * (b))\n\
+         #define {upper}_FMS(a, b, c) ((a) * (b) - (c))\n#endif\n",
         fast = if opts.float {
             "FP_FAST_FMAF"
         } else {

@@ -1844,9 +1844,9 @@ pub(crate) trait Lang {
     /// `a op b` for `op` in `+ - * /`.
     fn bin(&self, a: Self::Out, op: char, b: Self::Out) -> Self::Out;
     fn paren(&self, x: Self::Out) -> Self::Out;
-    /// `c + a b` (or `c - a b` when `subtract`), with one rounding where the target has the
-    /// instruction: how sums of products are written ([`render_fused`]).
-    fn fma(&self, a: Self::Out, b: Self::Out, c: Self::Out, subtract: bool) -> Self::Out;
+    /// `c + a b`, `c - a b` or `a b - c` (by `kind`), with one rounding where the target has
+    /// the instruction: how sums of products are written ([`render_fused`]).
+    fn fma(&self, a: Self::Out, b: Self::Out, c: Self::Out, kind: Fused) -> Self::Out;
 }
 
 /// Writes `e`, parenthesised when it binds less tightly than `min`.
@@ -1927,24 +1927,57 @@ fn fused_order(terms: &[(bool, Ex)]) -> Vec<&(bool, Ex)> {
     order
 }
 
+/// Whether a fused sum in [`fused_order`] starts with a product from which a term that is not
+/// a product is subtracted: `a b - c`, written as one fused multiply-subtract (gcc contracts
+/// it too outside strict ISO modes; Rust and strict C would otherwise round twice and take
+/// two instructions).
+fn starts_with_difference(order: &[&(bool, Ex)]) -> bool {
+    match order {
+        [(false, first), (true, second), ..] => product(first) && !product(second),
+        _ => false,
+    }
+}
+
 /// Whether `e` is written as one fused multiply-add call, which binds like a function call
-/// rather than a sum: a fused sum whose last term in [`fused_order`] is a product.
+/// rather than a sum: a fused sum whose last term in [`fused_order`] is a product, or that is
+/// one product less another term.
 fn fused_call(e: &Ex) -> bool {
     match e {
         Ex::Sum(terms) if fused(terms) => {
-            fused_order(terms).last().is_some_and(|(_, t)| product(t))
+            let order = fused_order(terms);
+            order.last().is_some_and(|(_, t)| product(t))
+                || (order.len() == 2 && starts_with_difference(&order))
         }
         _ => false,
     }
 }
 
-/// Which of `fma` and `fnma` (`found[0]`, `found[1]`) [`render_fused`] writes for `e`:
-/// every product of a fused sum after its first term.
-pub(crate) fn fused_calls(e: &Ex, found: &mut [bool; 2]) {
+/// The three fused forms [`render_fused`] writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Fused {
+    /// `c + a b`: `fma(a, b, c)`.
+    Add,
+    /// `c - a b`: `fnma(a, b, c)`.
+    Subtract,
+    /// `a b - c`: `fms(a, b, c)`.
+    Difference,
+}
+
+/// Which of `fma`, `fnma` and `fms` (`found[0..3]`, in [`Fused`]'s order) [`render_fused`]
+/// writes for `e`: every product of a fused sum after its first term, and a leading
+/// difference.
+pub(crate) fn fused_calls(e: &Ex, found: &mut [bool; 3]) {
     match e {
         Ex::Sum(terms) => {
             if fused(terms) {
-                for (neg, t) in fused_order(terms).into_iter().skip(1) {
+                let order = fused_order(terms);
+                let skip = if starts_with_difference(&order) {
+                    found[Fused::Difference as usize] = true;
+                    2
+                } else {
+                    1
+                };
+                for (neg, t) in order.into_iter().skip(skip) {
                     if product(t) {
                         found[usize::from(*neg)] = true;
                     }
@@ -1962,6 +1995,21 @@ pub(crate) fn fused_calls(e: &Ex, found: &mut [bool; 2]) {
     }
 }
 
+/// A product of two factors or more as its last factor and the product of the others (the
+/// operands of a fused multiply-add).
+fn split_product(t: &Ex) -> (Ex, &Ex) {
+    let mut flat = Vec::new();
+    if let Ex::Prod(fs) = t {
+        flatten_prod(fs, &mut flat);
+    }
+    let last = flat.pop().unwrap_or(t);
+    let head = match flat.as_slice() {
+        [one] => (*one).clone(),
+        many => Ex::Prod(many.iter().map(|&f| f.clone()).collect()),
+    };
+    (head, last)
+}
+
 /// Whether a term is a product of two factors or more (a multiplication to fuse).
 fn product(e: &Ex) -> bool {
     match e {
@@ -1977,28 +2025,32 @@ fn product(e: &Ex) -> bool {
 /// A sum with its products fused into the terms before them, in the order the sum is
 /// written: `t₁ + t₂ - t₃` becomes `fnma(t₃, fma(t₂, t₁))` for products `t₂`, `t₃` (each
 /// `f₁ ⋯ fₖ` as `fma(f₁ ⋯ fₖ₋₁, fₖ, acc)`, a subtracted one as `fnma`, `acc - f₁ ⋯ fₖ`), the
-/// other terms added as written, in [`fused_order`]. The association and the signs are the written sum's, so where
+/// other terms added as written, in [`fused_order`]; a sum that starts `t₁ - c` with `t₁` a
+/// product and `c` not one starts from `fms(f₁ ⋯ fₖ₋₁, fₖ, c)`, `t₁ - c` in one rounding. The association and the signs are the written sum's, so where
 /// the target has no fused multiply-add the code computes what the plain sum does, in the
 /// same order and with the same constants (a subtracted `0.5 x` rather than an added
 /// `-0.5 x`: with gcc's register allocation the negated constants made the Panda's
 /// inverse-dynamics derivatives 11% slower, baseline target).
 fn render_fused<L: Lang>(l: &L, terms: &[(bool, Ex)]) -> L::Out {
-    let mut it = fused_order(terms).into_iter();
+    let order = fused_order(terms);
+    let difference = starts_with_difference(&order);
+    let mut it = order.into_iter();
     let Some(first) = it.next() else {
         return l.lit(0.0);
     };
-    let mut acc = render(l, &Ex::Sum(vec![first.clone()]));
+    let mut acc = if difference {
+        let (head, last) = split_product(&first.1);
+        let second = it.next().map_or_else(|| l.lit(0.0), |(_, t)| render(l, t));
+        l.fma(render(l, &head), render(l, last), second, Fused::Difference)
+    } else {
+        render(l, &Ex::Sum(vec![first.clone()]))
+    };
     for (neg, t) in it {
         acc = match t {
-            Ex::Prod(fs) if product(t) => {
-                let mut flat = Vec::new();
-                flatten_prod(fs, &mut flat);
-                let last = flat.pop().unwrap_or(t);
-                let head = match flat.as_slice() {
-                    [one] => (*one).clone(),
-                    many => Ex::Prod(many.iter().map(|&f| f.clone()).collect()),
-                };
-                l.fma(render(l, &head), render(l, last), acc, *neg)
+            Ex::Prod(_) if product(t) => {
+                let (head, last) = split_product(t);
+                let kind = if *neg { Fused::Subtract } else { Fused::Add };
+                l.fma(render(l, &head), render(l, last), acc, kind)
             }
             t => {
                 let min = if starts_negative(t) { 4 } else { 2 };

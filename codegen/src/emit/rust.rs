@@ -122,11 +122,17 @@ impl Lang for RustLang<'_> {
     fn paren(&self, x: TokenStream) -> TokenStream {
         quote!((#x))
     }
-    fn fma(&self, a: TokenStream, b: TokenStream, c: TokenStream, subtract: bool) -> TokenStream {
-        if subtract {
-            quote!(fnma!(#a, #b, #c))
-        } else {
-            quote!(fma!(#a, #b, #c))
+    fn fma(
+        &self,
+        a: TokenStream,
+        b: TokenStream,
+        c: TokenStream,
+        kind: super::Fused,
+    ) -> TokenStream {
+        match kind {
+            super::Fused::Add => quote!(fma!(#a, #b, #c)),
+            super::Fused::Subtract => quote!(fnma!(#a, #b, #c)),
+            super::Fused::Difference => quote!(fms!(#a, #b, #c)),
         }
     }
 }
@@ -187,8 +193,8 @@ pub fn emit_rust_reporting(
         }
         blocks |= super::trig_block(p).is_some();
     }
-    // The fused multiply-adds of sums of products (`fma`, `fnma`).
-    let mut fused = [false; 2];
+    // The fused multiply-adds of sums of products (`fma`, `fnma`, `fms`).
+    let mut fused = [false; 3];
     for p in &plans {
         for e in p
             .locals
@@ -205,7 +211,7 @@ pub fn emit_rust_reporting(
         .filter(|(_, used)| *used)
         .map(|(name, _)| format_ident!("{}", name))
         .collect();
-    let fused: Vec<Ident> = ["fma", "fnma"]
+    let fused: Vec<Ident> = ["fma", "fnma", "fms"]
         .iter()
         .zip(fused)
         .filter(|(_, used)| *used)

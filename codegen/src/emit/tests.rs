@@ -512,7 +512,8 @@ fn parenthesisation_is_minimal_and_correct() {
 
 #[test]
 fn sums_of_products_are_written_as_fused_multiply_adds() {
-    // C's: `T_FMA(a, b, c)` is `c + a b`, `T_FNMA(a, b, c)` is `c - a b`.
+    // C's: `T_FMA(a, b, c)` is `c + a b`, `T_FNMA(a, b, c)` is `c - a b`, `T_FMS(a, b, c)`
+    // is `a b - c`.
     let fused = &c::CLang::plain("T");
     let x = |n: &str| Ex::Local(n.into());
     let prod = |fs: &[&str]| Ex::Prod(fs.iter().map(|n| x(n)).collect());
@@ -528,6 +529,22 @@ fn sums_of_products_are_written_as_fused_multiply_adds() {
     // A leading product before another term is swapped with it so that it fuses too.
     let e = Ex::Sum(vec![(false, prod(&["a", "b"])), (false, x("c"))]);
     assert_eq!(render(fused, &e), "T_FMA(a, b, c)");
+    // A leading product less another term is one fused multiply-subtract, then as before;
+    // a call, so it takes no parentheses as a factor.
+    let e = Ex::Sum(vec![(false, prod(&["a", "b", "d"])), (true, x("c"))]);
+    assert_eq!(render(fused, &e), "T_FMS(a * b, d, c)");
+    let e = Ex::Prod(vec![x("s"), e]);
+    assert_eq!(render(fused, &e), "s * T_FMS(a * b, d, c)");
+    let e = Ex::Sum(vec![
+        (false, prod(&["a", "b"])),
+        (true, x("c")),
+        (false, x("h")),
+        (true, prod(&["d", "e"])),
+    ]);
+    assert_eq!(render(fused, &e), "T_FNMA(d, e, T_FMS(a, b, c) + h)");
+    // Not when the leading product is subtracted, or followed by another product.
+    let e = Ex::Sum(vec![(true, prod(&["a", "b"])), (true, x("c"))]);
+    assert_eq!(render(fused, &e), "-a * b - c");
     // Products only: the first one plain; a literal factor stays positive.
     let e = Ex::Sum(vec![
         (false, prod(&["a", "b"])),
@@ -567,7 +584,10 @@ fn ops_in_c_body(body: &str) -> crate::ir::OpCount {
         n.sqrt += rhs.matches("sqrt(").count();
         // A fused multiply-add (or multiply-subtract) is the multiplication and the addition
         // it stands for.
-        let fused = rhs.matches("_FMA(").count() + rhs.matches("_FNMA(").count();
+        let fused = ["_FMA(", "_FNMA(", "_FMS("]
+            .iter()
+            .map(|f| rhs.matches(f).count())
+            .sum::<usize>();
         n.mul += fused;
         n.add += fused;
         let chars: Vec<char> = rhs.chars().collect();
