@@ -35,6 +35,7 @@ pub struct CFiles {
     pub source: Option<String>,
 }
 
+#[derive(Clone, Copy)]
 pub(super) struct CLang<'a> {
     fields: &'a [String],
     /// The robot's upper-case identifier, prefix of the header's macros.
@@ -42,6 +43,9 @@ pub(super) struct CLang<'a> {
     float: bool,
     /// In a batched body: inputs are read as `q[j][k]`, `k` the state.
     lanes: bool,
+    /// In a function body: inputs are read from the locals they were copied into first
+    /// (`q_3` for `q[3]`, [`super::input_reads`]).
+    copied: bool,
 }
 
 impl<'a> CLang<'a> {
@@ -54,6 +58,7 @@ impl<'a> CLang<'a> {
             upper,
             float: false,
             lanes: false,
+            copied: false,
         }
     }
 }
@@ -68,7 +73,9 @@ impl Lang for CLang<'_> {
         s
     }
     fn input(&self, i: Input, j: usize) -> String {
-        if self.lanes {
+        if self.copied {
+            format!("{}_{j}", i.name())
+        } else if self.lanes {
             format!("{}[{j}][k]", i.name())
         } else {
             format!("{}[{j}]", i.name())
@@ -160,6 +167,7 @@ pub fn emit_c_reporting(
         upper: &upper,
         float: opts.float,
         lanes: false,
+        copied: false,
     };
     if let Some(batch) = opts.batch {
         super::check_batch(batch)?;
@@ -487,6 +495,7 @@ fn batch_body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> String 
         upper: lang.upper,
         float: lang.float,
         lanes: true,
+        copied: true,
     };
     let mut b = String::new();
     if !lang.fields.is_empty() && !plan.uses_params {
@@ -499,6 +508,9 @@ fn batch_body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> String 
     }
     let _ = writeln!(b, "    int k;");
     let _ = writeln!(b, "    for (k = 0; k < {upper}_BATCH; ++k) {{");
+    for (i, j) in super::input_reads(plan) {
+        let _ = writeln!(b, "        const {real} {0}_{j} = {0}[{j}][k];", i.name());
+    }
     for (t, (angle, sin, cos)) in super::trig_angles(plan).into_iter().enumerate() {
         let angle = render(&lanes, angle);
         for (name, e) in trig_statements(lang, upper, &format!("t{t}"), angle, sin, cos) {
@@ -651,6 +663,10 @@ fn doc_comment(plan: &Plan, params: bool) -> String {
 }
 
 fn body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> String {
+    let lang = &CLang {
+        copied: true,
+        ..*lang
+    };
     let mut b = String::new();
     // Unused inputs are part of the fixed API; the casts silence -Wunused-parameter.
     if !lang.fields.is_empty() && !plan.uses_params {
@@ -666,6 +682,11 @@ fn body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> String {
         if vals.is_empty() {
             let _ = writeln!(b, "    (void){};", o.name);
         }
+    }
+    // Every input read first: an output array may be an input array of the same call, and
+    // the stores are interleaved with the locals.
+    for (i, j) in super::input_reads(plan) {
+        let _ = writeln!(b, "    const {real} {0}_{j} = {0}[{j}];", i.name());
     }
     let block = super::trig_block(plan);
     if let Some(block) = &block {

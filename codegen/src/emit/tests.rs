@@ -689,9 +689,9 @@ fn indexes(line: &str, name: &str) -> bool {
     })
 }
 
-/// The C writes each output entry early, but never before an input is read for the last time
-/// (an output array may be an input array of the same call), and an entry reading an input
-/// itself only after every local.
+/// The C reads every input into a local first, then writes each output entry early: no line
+/// reads an input array after the first store (an output array may be an input array of the
+/// same call), and the stores are interleaved with the locals.
 #[test]
 fn c_outputs_are_written_early_and_after_every_input_read() {
     let robots = Path::new(env!("CARGO_MANIFEST_DIR")).join("../robots");
@@ -717,16 +717,10 @@ fn c_outputs_are_written_early_and_after_every_input_read() {
             let first_store = body.iter().position(|l| store(l)).expect("an output");
             let last_local = body.iter().rposition(|l| local(l)).unwrap_or(0);
             for (k, line) in body.iter().enumerate() {
-                if !store(line) && reads(line) {
+                if reads(line) {
                     assert!(
                         k < first_store,
                         "{name}: `{line}` reads an input after a store"
-                    );
-                }
-                if store(line) && reads(line) {
-                    assert!(
-                        k > last_local,
-                        "{name}: `{line}` reads an input before a local"
                     );
                 }
             }
@@ -741,4 +735,100 @@ fn c_outputs_are_written_early_and_after_every_input_read() {
     ] {
         assert!(interleaved.iter().any(|n| n == name), "{name} writes early");
     }
+}
+
+/// The most and the mean number of locals live along `order`, an output entry ending the
+/// values it reads once every local it reads is computed (as [`store_schedule`] writes it).
+fn live_counts(plan: &Plan, order: &[usize]) -> (usize, f64) {
+    let index: HashMap<&str, usize> = plan
+        .locals
+        .iter()
+        .enumerate()
+        .map(|(k, (n, _))| (n.as_str(), k))
+        .collect();
+    let reads = |e: &Ex| {
+        let mut ks = Vec::new();
+        visit_leaves(e, &mut |leaf| {
+            if let Ex::Local(n) = leaf {
+                ks.push(index[n.as_str()]);
+            }
+        });
+        ks
+    };
+    let mut position = vec![0; plan.locals.len()];
+    for (p, &k) in order.iter().enumerate() {
+        position[k] = p;
+    }
+    // A value is live from its local to its last reader (a local, or an entry's last local).
+    let mut last = vec![None::<usize>; plan.locals.len()];
+    for (k, (_, e)) in plan.locals.iter().enumerate() {
+        for d in reads(e) {
+            last[d] = last[d].max(Some(position[k]));
+        }
+    }
+    for e in plan.outputs.iter().flatten() {
+        let ds = reads(e);
+        let at = ds.iter().map(|&d| position[d]).max();
+        for d in ds {
+            last[d] = last[d].max(at);
+        }
+    }
+    let mut delta = vec![0i64; order.len() + 1];
+    for (k, end) in last.iter().enumerate() {
+        if let Some(end) = end {
+            delta[position[k]] += 1;
+            delta[end + 1] -= 1;
+        }
+    }
+    let (mut live, mut most, mut sum) = (0i64, 0i64, 0i64);
+    for d in &delta[..order.len()] {
+        live += d;
+        most = most.max(live);
+        sum += live;
+    }
+    (most as usize, sum as f64 / order.len().max(1) as f64)
+}
+
+/// The C order computes each local after the locals it reads, every local once, and holds
+/// fewer values live than the graph's order (summed over the averages of every function of
+/// three shipped robots), and about as many in every function.
+#[test]
+fn c_local_order_is_valid_and_keeps_fewer_values_live() {
+    let robots = Path::new(env!("CARGO_MANIFEST_DIR")).join("../robots");
+    let (mut total, mut graph_total) = (0.0, 0.0);
+    for stem in ["ur5", "quadruped_floating", "hand"] {
+        let robot = crate::load_spec(&robots.join(format!("{stem}.toml"))).expect("shipped spec");
+        let module = crate::build_module(&robot);
+        let (_, plans) = plan_module(&module, &mut crate::progress::Silent).unwrap();
+        for plan in &plans {
+            let (order, _) = local_order(plan, true);
+            let mut seen = vec![false; plan.locals.len()];
+            for &k in &order {
+                visit_leaves(&plan.locals[k].1, &mut |leaf| {
+                    if let Ex::Local(n) = leaf {
+                        let d = plan.locals.iter().position(|(m, _)| m == n).unwrap();
+                        assert!(seen[d], "{}: {} before {n}", plan.name, plan.locals[k].0);
+                    }
+                });
+                assert!(!seen[k], "{}: {} twice", plan.name, plan.locals[k].0);
+                seen[k] = true;
+            }
+            assert!(seen.iter().all(|&s| s), "{}: every local", plan.name);
+            let graph: Vec<usize> = (0..plan.locals.len()).collect();
+            let (_, mean) = live_counts(plan, &order);
+            let (_, graph_mean) = live_counts(plan, &graph);
+            assert!(
+                mean <= graph_mean + 1.0,
+                "{stem} {}: {mean:.1} live on average against {graph_mean:.1}",
+                plan.name
+            );
+            total += mean;
+            graph_total += graph_mean;
+        }
+    }
+    // Measured: 3657 against 4143 (12% fewer) over their 56 functions.
+    assert!(
+        total < 0.92 * graph_total,
+        "{total:.0} values live against {graph_total:.0}"
+    );
 }
