@@ -872,7 +872,6 @@ pub(crate) fn local_order(plan: &Plan, block: bool) -> (Vec<usize>, usize) {
 /// same call) while the locals and the stores are ordered freely ([`pressure_order`]).
 pub(crate) fn input_reads(plan: &Plan) -> Vec<(Input, usize)> {
     let mut reads = Vec::new();
-    let mut seen = std::collections::BTreeSet::new();
     let exprs = plan
         .locals
         .iter()
@@ -881,13 +880,12 @@ pub(crate) fn input_reads(plan: &Plan) -> Vec<(Input, usize)> {
     for e in exprs {
         visit_leaves(e, &mut |leaf| {
             if let Ex::Input(i, j) = leaf {
-                if seen.insert((i.name(), *j)) {
-                    reads.push((*i, *j));
-                }
+                reads.push((*i, *j));
             }
         });
     }
     reads.sort_by_key(|&(i, j)| (i.name(), j));
+    reads.dedup();
     reads
 }
 
@@ -898,32 +896,15 @@ pub(crate) fn input_reads(plan: &Plan) -> Vec<(Input, usize)> {
 /// order on a tie. The graph's order computes the recursions' quantities long before their
 /// last use (the reverse-mode derivatives' forward values above all: the Panda's
 /// inverse-dynamics derivatives held 274 values live on average, 545 at most, and gcc
-/// spilled most of them); in this order they hold 120 (198 at most) and the function runs
-/// about 15% faster in C. Rust keeps the graph's order: LLVM reorders the code itself (the
+/// spilled most of them); in this order they hold 128 (207 at most) and the C executes
+/// 5151 instructions per call instead of 5997 (docs/design.md, "Statement order"). Rust keeps the graph's order: LLVM reorders the code itself (the
 /// same reordering changed its instruction count by 0.4%).
 pub(crate) fn pressure_order(plan: &Plan, first: &[usize]) -> Vec<usize> {
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
     let n = plan.locals.len();
-    let index: HashMap<&str, usize> = plan
-        .locals
-        .iter()
-        .enumerate()
-        .map(|(k, (name, _))| (name.as_str(), k))
-        .collect();
-    let reads = |e: &Ex| {
-        let mut ks: Vec<usize> = Vec::new();
-        visit_leaves(e, &mut |leaf| {
-            if let Ex::Local(name) = leaf {
-                if let Some(&k) = index.get(name.as_str()) {
-                    ks.push(k);
-                }
-            }
-        });
-        ks.sort_unstable();
-        ks.dedup();
-        ks
-    };
+    let index = local_index(plan);
+    let reads = |e: &Ex| local_reads(e, &index);
     // Readers `0..n` are the locals, `n..` the output entries.
     let mut operands: Vec<Vec<usize>> = plan.locals.iter().map(|(_, e)| reads(e)).collect();
     operands.extend(plan.outputs.iter().flatten().map(reads));
@@ -996,6 +977,31 @@ pub(crate) fn pressure_order(plan: &Plan, first: &[usize]) -> Vec<usize> {
     }
     debug_assert_eq!(order.len(), n, "every local is scheduled");
     order
+}
+
+/// Each local's index in [`Plan::locals`], by name.
+pub(crate) fn local_index(plan: &Plan) -> HashMap<&str, usize> {
+    plan.locals
+        .iter()
+        .enumerate()
+        .map(|(k, (name, _))| (name.as_str(), k))
+        .collect()
+}
+
+/// The locals `e` reads, as indices into [`Plan::locals`] (`index` from [`local_index`]),
+/// each once, in increasing order.
+pub(crate) fn local_reads(e: &Ex, index: &HashMap<&str, usize>) -> Vec<usize> {
+    let mut ks = Vec::new();
+    visit_leaves(e, &mut |leaf| {
+        if let Ex::Local(name) = leaf {
+            if let Some(&k) = index.get(name.as_str()) {
+                ks.push(k);
+            }
+        }
+    });
+    ks.sort_unstable();
+    ks.dedup();
+    ks
 }
 
 /// Where each output entry is written when the locals are emitted in `order` (see

@@ -740,21 +740,8 @@ fn c_outputs_are_written_early_and_after_every_input_read() {
 /// The most and the mean number of locals live along `order`, an output entry ending the
 /// values it reads once every local it reads is computed (as [`store_schedule`] writes it).
 fn live_counts(plan: &Plan, order: &[usize]) -> (usize, f64) {
-    let index: HashMap<&str, usize> = plan
-        .locals
-        .iter()
-        .enumerate()
-        .map(|(k, (n, _))| (n.as_str(), k))
-        .collect();
-    let reads = |e: &Ex| {
-        let mut ks = Vec::new();
-        visit_leaves(e, &mut |leaf| {
-            if let Ex::Local(n) = leaf {
-                ks.push(index[n.as_str()]);
-            }
-        });
-        ks
-    };
+    let index = local_index(plan);
+    let reads = |e: &Ex| local_reads(e, &index);
     let mut position = vec![0; plan.locals.len()];
     for (p, &k) in order.iter().enumerate() {
         position[k] = p;
