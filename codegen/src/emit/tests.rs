@@ -737,48 +737,10 @@ fn c_outputs_are_written_early_and_after_every_input_read() {
     }
 }
 
-/// The most and the mean number of locals live along `order`, an output entry ending the
-/// values it reads once every local it reads is computed (as [`store_schedule`] writes it).
-fn live_counts(plan: &Plan, order: &[usize]) -> (usize, f64) {
-    let index = local_index(plan);
-    let reads = |e: &Ex| local_reads(e, &index);
-    let mut position = vec![0; plan.locals.len()];
-    for (p, &k) in order.iter().enumerate() {
-        position[k] = p;
-    }
-    // A value is live from its local to its last reader (a local, or an entry's last local).
-    let mut last = vec![None::<usize>; plan.locals.len()];
-    for (k, (_, e)) in plan.locals.iter().enumerate() {
-        for d in reads(e) {
-            last[d] = last[d].max(Some(position[k]));
-        }
-    }
-    for e in plan.outputs.iter().flatten() {
-        let ds = reads(e);
-        let at = ds.iter().map(|&d| position[d]).max();
-        for d in ds {
-            last[d] = last[d].max(at);
-        }
-    }
-    let mut delta = vec![0i64; order.len() + 1];
-    for (k, end) in last.iter().enumerate() {
-        if let Some(end) = end {
-            delta[position[k]] += 1;
-            delta[end + 1] -= 1;
-        }
-    }
-    let (mut live, mut most, mut sum) = (0i64, 0i64, 0i64);
-    for d in &delta[..order.len()] {
-        live += d;
-        most = most.max(live);
-        sum += live;
-    }
-    (most as usize, sum as f64 / order.len().max(1) as f64)
-}
-
-/// The C order computes each local after the locals it reads, every local once, and holds
-/// fewer values live than the graph's order (summed over the averages of every function of
-/// three shipped robots), and about as many in every function.
+/// The C order and both its candidates compute each local after the locals it reads, every
+/// local once; the order written is the candidate holding fewer values live, and it holds
+/// fewer than the graph's order (summed over the averages of every function of three shipped
+/// robots) and about as many in every function.
 #[test]
 fn c_local_order_is_valid_and_keeps_fewer_values_live() {
     let robots = Path::new(env!("CARGO_MANIFEST_DIR")).join("../robots");
@@ -789,20 +751,31 @@ fn c_local_order_is_valid_and_keeps_fewer_values_live() {
         let (_, plans) = plan_module(&module, &mut crate::progress::Silent).unwrap();
         for plan in &plans {
             let (order, _) = local_order(plan, true);
-            let mut seen = vec![false; plan.locals.len()];
-            for &k in &order {
-                visit_leaves(&plan.locals[k].1, &mut |leaf| {
-                    if let Ex::Local(n) = leaf {
-                        let d = plan.locals.iter().position(|(m, _)| m == n).unwrap();
-                        assert!(seen[d], "{}: {} before {n}", plan.name, plan.locals[k].0);
-                    }
-                });
-                assert!(!seen[k], "{}: {} twice", plan.name, plan.locals[k].0);
-                seen[k] = true;
+            let trig: Vec<usize> = (0..plan.locals.len())
+                .filter(|&k| is_trig(&plan.locals[k].1))
+                .collect();
+            let candidates = [Ties::GraphOrder, Ties::RecentOperands]
+                .map(|ties| pressure_order(plan, &trig, ties));
+            for candidate in candidates.iter().chain([&order]) {
+                let mut seen = vec![false; plan.locals.len()];
+                for &k in candidate {
+                    visit_leaves(&plan.locals[k].1, &mut |leaf| {
+                        if let Ex::Local(n) = leaf {
+                            let d = plan.locals.iter().position(|(m, _)| m == n).unwrap();
+                            assert!(seen[d], "{}: {} before {n}", plan.name, plan.locals[k].0);
+                        }
+                    });
+                    assert!(!seen[k], "{}: {} twice", plan.name, plan.locals[k].0);
+                    seen[k] = true;
+                }
+                assert!(seen.iter().all(|&s| s), "{}: every local", plan.name);
             }
-            assert!(seen.iter().all(|&s| s), "{}: every local", plan.name);
-            let graph: Vec<usize> = (0..plan.locals.len()).collect();
+            // The order written is the candidate with fewer values live.
             let (_, mean) = live_counts(plan, &order);
+            for candidate in &candidates {
+                assert!(mean <= live_counts(plan, candidate).1, "{}", plan.name);
+            }
+            let graph: Vec<usize> = (0..plan.locals.len()).collect();
             let (_, graph_mean) = live_counts(plan, &graph);
             assert!(
                 mean <= graph_mean + 1.0,
@@ -813,9 +786,10 @@ fn c_local_order_is_valid_and_keeps_fewer_values_live() {
             graph_total += graph_mean;
         }
     }
-    // Measured: 3657 against 4143 (12% fewer) over their 56 functions.
+    // Measured: 3316 against 4143 (20% fewer) over their 56 functions; 3657 with the
+    // graph's order on every tie.
     assert!(
-        total < 0.92 * graph_total,
+        total < 0.84 * graph_total,
         "{total:.0} values live against {graph_total:.0}"
     );
 }
