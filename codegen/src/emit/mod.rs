@@ -857,7 +857,7 @@ pub fn check_batch(batch: usize) -> Result<(), EmitError> {
 /// The locals of a plan in the order the C emitter writes them, as indices into
 /// [`Plan::locals`], and how many of them lead as the trigonometric block's: the `sin`/`cos`
 /// locals first (with a block, written by it), then the others in [`pressure_order`], with
-/// whichever of its two tie rules keeps fewer values live on average ([`live_counts`]; the
+/// whichever of its two tie rules keeps fewer values live on average ([`mean_live`]; the
 /// graph's order on a tie).
 ///
 /// Neither rule is best everywhere, and the average live count picked the one gcc compiled
@@ -867,18 +867,35 @@ pub fn check_batch(batch: usize) -> Result<(), EmitError> {
 /// the most recent operands; the Panda's inverse-dynamics derivatives stay at 5151 by the
 /// graph's order, which the other rule takes to 5930.
 pub(crate) fn local_order(plan: &Plan, block: bool) -> (Vec<usize>, usize) {
-    let trig: Vec<usize> = (0..plan.locals.len())
-        .filter(|&k| is_trig(&plan.locals[k].1))
-        .collect();
+    let trig = trig_locals(plan);
     let leading = if block { trig.len() } else { 0 };
-    let by_graph = pressure_order(plan, &trig, Ties::GraphOrder);
-    let by_recent = pressure_order(plan, &trig, Ties::RecentOperands);
-    let order = if live_counts(plan, &by_recent).1 < live_counts(plan, &by_graph).1 {
+    let operands = operand_lists(plan);
+    let by_graph = pressure_order(&operands, plan.locals.len(), &trig, Ties::GraphOrder);
+    let by_recent = pressure_order(&operands, plan.locals.len(), &trig, Ties::RecentOperands);
+    let order = if mean_live(&operands, &by_recent) < mean_live(&operands, &by_graph) {
         by_recent
     } else {
         by_graph
     };
     (order, leading)
+}
+
+/// The `sin`/`cos` locals of a plan ([`is_trig`]), as indices into [`Plan::locals`].
+pub(crate) fn trig_locals(plan: &Plan) -> Vec<usize> {
+    (0..plan.locals.len())
+        .filter(|&k| is_trig(&plan.locals[k].1))
+        .collect()
+}
+
+/// The locals each reader reads, as indices into [`Plan::locals`]: the readers `0..N` are the
+/// locals, the rest the output entries in output order (an entry is a reader too: written as
+/// soon as its locals are computed, [`store_schedule`], it ends the values it reads).
+pub(crate) fn operand_lists(plan: &Plan) -> Vec<Vec<usize>> {
+    let index = local_index(plan);
+    let reads = |e: &Ex| local_reads(e, &index);
+    let mut operands: Vec<Vec<usize>> = plan.locals.iter().map(|(_, e)| reads(e)).collect();
+    operands.extend(plan.outputs.iter().flatten().map(reads));
+    operands
 }
 
 /// How [`pressure_order`] breaks ties between locals that end as many live values.
@@ -891,45 +908,39 @@ pub(crate) enum Ties {
     RecentOperands,
 }
 
-/// The most and the mean number of locals live along `order` (indices into
-/// [`Plan::locals`]), a value live from its local to its last reader: a local, or an output
-/// entry, which ends the values it reads once every local it reads is computed (as
-/// [`store_schedule`] writes it).
-pub(crate) fn live_counts(plan: &Plan, order: &[usize]) -> (usize, f64) {
-    let index = local_index(plan);
-    let reads = |e: &Ex| local_reads(e, &index);
-    let mut position = vec![0; plan.locals.len()];
+/// The mean number of locals live along `order` (every local once, as indices into
+/// [`Plan::locals`]; `operands` from [`operand_lists`]), a value live from its local to its
+/// last reader: a local, or an output entry at the place of the last local it reads.
+pub(crate) fn mean_live(operands: &[Vec<usize>], order: &[usize]) -> f64 {
+    let n = order.len();
+    let mut position = vec![0; n];
     for (p, &k) in order.iter().enumerate() {
         position[k] = p;
     }
-    let mut last = vec![None::<usize>; plan.locals.len()];
-    for (k, (_, e)) in plan.locals.iter().enumerate() {
-        for d in reads(e) {
-            last[d] = last[d].max(Some(position[k]));
-        }
-    }
-    for e in plan.outputs.iter().flatten() {
-        let ds = reads(e);
-        let at = ds.iter().map(|&d| position[d]).max();
-        for d in ds {
+    let mut last = vec![None::<usize>; n];
+    for (r, ops) in operands.iter().enumerate() {
+        let at = if r < n {
+            Some(position[r])
+        } else {
+            ops.iter().map(|&d| position[d]).max()
+        };
+        for &d in ops {
             last[d] = last[d].max(at);
         }
     }
-    let mut delta = vec![0i64; order.len() + 1];
+    let mut delta = vec![0i64; n + 1];
     for (k, end) in last.iter().enumerate() {
         if let Some(end) = end {
             delta[position[k]] += 1;
             delta[end + 1] -= 1;
         }
     }
-    let (mut live, mut most, mut sum) = (0i64, 0i64, 0i64);
-    for d in &delta[..order.len()] {
+    let (mut live, mut sum) = (0i64, 0i64);
+    for d in &delta[..n] {
         live += d;
-        most = most.max(live);
         sum += live;
     }
-    let most = usize::try_from(most).unwrap_or(0);
-    (most, sum as f64 / order.len().max(1) as f64)
+    sum as f64 / n.max(1) as f64
 }
 
 /// The input entries a plan reads (`q[3]` as `(Input::Q, 3)`), in a fixed order: the C
@@ -955,8 +966,9 @@ pub(crate) fn input_reads(plan: &Plan) -> Vec<(Input, usize)> {
     reads
 }
 
-/// The locals in an order that keeps few values live at once, `first` (computed first, in
-/// their order) then every other local, by list scheduling: of the locals whose operands are
+/// The `n` locals in an order that keeps few values live at once (`operands` from
+/// [`operand_lists`]), `first` (computed first, in their order) then every other local, by
+/// list scheduling: of the locals whose operands are
 /// computed, the one that ends the most live values (operands it is the last reader of, an
 /// output entry counting as a reader) less the one it starts, ties broken by `ties`. The
 /// graph's order computes the recursions' quantities long before their last use (the
@@ -965,15 +977,15 @@ pub(crate) fn input_reads(plan: &Plan) -> Vec<(Input, usize)> {
 /// in this order they hold 128 (207 at most) and the C executes 5151 instructions per call
 /// instead of 5997 (docs/design.md, "Statement order"). Rust keeps the graph's order: LLVM
 /// reorders the code itself (the same reordering changed its instruction count by 0.4%).
-pub(crate) fn pressure_order(plan: &Plan, first: &[usize], ties: Ties) -> Vec<usize> {
+pub(crate) fn pressure_order(
+    operands: &[Vec<usize>],
+    n: usize,
+    first: &[usize],
+    ties: Ties,
+) -> Vec<usize> {
     use std::cmp::Reverse;
     use std::collections::BinaryHeap;
-    let n = plan.locals.len();
-    let index = local_index(plan);
-    let reads = |e: &Ex| local_reads(e, &index);
-    // Readers `0..n` are the locals, `n..` the output entries.
-    let mut operands: Vec<Vec<usize>> = plan.locals.iter().map(|(_, e)| reads(e)).collect();
-    operands.extend(plan.outputs.iter().flatten().map(reads));
+    // Readers `0..n` are the locals, `n..` the output entries ([`operand_lists`]).
     let mut readers: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (r, ops) in operands.iter().enumerate() {
         for &k in ops {

@@ -751,11 +751,11 @@ fn c_local_order_is_valid_and_keeps_fewer_values_live() {
         let (_, plans) = plan_module(&module, &mut crate::progress::Silent).unwrap();
         for plan in &plans {
             let (order, _) = local_order(plan, true);
-            let trig: Vec<usize> = (0..plan.locals.len())
-                .filter(|&k| is_trig(&plan.locals[k].1))
-                .collect();
+            let trig = trig_locals(plan);
+            let operands = operand_lists(plan);
+            let n = plan.locals.len();
             let candidates = [Ties::GraphOrder, Ties::RecentOperands]
-                .map(|ties| pressure_order(plan, &trig, ties));
+                .map(|ties| pressure_order(&operands, n, &trig, ties));
             for candidate in candidates.iter().chain([&order]) {
                 let mut seen = vec![false; plan.locals.len()];
                 for &k in candidate {
@@ -771,12 +771,12 @@ fn c_local_order_is_valid_and_keeps_fewer_values_live() {
                 assert!(seen.iter().all(|&s| s), "{}: every local", plan.name);
             }
             // The order written is the candidate with fewer values live.
-            let (_, mean) = live_counts(plan, &order);
+            let mean = mean_live(&operands, &order);
             for candidate in &candidates {
-                assert!(mean <= live_counts(plan, candidate).1, "{}", plan.name);
+                assert!(mean <= mean_live(&operands, candidate), "{}", plan.name);
             }
-            let graph: Vec<usize> = (0..plan.locals.len()).collect();
-            let (_, graph_mean) = live_counts(plan, &graph);
+            let graph: Vec<usize> = (0..n).collect();
+            let graph_mean = mean_live(&operands, &graph);
             assert!(
                 mean <= graph_mean + 1.0,
                 "{stem} {}: {mean:.1} live on average against {graph_mean:.1}",
