@@ -18,6 +18,7 @@ pub mod import;
 pub mod ir;
 mod mat3;
 pub mod model;
+mod parallel;
 pub mod params;
 pub mod progress;
 pub mod spec;

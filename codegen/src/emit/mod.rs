@@ -1462,19 +1462,40 @@ pub(crate) fn plan_module(
 ) -> Result<(Module, Vec<Plan>), EmitError> {
     let lowered = module.lowered_reporting(progress);
     let mut step = Counter::new(progress, Stage::Emit, "function", lowered.functions.len());
-    let mut seen = Vec::new();
-    let mut plans = Vec::new();
-    for f in &lowered.functions {
-        if seen.contains(&f.kind) {
+    let mut names = Vec::new();
+    for (i, f) in lowered.functions.iter().enumerate() {
+        if lowered.functions[..i].iter().any(|g| g.kind == f.kind) {
             return Err(EmitError::Duplicate(f.kind));
         }
-        seen.push(f.kind);
-        let name = public_name(&lowered, f.kind).ok_or(EmitError::UnknownFrame(f.kind))?;
-        step.next(&name);
-        let counts = Counts::of(&lowered);
-        let mut plan = plan_function(&lowered.graph, lowered.dof, counts, lowered.motion, f)?;
-        plan.name = name;
-        plans.push(plan);
+        names.push(public_name(&lowered, f.kind).ok_or(EmitError::UnknownFrame(f.kind))?);
+    }
+    let counts = Counts::of(&lowered);
+    // The functions are planned on every core (the plans only read the lowered graph), and
+    // kept in the functions' order; the first error in that order is the one reported.
+    let mut plans = Vec::new();
+    let (mut error, mut reported) = (None, 0);
+    crate::parallel::parallel_in_order(
+        &lowered.functions,
+        |f| plan_function(&lowered.graph, lowered.dof, counts, lowered.motion, f),
+        &mut |i| {
+            while reported <= i {
+                step.next(&names[reported]);
+                reported += 1;
+            }
+        },
+        &mut |i, plan: Result<Plan, EmitError>| match plan {
+            Ok(mut plan) if error.is_none() => {
+                plan.name = names[i].clone();
+                plans.push(plan);
+            }
+            Ok(_) => {}
+            Err(e) => {
+                error.get_or_insert(e);
+            }
+        },
+    );
+    if let Some(e) = error {
+        return Err(e);
     }
     // Files list functions in contract order whatever order the derivation produced.
     plans.sort_by_key(|p| p.kind);

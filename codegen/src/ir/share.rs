@@ -13,6 +13,7 @@ use super::graph::Graph;
 use super::node::{Node, NodeId};
 use super::passes::{tidy, IdMap};
 use super::signs::negate;
+use crate::parallel::{parallel_in_order, parallel_map};
 
 /// A sum operand as (monomial, coefficient bits); a constant has no monomial.
 type Key = (Option<NodeId>, u64);
@@ -83,7 +84,9 @@ impl<T: Copy + Eq + std::hash::Hash> Pool<T> {
         f: impl Fn(T) -> T,
     ) -> Option<(usize, Vec<usize>)> {
         let mut best: Option<(usize, Vec<usize>)> = None;
-        let mut tried: Vec<usize> = Vec::new();
+        // A set: an operand common to thousands of items (a joint rate in a large
+        // derivative) made a list's linear search quadratic.
+        let mut tried: HashSet<usize> = HashSet::default();
         for (p, &o) in ops.iter().enumerate() {
             if used[p] {
                 continue;
@@ -96,10 +99,9 @@ impl<T: Copy + Eq + std::hash::Hash> Pool<T> {
                 if len > limit || best.as_ref().is_some_and(|b| b.1.len() >= len) {
                     continue;
                 }
-                if tried.contains(&k) {
+                if !tried.insert(k) {
                     continue;
                 }
-                tried.push(k);
                 if let Some(pos) = cover(ops, used, &self.items[k].1, &f) {
                     best = Some((k, pos));
                 }
@@ -525,6 +527,8 @@ impl Graph {
             let k = pairs.len();
             pairs.push(key);
             let holding = holders.remove(&key).unwrap_or_default();
+            // The pairs with the new term, each once, as it reaches two holders.
+            let mut raised: Vec<PairKey> = Vec::new();
             for s in holding {
                 let ops = &mut sums[s].1;
                 let find = |ops: &[Operand], m: Mono| {
@@ -555,11 +559,17 @@ impl Graph {
                     let c = counts.entry(new).or_default();
                     *c += 1;
                     holders.entry(new).or_default().push(s);
-                    if *c >= 2 {
-                        heap.push((*c, Reverse(new)));
+                    if *c == 2 {
+                        raised.push(new);
                     }
                 }
                 ops.push(Operand::Pair(k, neg));
+            }
+            // A pair with the new term only gains holders in this step (the pairs that lose
+            // some are those with the taken terms), so it goes on the heap once, at its final
+            // count, rather than once per holder gained.
+            for new in raised {
+                heap.push((counts[&new], Reverse(new)));
             }
             counts.remove(&key);
         }
@@ -840,6 +850,21 @@ pub(crate) fn share_per_function_among(
     let first = variants.first().expect("at least one variant").0;
     let n = variants[0].1.len();
     assert!(variants.iter().all(|(_, g)| g.len() == n), "same functions");
+    let flat: Vec<NodeId> = variants[0].1.iter().flatten().copied().collect();
+    if cost(first, &flat).0 > WHOLE_GROUP_LIMIT {
+        return share_large_group(variants, starting);
+    }
+    share_with_whole_group(variants, starting)
+}
+
+/// [`share_per_function_among`] for a group of small functions: each function's cheapest
+/// form, among its sharing alone and its part of the whole group's, in every form.
+fn share_with_whole_group(
+    variants: &[(&Graph, &[Vec<NodeId>])],
+    starting: &mut dyn FnMut(usize),
+) -> (Graph, Vec<Vec<NodeId>>) {
+    let first = variants[0].0;
+    let n = variants[0].1.len();
     // Each form, shared with and without the early pairs of `share_partial_results_with`.
     let forms: Vec<(&Graph, &[Vec<NodeId>], bool)> = variants
         .iter()
@@ -901,6 +926,134 @@ pub(crate) fn share_per_function_among(
     (out, all)
 }
 
+/// Above this many operations (a group's functions together, before sharing), each function
+/// is shared alone, without the early pairs: the passes on the whole group and the second
+/// form took most of a large robot's generation time and memory (a 64-joint chain's
+/// derivatives and regressors: two copies of the whole group, each over a million
+/// operations) and gained nothing there (the regressor of a 30-joint chain 3 operations
+/// of 94 609, every other function of 30- and 64-joint chains none). Every shipped robot's
+/// groups are below it.
+const WHOLE_GROUP_LIMIT: usize = 100_000;
+
+/// In a large group, the functions up to this many operations are shared as a group of
+/// their own, in every form ([`share_large_group`]).
+const SMALL_FUNCTION_LIMIT: usize = 5_000;
+
+/// [`share_per_function_among`] for a large group: each function's sharing alone, in every
+/// form, the forms of all functions spread over the cores (each on the next free one, so a
+/// long function does not hold the others back), the cheapest form of each function taken
+/// (the first on ties) and copied into the result in the functions' order as soon as the
+/// functions before it are done, so at most a few functions' copies are held at once.
+fn share_each_alone(
+    variants: &[(&Graph, &[Vec<NodeId>])],
+    starting: &mut dyn FnMut(usize),
+) -> (Graph, Vec<Vec<NodeId>>) {
+    let n = variants[0].1.len();
+    let jobs: Vec<(usize, usize)> = (0..n)
+        .flat_map(|k| (0..variants.len()).map(move |v| (k, v)))
+        .collect();
+    let mut out = Graph::new();
+    out.copy_tables_from(variants[0].0);
+    let mut all = Vec::with_capacity(n);
+    // (cost, graph, roots, whether `finished` was already applied).
+    type Shared = ((usize, usize), Graph, Vec<NodeId>, bool);
+    let mut best: Option<Shared> = None;
+    // With a single form there is no choice to wait for: each function is also made final
+    // on its thread, and only the copy into the result is left in order.
+    let single = variants.len() == 1;
+    let mut reported = 0;
+    parallel_in_order(
+        &jobs,
+        |&(k, v)| {
+            let (g, groups) = variants[v];
+            let (alone, roots) = g.share_all(&groups[k], false);
+            let (alone, roots) = alone
+                .if_cheaper(&roots, Graph::absorb_negations_through_sums)
+                .unwrap_or((alone, roots));
+            let shared_cost = cost(&alone, &roots);
+            if single {
+                let (g, r) = finished(&alone, &roots).unwrap_or((alone, roots));
+                return (shared_cost, g, r, true);
+            }
+            (shared_cost, alone, roots, false)
+        },
+        &mut |j| {
+            while reported <= jobs[j].0 {
+                starting(reported);
+                reported += 1;
+            }
+        },
+        &mut |j, candidate: Shared| {
+            if !best.as_ref().is_some_and(|b| candidate.0 >= b.0) {
+                best = Some(candidate);
+            }
+            if jobs[j].1 + 1 == variants.len() {
+                let (_, g, roots, done) = best.take().expect("a form per function");
+                all.push(if done {
+                    g.copy_reachable_into(&mut out, &roots)
+                } else {
+                    finish(&g, &roots, &mut out)
+                });
+            }
+        },
+    );
+    (out, all)
+}
+
+/// The variants' graphs with other groups of roots (one list per variant).
+fn with_groups<'a>(
+    variants: &[(&'a Graph, &[Vec<NodeId>])],
+    groups: &'a [Vec<Vec<NodeId>>],
+) -> Vec<(&'a Graph, &'a [Vec<NodeId>])> {
+    variants
+        .iter()
+        .zip(groups)
+        .map(|(&(g, _), gs)| (g, &gs[..]))
+        .collect()
+}
+
+/// [`share_per_function_among`] for a large group: its small functions (a frame's
+/// kinematics beside the derivatives, say) as a group of their own, with the whole-group
+/// form and the early pairs, which gain them a few operations at little cost; the others
+/// each alone ([`share_each_alone`]). The result holds the functions in the group's order.
+fn share_large_group(
+    variants: &[(&Graph, &[Vec<NodeId>])],
+    starting: &mut dyn FnMut(usize),
+) -> (Graph, Vec<Vec<NodeId>>) {
+    let n = variants[0].1.len();
+    let (small, large): (Vec<usize>, Vec<usize>) =
+        (0..n).partition(|&k| cost(variants[0].0, &variants[0].1[k]).0 <= SMALL_FUNCTION_LIMIT);
+    if small.is_empty() {
+        return share_each_alone(variants, starting);
+    }
+    let part = |ks: &[usize]| -> Vec<Vec<Vec<NodeId>>> {
+        variants
+            .iter()
+            .map(|(_, groups)| ks.iter().map(|&k| groups[k].clone()).collect())
+            .collect()
+    };
+    let (small_groups, large_groups) = (part(&small), part(&large));
+    let (gs, rs) = share_with_whole_group(&with_groups(variants, &small_groups), &mut |i| {
+        starting(small[i])
+    });
+    let (gl, rl) = if large.is_empty() {
+        (Graph::new(), Vec::new())
+    } else {
+        share_each_alone(&with_groups(variants, &large_groups), &mut |i| {
+            starting(large[i])
+        })
+    };
+    let mut out = Graph::new();
+    out.copy_tables_from(variants[0].0);
+    let mut all = vec![Vec::new(); n];
+    for (ks, g, roots) in [(&small, &gs, &rs), (&large, &gl, &rl)] {
+        for (&k, r) in ks.iter().zip(roots) {
+            all[k] = g.copy_reachable_into(&mut out, r);
+        }
+    }
+    (out, all)
+}
+
 /// One function's sharing: a graph of its own, or its roots in the shared graph of form `v`
 /// (kept by reference, since that graph holds every function of the group).
 enum Candidate {
@@ -912,49 +1065,20 @@ enum Candidate {
 /// constant offsets merged, then the signs chosen (the passes before choose what is
 /// computed, this only how it is signed), each where it is cheaper.
 fn finish(g: &Graph, roots: &[NodeId], out: &mut Graph) -> Vec<NodeId> {
-    let merged = g.if_cheaper(roots, Graph::merge_constant_offsets);
-    let (g, roots) = merged.as_ref().map_or((g, roots), |(m, r)| (m, &r[..]));
-    match g.if_cheaper(roots, Graph::choose_signs) {
-        Some((signed, r)) => signed.copy_reachable_into(out, &r),
+    match finished(g, roots) {
+        Some((g, r)) => g.copy_reachable_into(out, &r),
         None => g.copy_reachable_into(out, roots),
     }
 }
 
-/// `f` over `items`, in as many parts as there are cores (at most one item each), the first
-/// on the calling thread and the others on threads of their own; results in the items' order.
-fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + Sync) -> Vec<R> {
-    let threads = std::thread::available_parallelism()
-        .map_or(1, usize::from)
-        .min(items.len());
-    if threads <= 1 {
-        return items.iter().map(f).collect();
-    }
-    let chunk = items.len().div_ceil(threads);
-    std::thread::scope(|scope| {
-        let mut parts = items.chunks(chunk);
-        let first = parts.next().unwrap_or_default();
-        // The other parts on threads of their own; a part whose thread cannot be made (a
-        // build sandbox limiting threads, say) runs here after the first, to the same result.
-        let others: Vec<Result<_, &[T]>> = parts
-            .map(|part| {
-                std::thread::Builder::new()
-                    .spawn_scoped(scope, || part.iter().map(&f).collect::<Vec<R>>())
-                    .map_err(|_| part)
-            })
-            .collect();
-        let mut out: Vec<R> = first.iter().map(&f).collect();
-        for other in others {
-            match other {
-                Ok(handle) => out.extend(
-                    handle
-                        .join()
-                        .unwrap_or_else(|e| std::panic::resume_unwind(e)),
-                ),
-                Err(part) => out.extend(part.iter().map(&f)),
-            }
-        }
-        out
-    })
+/// The passes of [`finish`] before the copy: `None` where neither makes the function cheaper.
+fn finished(g: &Graph, roots: &[NodeId]) -> Option<(Graph, Vec<NodeId>)> {
+    let merged = g.if_cheaper(roots, Graph::merge_constant_offsets);
+    let signed = {
+        let (g, roots) = merged.as_ref().map_or((g, roots), |(m, r)| (m, &r[..]));
+        g.if_cheaper(roots, Graph::choose_signs)
+    };
+    signed.or(merged)
 }
 
 impl Graph {
@@ -1370,23 +1494,31 @@ pub(super) mod tests {
         }
     }
 
-    #[test]
-    fn parallel_map_keeps_the_items_order() {
-        for n in [0, 1, 2, 3, 7, 64] {
-            let items: Vec<usize> = (0..n).collect();
-            let squares = parallel_map(&items, |&i| i * i);
-            assert_eq!(squares, items.iter().map(|i| i * i).collect::<Vec<_>>());
-        }
-    }
-
-    #[test]
-    fn a_repeated_variant_changes_nothing() {
+    /// Two sums sharing a product, and a difference reading the first: `(graph, [s1, s2, t])`.
+    fn overlapping_sums() -> (Graph, [NodeId; 3]) {
         let mut g = Graph::new();
         let [a, b, c, d] = leaves(&mut g);
         let ab = g.mul(a, b);
         let s1 = g.sum(&[a, b, ab, c]);
         let s2 = g.sum(&[ab, c, d]);
         let t = g.sub(d, s1);
+        (g, [s1, s2, t])
+    }
+
+    /// `h` at `ys` evaluates as `g` at `xs`, to rounding.
+    fn assert_close(g: &Graph, xs: &[NodeId], h: &Graph, ys: &[NodeId]) {
+        for (&x, &y) in xs.iter().zip(ys) {
+            let (want, got) = (g.eval(x, &env()), h.eval(y, &env()));
+            assert!(
+                (want - got).abs() <= 1e-12 * want.abs().max(1.0),
+                "{want} vs {got}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_repeated_variant_changes_nothing() {
+        let (g, [s1, s2, t]) = overlapping_sums();
         let groups = vec![vec![s1, t], vec![s2]];
         let (once, r1) = share_per_function_among(&[(&g, &groups)], &mut |_| {});
         let mut started = Vec::new();
@@ -1395,13 +1527,27 @@ pub(super) mod tests {
         assert_eq!(started, [0, 1]);
         assert_eq!(r1, r2);
         assert_eq!(once.nodes(), twice.nodes());
-        let flat = groups.iter().flatten();
-        for (&x, &y) in flat.zip(r1.iter().flatten()) {
-            let (want, got) = (g.eval(x, &env()), once.eval(y, &env()));
-            assert!(
-                (want - got).abs() <= 1e-12 * want.abs().max(1.0),
-                "{want} vs {got}"
-            );
+        for (xs, ys) in groups.iter().zip(&r1) {
+            assert_close(&g, xs, &once, ys);
+        }
+    }
+
+    #[test]
+    fn a_large_group_shares_each_function_alone_in_order() {
+        let (mut g, [s1, s2, t]) = overlapping_sums();
+        let p = g.mul(s2, t);
+        let groups = vec![vec![s1, t], vec![s2], vec![p, s1]];
+        let mut started = Vec::new();
+        let (once, r1) = share_each_alone(&[(&g, &groups)], &mut |k| started.push(k));
+        assert_eq!(started, [0, 1, 2]);
+        let (twice, r2) = share_each_alone(&[(&g, &groups), (&g, &groups)], &mut |_| {});
+        assert_eq!(r1, r2);
+        assert_eq!(once.nodes(), twice.nodes());
+        for (group, roots) in groups.iter().zip(&r1) {
+            // Each function costs what its passes alone give, made final.
+            let (alone, alone_roots) = g.share_all(group, false);
+            assert!(cost(&once, roots).0 <= cost(&alone, &alone_roots).0);
+            assert_close(&g, group, &once, roots);
         }
     }
 
