@@ -39,9 +39,10 @@ pub(crate) fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + 
 }
 
 /// `f` over `items` on as many threads as there are cores, each item taken by the next free
-/// thread in the items' order; on the calling thread, `started(i)` as item `i` is taken and
-/// `done(i, result)` in the items' order (a result that is ready early waits for those
-/// before it). Without threads (none can be made), all of it on the calling thread.
+/// thread in the items' order; on the calling thread, `started(i)` once per item in the
+/// items' order, as soon as item `i` (or one after it) is taken, and `done(i, result)` in the
+/// items' order (a result that is ready early waits for those before it). Without threads
+/// (none can be made), all of it on the calling thread.
 pub(crate) fn parallel_in_order<T: Sync, R: Send>(
     items: &[T],
     f: impl Fn(&T) -> R + Sync,
@@ -84,10 +85,16 @@ pub(crate) fn parallel_in_order<T: Sync, R: Send>(
             }
             drop(tx);
             let mut ready: std::collections::BTreeMap<usize, R> = Default::default();
-            let mut next_done = 0;
+            let (mut next_started, mut next_done) = (0, 0);
             for event in rx {
                 match event {
-                    Event::Started(i) => started(i),
+                    // Threads may report the items they took out of order.
+                    Event::Started(i) => {
+                        while next_started <= i {
+                            started(next_started);
+                            next_started += 1;
+                        }
+                    }
                     Event::Done(i, r) => {
                         ready.insert(i, r);
                         while let Some(r) = ready.remove(&next_done) {

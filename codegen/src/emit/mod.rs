@@ -1473,16 +1473,11 @@ pub(crate) fn plan_module(
     // The functions are planned on every core (the plans only read the lowered graph), and
     // kept in the functions' order; the first error in that order is the one reported.
     let mut plans = Vec::new();
-    let (mut error, mut reported) = (None, 0);
+    let mut error = None;
     crate::parallel::parallel_in_order(
         &lowered.functions,
         |f| plan_function(&lowered.graph, lowered.dof, counts, lowered.motion, f),
-        &mut |i| {
-            while reported <= i {
-                step.next(&names[reported]);
-                reported += 1;
-            }
-        },
+        &mut |i| step.next(&names[i]),
         &mut |i, plan: Result<Plan, EmitError>| match plan {
             Ok(mut plan) if error.is_none() => {
                 plan.name = names[i].clone();

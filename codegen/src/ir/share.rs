@@ -926,22 +926,22 @@ fn share_with_whole_group(
     (out, all)
 }
 
-/// Above this many operations (a group's functions together, before sharing), each function
-/// is shared alone, without the early pairs: the passes on the whole group and the second
-/// form took most of a large robot's generation time and memory (a 64-joint chain's
-/// derivatives and regressors: two copies of the whole group, each over a million
-/// operations) and gained nothing there (the regressor of a 30-joint chain 3 operations
-/// of 94 609, every other function of 30- and 64-joint chains none). Every shipped robot's
-/// groups are below it.
+/// Above this many operations (a group's functions together, before sharing), the group's
+/// large functions are shared each alone, without the early pairs ([`share_large_group`]):
+/// the passes on the whole group and the second form took most of a large robot's
+/// generation time and memory (a 64-joint chain's derivatives and regressors: two copies of
+/// the whole group, each over a million operations) and gained nothing there (the regressor
+/// of a 30-joint chain 3 operations of 94 609, every other function of 30- and 64-joint
+/// chains none). Every shipped robot's groups are below it.
 const WHOLE_GROUP_LIMIT: usize = 100_000;
 
 /// In a large group, the functions up to this many operations are shared as a group of
 /// their own, in every form ([`share_large_group`]).
 const SMALL_FUNCTION_LIMIT: usize = 5_000;
 
-/// [`share_per_function_among`] for a large group: each function's sharing alone, in every
-/// form, the forms of all functions spread over the cores (each on the next free one, so a
-/// long function does not hold the others back), the cheapest form of each function taken
+/// [`share_per_function_among`] for large functions: each function's sharing alone, without
+/// the early pairs, in every variant, the variants of all functions spread over the cores (each on the next free one, so a
+/// long function does not hold the others back), the cheapest variant of each function taken
 /// (the first on ties) and copied into the result in the functions' order as soon as the
 /// functions before it are done, so at most a few functions' copies are held at once.
 fn share_each_alone(
@@ -961,7 +961,6 @@ fn share_each_alone(
     // With a single form there is no choice to wait for: each function is also made final
     // on its thread, and only the copy into the result is left in order.
     let single = variants.len() == 1;
-    let mut reported = 0;
     parallel_in_order(
         &jobs,
         |&(k, v)| {
@@ -978,9 +977,8 @@ fn share_each_alone(
             (shared_cost, alone, roots, false)
         },
         &mut |j| {
-            while reported <= jobs[j].0 {
-                starting(reported);
-                reported += 1;
+            if jobs[j].1 == 0 {
+                starting(jobs[j].0);
             }
         },
         &mut |j, candidate: Shared| {
