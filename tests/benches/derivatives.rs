@@ -159,41 +159,41 @@ fn bench_ur5() {
             "generated Rust: inverse_dynamics",
             ns_per_call(|i| {
                 let (q, qd, qdd) = black_box(&x[i]);
-                black_box(ur5::inverse_dynamics(q, qd, qdd));
+                black_box(&ur5::inverse_dynamics(q, qd, qdd));
             }),
         ),
         (
             "generated Rust: inverse_dynamics_derivatives",
             ns_per_call(|i| {
                 let (q, qd, qdd) = black_box(&x[i]);
-                black_box(ur5::inverse_dynamics_derivatives(q, qd, qdd));
+                black_box(&ur5::inverse_dynamics_derivatives(q, qd, qdd));
             }),
         ),
         (
             "generated Rust: gravity_derivatives",
             ns_per_call(|i| {
-                black_box(ur5::gravity_derivatives(black_box(&x[i].0)));
+                black_box(&ur5::gravity_derivatives(black_box(&x[i].0)));
             }),
         ),
         (
             "generated Rust: forward_dynamics_derivatives",
             ns_per_call(|i| {
                 let (q, qd, tau) = black_box(&x[i]);
-                black_box(ur5::forward_dynamics_derivatives(q, qd, tau));
+                black_box(&ur5::forward_dynamics_derivatives(q, qd, tau));
             }),
         ),
         (
             "generated Rust: regressor",
             ns_per_call(|i| {
                 let (q, qd, qdd) = black_box(&x[i]);
-                black_box(ur5::regressor(q, qd, qdd));
+                black_box(&ur5::regressor(q, qd, qdd));
             }),
         ),
         (
             "generated Rust: base_regressor",
             ns_per_call(|i| {
                 let (q, qd, qdd) = black_box(&x[i]);
-                black_box(ur5::base_regressor(q, qd, qdd));
+                black_box(&ur5::base_regressor(q, qd, qdd));
             }),
         ),
     ];
@@ -223,41 +223,41 @@ fn bench_panda() {
             "generated Rust: inverse_dynamics",
             ns_per_call(|i| {
                 let (q, qd, qdd) = black_box(&x[i]);
-                black_box(panda::inverse_dynamics(q, qd, qdd));
+                black_box(&panda::inverse_dynamics(q, qd, qdd));
             }),
         ),
         (
             "generated Rust: inverse_dynamics_derivatives",
             ns_per_call(|i| {
                 let (q, qd, qdd) = black_box(&x[i]);
-                black_box(panda::inverse_dynamics_derivatives(q, qd, qdd));
+                black_box(&panda::inverse_dynamics_derivatives(q, qd, qdd));
             }),
         ),
         (
             "generated Rust: gravity_derivatives",
             ns_per_call(|i| {
-                black_box(panda::gravity_derivatives(black_box(&x[i].0)));
+                black_box(&panda::gravity_derivatives(black_box(&x[i].0)));
             }),
         ),
         (
             "generated Rust: forward_dynamics_derivatives",
             ns_per_call(|i| {
                 let (q, qd, tau) = black_box(&x[i]);
-                black_box(panda::forward_dynamics_derivatives(q, qd, tau));
+                black_box(&panda::forward_dynamics_derivatives(q, qd, tau));
             }),
         ),
         (
             "generated Rust: regressor",
             ns_per_call(|i| {
                 let (q, qd, qdd) = black_box(&x[i]);
-                black_box(panda::regressor(q, qd, qdd));
+                black_box(&panda::regressor(q, qd, qdd));
             }),
         ),
         (
             "generated Rust: base_regressor",
             ns_per_call(|i| {
                 let (q, qd, qdd) = black_box(&x[i]);
-                black_box(panda::base_regressor(q, qd, qdd));
+                black_box(&panda::base_regressor(q, qd, qdd));
             }),
         ),
     ];

@@ -48,7 +48,7 @@ fn bench<const N: usize>(stem: &str, rust: InverseDynamics<N>, c: &CRobot<f64>) 
         "generated Rust",
         ns_per_call(|i| {
             let (q, qd, qdd) = black_box(&states[i]);
-            black_box(rust(q, qd, qdd));
+            black_box(&rust(q, qd, qdd));
         }),
     ));
     rows.push((
@@ -104,7 +104,7 @@ fn bench_tree() {
             "generated Rust: inverse dynamics",
             ns_per_call(|i| {
                 let (q, qd, qdd) = black_box(&states[i]);
-                black_box(hand::inverse_dynamics(q, qd, qdd));
+                black_box(&hand::inverse_dynamics(q, qd, qdd));
             }),
         ),
         (
@@ -126,7 +126,7 @@ fn bench_tree() {
         (
             "generated Rust: mass matrix",
             ns_per_call(|i| {
-                black_box(hand::mass_matrix(black_box(&states[i].0)));
+                black_box(&hand::mass_matrix(black_box(&states[i].0)));
             }),
         ),
         (
@@ -202,7 +202,7 @@ fn bench_floating() {
             "generated Rust: inverse dynamics",
             ns_per_call(|i| {
                 let (q, v, a) = black_box(&states[i]);
-                black_box(quadruped_floating::inverse_dynamics(q, v, a));
+                black_box(&quadruped_floating::inverse_dynamics(q, v, a));
             }),
         ),
         (
@@ -224,7 +224,7 @@ fn bench_floating() {
         (
             "generated Rust: mass matrix",
             ns_per_call(|i| {
-                black_box(quadruped_floating::mass_matrix(black_box(&states[i].0)));
+                black_box(&quadruped_floating::mass_matrix(black_box(&states[i].0)));
             }),
         ),
         (

@@ -975,8 +975,9 @@ pub(crate) fn input_reads(plan: &Plan) -> Vec<(Input, usize)> {
 /// reverse-mode derivatives' forward values above all: the Panda's inverse-dynamics
 /// derivatives held 274 values live on average, 545 at most, and gcc spilled most of them);
 /// in this order they hold 128 (207 at most) and the C executes 5151 instructions per call
-/// instead of 5997 (docs/design.md, "Statement order"). Rust keeps the graph's order: LLVM
-/// reorders the code itself (the same reordering changed its instruction count by 0.4%).
+/// instead of 5997 (docs/design.md, "Statement order"). Rust functions that write their
+/// outputs early take the same order; the others keep the graph's order: LLVM reorders the
+/// code itself (the same reordering changed their instruction count by 0.4%).
 pub(crate) fn pressure_order(
     operands: &[Vec<usize>],
     n: usize,
@@ -1099,10 +1100,11 @@ pub(crate) fn local_reads(e: &Ex, index: &HashMap<&str, usize>) -> Vec<usize> {
 /// many outputs (a mass matrix, a Jacobian, derivatives) does not hold them all until its
 /// end: gcc keeps each in a register or, far more often, spills it to the stack and loads it
 /// back for the store (the floating quadruped's mass matrix in C with AVX2: 141 -> 109 ns).
-/// The C emitter uses it; Rust keeps its array expression at the end, which LLVM compiles
-/// better (the same mass matrix in Rust: 120 ns as it is, 144 ns with early writes). The C
+/// The C emitter uses it, and the Rust one for functions with many computed entries (their
+/// inner function fills `MaybeUninit` arrays, `rust::written_early_body`). The C
 /// emitter reads every input into a local first ([`input_reads`]), so an output array that
-/// is also an input array of the call is read whole before it is written.
+/// is also an input array of the call is read whole before it is written (a Rust output is
+/// never an input).
 pub(crate) fn store_schedule(plan: &Plan, order: &[usize]) -> Vec<Vec<(usize, usize)>> {
     let mut position: HashMap<&str, usize> = HashMap::default();
     for (p, &k) in order.iter().enumerate() {

@@ -793,3 +793,53 @@ fn c_local_order_is_valid_and_keeps_fewer_values_live() {
         "{total:.0} values live against {graph_total:.0}"
     );
 }
+
+/// A Rust function with many computed entries (the floating quadruped's mass matrix) writes
+/// them through its inner `write` as they are computed: each entry of the 18 x 18 matrix
+/// exactly once (what makes reading the arrays as `f64` sound), some before the last local;
+/// a function with few (the UR5's inverse dynamics) keeps its array expression.
+#[test]
+fn rust_outputs_with_many_entries_are_written_early_each_once() {
+    let robots = Path::new(env!("CARGO_MANIFEST_DIR")).join("../robots");
+    let module = |stem: &str| {
+        let robot = crate::load_spec(&robots.join(format!("{stem}.toml"))).expect("shipped spec");
+        crate::build_module(&robot)
+    };
+    let rust = emit_rust(&module("quadruped_floating")).unwrap();
+    syn::parse_file(&rust).expect("generated Rust parses");
+    let start = rust.find("pub fn mass_matrix(").expect("mass matrix");
+    let body = &rust[start..start + rust[start..].find("\n}\n").expect("end")];
+    assert!(body.contains("#[inline(never)]") && body.contains("fn write("));
+    let lines: Vec<&str> = body.lines().map(str::trim_start).collect();
+    let mut written = vec![0_u32; 18 * 18];
+    let mut first_write = None;
+    let mut last_local = 0;
+    for (k, line) in lines.iter().enumerate() {
+        if let Some(rest) = line.strip_prefix("out0[") {
+            let (r, rest) = rest.split_once("][").expect("two indices");
+            let c = rest.split_once(']').expect("closing bracket").0;
+            let (r, c): (usize, usize) = (r.parse().unwrap(), c.parse().unwrap());
+            written[r * 18 + c] += 1;
+            first_write.get_or_insert(k);
+        } else if line.starts_with("let x") || line.starts_with('x') && line.contains(" = ") {
+            last_local = k;
+        }
+    }
+    assert!(written.iter().all(|&w| w == 1), "every entry written once");
+    assert!(
+        first_write.expect("writes") < last_local,
+        "written as computed"
+    );
+    assert_eq!(
+        body.matches("unsafe").count(),
+        1,
+        "one unsafe block, the conversion"
+    );
+
+    let ur5 = emit_rust(&module("ur5")).unwrap();
+    let start = ur5
+        .find("pub fn inverse_dynamics(")
+        .expect("inverse dynamics");
+    let body = &ur5[start..start + ur5[start..].find("\n}\n").expect("end")];
+    assert!(!body.contains("fn write(") && !body.contains("unsafe"));
+}

@@ -2,6 +2,10 @@
 //! `robots/ur5.toml` with `quasidyn_codegen::Builder`; `include_robot!` brings them in as the
 //! module `ur5` (`ur5::DOF`, `ur5::gravity`, ..., and `ur5::Ur5: quasidyn::Dynamics<6>`).
 
+// The generated modules compile in a crate that denies unsafe code: the one conversion of the
+// functions that write their entries as computed is allowed where it stands.
+#![deny(unsafe_code)]
+
 use quasidyn::Dynamics;
 
 quasidyn::include_robot!(pub "ur5");
