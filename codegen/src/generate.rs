@@ -2,12 +2,13 @@
 
 use crate::algebra::Algebra;
 use crate::derive::{
-    base_regressor, derivatives, derive_with, elastic_dynamics, elastic_rates, regressor,
-    same_hinge_axis, shared_count, standard_values, velocity_split, BaseSet, Coordinates,
-    Derivatives, Regressor, Split,
+    derivatives, derive_with, elastic_dynamics, elastic_rates, same_hinge_axis, shared_count,
+    standard_values, velocity_split, BaseSet, Coordinates, Derivatives, DetachedBase,
+    DetachedRegressor, Regressor, Split,
 };
 use crate::emit::function_name;
 use crate::ir::{Constant, Function, FunctionKind, Graph, Module, NodeId, Output, Var};
+use crate::parallel::Background;
 use crate::progress::{Counter, Progress, Silent, Stage};
 use crate::{to_toml, BaseMotion, ParameterSet, Robot, SymbolicInertial};
 
@@ -187,6 +188,17 @@ fn build(
         .filter(|&&b| b)
         .count();
     let mut step = Counter::new(progress, Stage::Derive, "part", parts);
+    // The regressor and the base analysis are derived on graphs of their own from the robot
+    // alone: they run on other cores while the dynamics are derived here, and are copied into
+    // the module's graph at the same point as when derived in turn, so the code is the same.
+    let detached_regressor = do_regressor.then(|| {
+        let robot = robot.clone();
+        Background::start(move || DetachedRegressor::derive(&robot))
+    });
+    let detached_base = do_base.then(|| {
+        let robot = robot.clone();
+        Background::start(move || DetachedBase::derive(&robot))
+    });
 
     step.next("dynamics and kinematics");
     let mut graph = Graph::new();
@@ -265,21 +277,23 @@ fn build(
             &derived.mass_matrix,
         )
     };
-    let reg = if !do_regressor {
-        Regressor {
+    let reg = match detached_regressor {
+        Some(job) => {
+            step.next("regressor");
+            job.join().copy_into(&mut graph)
+        }
+        None => Regressor {
             y: Vec::new(),
             // The constant is emitted whatever is generated.
             standard: standard_values(robot),
-        }
-    } else {
-        step.next("regressor");
-        regressor(&mut graph, robot)
+        },
     };
-    let (base, yb) = if do_base {
-        step.next("base parameters and base regressor");
-        base_regressor(&mut graph, robot)
-    } else {
-        (BaseSet::default(), Vec::new())
+    let (base, yb) = match detached_base {
+        Some(job) => {
+            step.next("base parameters and base regressor");
+            job.join().copy_into(&mut graph)
+        }
+        None => (BaseSet::default(), Vec::new()),
     };
     let nb = base.names.len();
     // The elastic functions read the rigid Jacobian, which its own function takes below.

@@ -114,9 +114,82 @@ pub(crate) fn parallel_in_order<T: Sync, R: Send>(
     }
 }
 
+/// A computation started on a thread of its own when the machine has more than one core, its
+/// result taken with [`Background::join`]. On one core, or where no thread can be made, it
+/// runs in `join` instead, to the same result.
+pub(crate) struct Background<T> {
+    job: Job<T>,
+}
+
+enum Job<T> {
+    Running(std::thread::JoinHandle<T>),
+    Deferred(Box<dyn FnOnce() -> T + Send>),
+}
+
+impl<T: Send + 'static> Background<T> {
+    /// Starts `f`.
+    pub(crate) fn start(f: impl FnOnce() -> T + Send + 'static) -> Self {
+        use std::sync::{Arc, Mutex};
+
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        if cores <= 1 {
+            return Self {
+                job: Job::Deferred(Box::new(f)),
+            };
+        }
+        // The thread takes `f` from the slot; if the thread cannot be made, `f` is still there.
+        let slot = Arc::new(Mutex::new(Some(f)));
+        let theirs = Arc::clone(&slot);
+        let spawned = std::thread::Builder::new().spawn(move || {
+            let f = theirs
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .take()
+                .expect("taken once");
+            f()
+        });
+        let job = match spawned {
+            Ok(handle) => Job::Running(handle),
+            Err(_) => {
+                let f = slot
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .take()
+                    .expect("not taken by a thread that was not made");
+                Job::Deferred(Box::new(f))
+            }
+        };
+        Self { job }
+    }
+
+    /// The result, waiting for it (or computing it here) as needed; a panic of the
+    /// computation is raised again here.
+    pub(crate) fn join(self) -> T {
+        match self.job {
+            Job::Running(handle) => handle
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e)),
+            Job::Deferred(f) => f(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn background_results_come_back_whether_or_not_on_a_thread() {
+        let jobs: Vec<Background<u64>> = (0..4u64)
+            .map(|k| Background::start(move || (0..=k * 1000).sum()))
+            .collect();
+        let sums: Vec<u64> = jobs.into_iter().map(Background::join).collect();
+        assert_eq!(sums, vec![0, 500_500, 2_001_000, 4_501_500]);
+        let deferred = Background {
+            job: Job::Deferred(Box::new(|| 7_u64)),
+        };
+        assert_eq!(deferred.join(), 7);
+    }
 
     #[test]
     fn parallel_map_keeps_the_items_order() {

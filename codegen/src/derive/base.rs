@@ -41,17 +41,42 @@ pub struct BaseSet {
 /// with a floating base) on `target`'s graph (the regressor is computed on a graph of its own
 /// and then copied into `target`).
 pub fn base_regressor(target: &mut Graph, robot: &Robot) -> (BaseSet, Vec<NodeId>) {
-    let (g, cols, set) = analyse(robot);
-    let rows = cols.first().map_or(0, Vec::len);
-    let nb = set.names.len();
-    let mut yb = vec![NodeId(0); rows * nb];
-    for (k, col) in cols.iter().enumerate() {
-        for (i, &id) in col.iter().enumerate() {
-            yb[i * nb + k] = id;
+    DetachedBase::derive(robot).copy_into(target)
+}
+
+/// The base set and the base regressor on a graph of their own, so that they can be derived
+/// apart from the module's graph (on another thread during generation) and copied in
+/// afterwards.
+pub(crate) struct DetachedBase {
+    graph: Graph,
+    columns: Vec<Vec<NodeId>>,
+    set: BaseSet,
+}
+
+impl DetachedBase {
+    /// Analyses `robot` on a new graph.
+    pub(crate) fn derive(robot: &Robot) -> Self {
+        let (graph, columns, set) = analyse(robot);
+        Self {
+            graph,
+            columns,
+            set,
         }
     }
-    let yb = copy_into(&g, &yb, target);
-    (set, yb)
+
+    /// The base set, and the base regressor with its nodes copied into `target`.
+    pub(crate) fn copy_into(self, target: &mut Graph) -> (BaseSet, Vec<NodeId>) {
+        let rows = self.columns.first().map_or(0, Vec::len);
+        let nb = self.set.names.len();
+        let mut yb = vec![NodeId(0); rows * nb];
+        for (k, col) in self.columns.iter().enumerate() {
+            for (i, &id) in col.iter().enumerate() {
+                yb[i * nb + k] = id;
+            }
+        }
+        let yb = copy_into(&self.graph, &yb, target);
+        (self.set, yb)
+    }
 }
 
 /// The base parameters of `robot` (names, combinations of the standard parameters, values).

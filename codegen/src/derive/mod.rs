@@ -26,10 +26,12 @@ mod regressor;
 mod scalar;
 mod split;
 
+pub(crate) use base::DetachedBase;
 pub use base::{base_parameters_text, base_regressor, base_set, standard_values, BaseSet};
 pub use derivatives::{derivatives, Coordinates, Derivatives, Direction};
 pub use elastic::{elastic_dynamics, elastic_rates, time_derivative, Elastic};
 pub(crate) use mass_matrix::same_hinge_axis;
+pub(crate) use regressor::DetachedRegressor;
 pub use regressor::{all_symbolic, regressor, Regressor, STANDARD_NAMES};
 pub use split::{velocity_split, Split};
 

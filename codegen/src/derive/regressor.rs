@@ -76,24 +76,44 @@ pub(crate) fn symbolic_inverse_dynamics(robot: &Robot) -> (Graph, Vec<NodeId>, V
 
 /// Derives the regressor of `robot` and copies it into `target`.
 pub fn regressor(target: &mut Graph, robot: &Robot) -> Regressor {
-    let (mut g, tau, index) = symbolic_inverse_dynamics(robot);
-    let standard: Vec<f64> = index
-        .iter()
-        .map(|&k| g.params()[k as usize].default)
-        .collect();
-    let width = index.len();
-    let mut y = vec![NodeId(0); tau.len() * width];
-    for (col, column) in parameter_columns(&mut g, &tau, &index)
-        .into_iter()
-        .enumerate()
-    {
-        for (i, d) in column.into_iter().enumerate() {
-            y[i * width + col] = d;
+    DetachedRegressor::derive(robot).copy_into(target)
+}
+
+/// The regressor on a graph of its own, so that it can be derived apart from the module's
+/// graph (on another thread during generation) and copied in afterwards.
+pub(crate) struct DetachedRegressor {
+    graph: Graph,
+    y: Vec<NodeId>,
+    standard: Vec<f64>,
+}
+
+impl DetachedRegressor {
+    /// Derives the regressor of `robot` on a new graph.
+    pub(crate) fn derive(robot: &Robot) -> Self {
+        let (mut graph, tau, index) = symbolic_inverse_dynamics(robot);
+        let standard: Vec<f64> = index
+            .iter()
+            .map(|&k| graph.params()[k as usize].default)
+            .collect();
+        let width = index.len();
+        let mut y = vec![NodeId(0); tau.len() * width];
+        for (col, column) in parameter_columns(&mut graph, &tau, &index)
+            .into_iter()
+            .enumerate()
+        {
+            for (i, d) in column.into_iter().enumerate() {
+                y[i * width + col] = d;
+            }
         }
+        Self { graph, y, standard }
     }
-    Regressor {
-        y: copy_into(&g, &y, target),
-        standard,
+
+    /// The regressor with its nodes copied into `target`.
+    pub(crate) fn copy_into(self, target: &mut Graph) -> Regressor {
+        Regressor {
+            y: copy_into(&self.graph, &self.y, target),
+            standard: self.standard,
+        }
     }
 }
 

@@ -357,7 +357,7 @@ pub fn emit_rust_reporting(
         });
     }
     for plan in &plans {
-        items.push(function(plan, n, &fields, has_params, &allow));
+        items.push(function(plan, &fields, has_params, &allow));
         if options.batch.is_some() {
             items.push(batch_function(plan, &fields, has_params, &allow));
         }
@@ -435,13 +435,7 @@ fn signature_parts(plan: &Plan, n: usize) -> (Vec<Ident>, TokenStream) {
     (inputs, ret)
 }
 
-fn function(
-    plan: &Plan,
-    n: usize,
-    fields: &[Ident],
-    has_params: bool,
-    allow: &TokenStream,
-) -> TokenStream {
+fn function(plan: &Plan, fields: &[Ident], has_params: bool, allow: &TokenStream) -> TokenStream {
     let used: Vec<(Input, bool)> = plan
         .inputs
         .iter()
@@ -454,7 +448,6 @@ fn function(
         lanes: false,
     };
     let name = format_ident!("{}", plan.name);
-    let n_lit = Literal::usize_unsuffixed(n);
     let mut args = Vec::new();
     let mut arg_names = Vec::new();
     if has_params {
@@ -472,7 +465,6 @@ fn function(
         args.push(quote!(#id: &[f64; #len]));
         arg_names.push(id.clone());
     }
-    let _ = n_lit;
     let n = plan.out_n;
     let (_, ret) = signature_parts(plan, n);
 
@@ -507,30 +499,38 @@ fn function(
         .flatten()
         .filter(|e| !matches!(e, Ex::Lit(_)))
         .count();
-    if computed >= WRITTEN_EARLY_MIN_ENTRIES {
-        let body = written_early_body(plan, n, &lang, (&args, &arg_names), allow);
-        return quote! {
-            #(#[doc = #doc])*
-            #allow
-            #complex
-            #many
-            #[must_use]
-            #[allow(unsafe_code)]
-            #[inline(never)]
-            pub fn #name(#(#args),*) -> #ret {
-                #body
-            }
-        };
+    let (early, body) = if computed >= WRITTEN_EARLY_MIN_ENTRIES {
+        (
+            quote!(#[allow(unsafe_code)] #[inline(never)]),
+            written_early_body(plan, n, &lang, (&args, &arg_names), allow),
+        )
+    } else {
+        (TokenStream::new(), array_expression_body(plan, n, &lang))
+    };
+    quote! {
+        #(#[doc = #doc])*
+        #allow
+        #complex
+        #many
+        #[must_use]
+        #early
+        pub fn #name(#(#args),*) -> #ret {
+            #body
+        }
     }
+}
 
-    let stmts = local_statements(plan, &lang, None);
+/// The body of a function returning its outputs as one array expression (a tuple of them)
+/// after its locals, in graph order.
+fn array_expression_body(plan: &Plan, n: usize, lang: &RustLang) -> TokenStream {
+    let stmts = local_statements(plan, lang, None);
     let outs: Vec<TokenStream> = plan
         .contract
         .outputs
         .iter()
         .zip(&plan.outputs)
         .map(|(o, vals)| {
-            let vals: Vec<TokenStream> = vals.iter().map(|e| render(&lang, e)).collect();
+            let vals: Vec<TokenStream> = vals.iter().map(|e| render(lang, e)).collect();
             match o.cols {
                 None => quote!([#(#vals),*]),
                 Some(c) => {
@@ -552,15 +552,8 @@ fn function(
         quote!((#(#outs),*))
     };
     quote! {
-        #(#[doc = #doc])*
-        #allow
-        #complex
-        #many
-        #[must_use]
-        pub fn #name(#(#args),*) -> #ret {
-            #(#stmts)*
-            #value
-        }
+        #(#stmts)*
+        #value
     }
 }
 
@@ -575,6 +568,15 @@ fn function(
 /// UR5's inverse-dynamics derivatives, 65 entries, and its mass matrix, 33, took about 50
 /// instructions more).
 const WRITTEN_EARLY_MIN_ENTRIES: usize = 80;
+
+/// One output of a function written early: its parameter of the inner function, the
+/// `MaybeUninit` array type and initialiser, and the `f64` type it is returned as.
+struct UninitOutput {
+    id: Ident,
+    uninit: TokenStream,
+    init: TokenStream,
+    ty: TokenStream,
+}
 
 /// The body of a function whose outputs are written as soon as computed: an inner function
 /// (never inlined) fills arrays of `MaybeUninit<f64>`, entry by entry right after the locals
@@ -600,7 +602,7 @@ fn written_early_body(
     (args, arg_names): (&[TokenStream], &[Ident]),
     allow: &TokenStream,
 ) -> TokenStream {
-    let outs: Vec<(Ident, TokenStream, TokenStream, TokenStream)> = plan
+    let outs: Vec<UninitOutput> = plan
         .contract
         .outputs
         .iter()
@@ -622,16 +624,16 @@ fn written_early_body(
                     )
                 }
             };
-            (
-                format_ident!("out{}", k),
+            UninitOutput {
+                id: format_ident!("out{}", k),
                 uninit,
                 init,
-                shape_type(rows, cols),
-            )
+                ty: shape_type(rows, cols),
+            }
         })
         .collect();
     let store = |o: usize, i: usize| -> TokenStream {
-        let id = &outs[o].0;
+        let id = &outs[o].id;
         let value = render(lang, &plan.outputs[o][i]);
         match plan.contract.outputs[o].cols {
             None => {
@@ -649,16 +651,21 @@ fn written_early_body(
         }
     };
     let stmts = local_statements(plan, lang, Some(&store));
-    let params = outs
-        .iter()
-        .map(|(id, uninit, _, _)| quote!(#id: &mut #uninit));
-    let ids: Vec<&Ident> = outs.iter().map(|(id, _, _, _)| id).collect();
-    let make = outs
-        .iter()
-        .map(|(id, _, init, _)| quote!(let mut #id = #init;));
+    let params = outs.iter().map(|o| {
+        let (id, uninit) = (&o.id, &o.uninit);
+        quote!(#id: &mut #uninit)
+    });
+    let ids: Vec<&Ident> = outs.iter().map(|o| &o.id).collect();
+    let make = outs.iter().map(|o| {
+        let (id, init) = (&o.id, &o.init);
+        quote!(let mut #id = #init;)
+    });
     let finals: Vec<TokenStream> = outs
         .iter()
-        .map(|(id, uninit, _, ty)| quote!(::core::mem::transmute::<#uninit, #ty>(#id)))
+        .map(|o| {
+            let (id, uninit, ty) = (&o.id, &o.uninit, &o.ty);
+            quote!(::core::mem::transmute::<#uninit, #ty>(#id))
+        })
         .collect();
     let value = if finals.len() == 1 {
         finals[0].clone()

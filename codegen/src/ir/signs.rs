@@ -13,6 +13,7 @@
 use super::graph::Graph;
 use super::node::{Node, NodeId};
 use super::passes::tidy;
+use crate::parallel::parallel_map;
 
 /// Each live node as `sign · base`, `base` not a negation.
 #[derive(Clone, Copy)]
@@ -264,6 +265,9 @@ impl<'g> Search<'g> {
     }
 }
 
+/// Graphs of at least this many nodes run [`Graph::choose_signs`]' two searches in parallel.
+const PARALLEL_SEARCH_MIN_NODES: usize = 100_000;
+
 /// The most nodes flipped together in one move of the search.
 const MAX_MOVE: usize = 32;
 
@@ -305,7 +309,16 @@ impl Graph {
     /// fixed to it and without (where equal products of opposite literals may then merge),
     /// and the copy with fewer operations is kept.
     pub fn choose_signs(&self, roots: &[NodeId]) -> (Graph, Vec<NodeId>) {
-        let [a, b] = [true, false].map(|absorb| self.signed_copy(roots, absorb));
+        // The two searches are independent: on cores of their own for a large graph (a
+        // large robot's derivatives, where they take seconds), in turn otherwise (threads
+        // would cost more than a small search).
+        let [a, b] = if self.len() >= PARALLEL_SEARCH_MIN_NODES {
+            let mut both = parallel_map(&[true, false], |&absorb| self.signed_copy(roots, absorb));
+            let b = both.pop().expect("two searches");
+            [both.pop().expect("two searches"), b]
+        } else {
+            [true, false].map(|absorb| self.signed_copy(roots, absorb))
+        };
         let total = |(g, r): &(Graph, Vec<NodeId>)| g.op_count(r).total();
         if total(&b) < total(&a) {
             b
