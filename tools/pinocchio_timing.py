@@ -13,6 +13,11 @@ Model::saveToBinary to a temporary directory, and timed by tools/pinocchio_timin
 here against the wheel's libpinocchio with -O3 -march=native. Printed per robot: ns per call
 of rnea, crba, aba, computeRNEADerivatives, computeGeneralizedGravityDerivatives,
 computeABADerivatives and computeJointTorqueRegressor (best of 15 runs over 256 random states).
+
+Paired runs:  python3 tools/pinocchio_timing.py --rounds 3 --between "COMMAND" [ROBOTS...]
+runs the compiled timer ROUNDS times and COMMAND (a shell command: the generated code's bench
+binary, say) right after each, so that both sides of a ratio are timed within seconds of each
+other on a machine whose speed drifts.
 """
 import os
 import pathlib
@@ -73,6 +78,15 @@ def compile_timer(out):
 
 
 def main(argv):
+    rounds, between = 1, None
+    while argv and argv[0] in ("--rounds", "--between"):
+        if len(argv) < 2:
+            sys.exit(f"{argv[0]} needs a value")
+        if argv[0] == "--rounds":
+            rounds = int(argv[1])
+        else:
+            between = argv[1]
+        argv = argv[2:]
     paths = argv or DEFAULT
     with tempfile.TemporaryDirectory() as tmp:
         tmp = pathlib.Path(tmp)
@@ -84,10 +98,15 @@ def main(argv):
             args.append(f"{name}={file}")
         timer = tmp / "pinocchio_timing"
         compile_timer(timer)
-        print(f"Pinocchio {pin.__version__} C++, g++ -O3 -march=native, load average "
-              f"{os.getloadavg()[0]:.1f}")
-        sys.stdout.flush()
-        subprocess.run([str(timer), *args], check=True)
+        for k in range(rounds):
+            if rounds > 1:
+                print(f"== round {k + 1} of {rounds}")
+            print(f"Pinocchio {pin.__version__} C++, g++ -O3 -march=native, load average "
+                  f"{os.getloadavg()[0]:.1f}")
+            sys.stdout.flush()
+            subprocess.run([str(timer), *args], check=True)
+            if between:
+                subprocess.run(between, shell=True, check=True)
     return 0
 
 
