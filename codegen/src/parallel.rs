@@ -38,6 +38,18 @@ pub(crate) fn parallel_map<T: Sync, R: Send>(items: &[T], f: impl Fn(&T) -> R + 
     })
 }
 
+/// [`parallel_map`] over a fixed number of items, the results as an array in the items' order.
+pub(crate) fn parallel_array<T: Sync, R: Send, const N: usize>(
+    items: [T; N],
+    f: impl Fn(&T) -> R + Sync,
+) -> [R; N] {
+    let results = parallel_map(&items, f);
+    match results.try_into() {
+        Ok(array) => array,
+        Err(_) => unreachable!("parallel_map returns one result per item"),
+    }
+}
+
 /// `f` over `items` on as many threads as there are cores, each item taken by the next free
 /// thread in the items' order; on the calling thread, `started(i)` once per item in the
 /// items' order, as soon as item `i` (or one after it) is taken, and `done(i, result)` in the
@@ -189,6 +201,12 @@ mod tests {
             job: Job::Deferred(Box::new(|| 7_u64)),
         };
         assert_eq!(deferred.join(), 7);
+    }
+
+    #[test]
+    fn parallel_array_keeps_the_items_order() {
+        assert_eq!(parallel_array([3, 1, 2], |&k| k * 10), [30, 10, 20]);
+        assert_eq!(parallel_array([true, false], |&b| !b), [false, true]);
     }
 
     #[test]

@@ -5,7 +5,7 @@ use super::graph::Graph;
 use super::node::NodeId;
 use super::share::share_per_function_among;
 use crate::model::BaseMotion;
-use crate::parallel::parallel_map;
+use crate::parallel::parallel_array;
 use crate::progress::{Counter, Progress, Silent, Stage};
 
 /// Which generated function this is; fixes its public name, inputs and outputs.
@@ -346,18 +346,16 @@ impl Module {
                 .collect()
         };
         // The two lowerings are independent: each on a core of its own where there are two.
-        let mut lowerings = parallel_map(&[false, true], |&stepwise| {
-            if stepwise {
-                self.graph.lower_trig_sums_stepwise(&all_roots)
-            } else {
-                self.graph.lower_trig_sums(&all_roots)
-            }
-        })
-        .into_iter();
-        let (merged, roots) = lowerings.next().expect("the merged lowering");
-        let merged_groups = by_function(roots);
-        let (stepwise, roots) = lowerings.next().expect("the stepwise lowering");
-        let stepwise_groups = by_function(roots);
+        let [(merged, merged_roots), (stepwise, stepwise_roots)] =
+            parallel_array([false, true], |&stepwise| {
+                if stepwise {
+                    self.graph.lower_trig_sums_stepwise(&all_roots)
+                } else {
+                    self.graph.lower_trig_sums(&all_roots)
+                }
+            });
+        let merged_groups = by_function(merged_roots);
+        let stepwise_groups = by_function(stepwise_roots);
         // The two lowerings are the same graph wherever no two joint angles are summed (tilted
         // axes, say): sharing it twice would only double the time and memory.
         let stepwise = (stepwise.nodes() != merged.nodes() || stepwise_groups != merged_groups)

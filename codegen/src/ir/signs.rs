@@ -13,7 +13,7 @@
 use super::graph::Graph;
 use super::node::{Node, NodeId};
 use super::passes::tidy;
-use crate::parallel::parallel_map;
+use crate::parallel::parallel_array;
 
 /// Each live node as `sign · base`, `base` not a negation.
 #[derive(Clone, Copy)]
@@ -313,9 +313,7 @@ impl Graph {
         // large robot's derivatives, where they take seconds), in turn otherwise (threads
         // would cost more than a small search).
         let [a, b] = if self.len() >= PARALLEL_SEARCH_MIN_NODES {
-            let mut both = parallel_map(&[true, false], |&absorb| self.signed_copy(roots, absorb));
-            let b = both.pop().expect("two searches");
-            [both.pop().expect("two searches"), b]
+            parallel_array([true, false], |&absorb| self.signed_copy(roots, absorb))
         } else {
             [true, false].map(|absorb| self.signed_copy(roots, absorb))
         };
