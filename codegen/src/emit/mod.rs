@@ -900,8 +900,8 @@ pub(crate) fn local_order(plan: &Plan, block: bool) -> (Vec<usize>, usize) {
 /// the operand with the larger expression tree first (Sethi–Ullman: the larger part is
 /// computed while fewer values wait). Reverse-mode derivatives, whose adjoints each read
 /// forward values computed long before, keep fewer of them waiting this way: the Panda's
-/// inverse-dynamics derivatives 5186 -> 4970 instructions per call in C, the hand's 5031 ->
-/// 4766 (callgrind, gcc 12 `-O3 -march=x86-64-v3`).
+/// inverse-dynamics derivatives 5186 -> 4977 instructions per call in C, the hand's 5031 ->
+/// 4768 (callgrind, gcc 12 `-O3 -march=x86-64-v3`).
 pub(crate) fn depth_first_order(
     operands: &[Vec<usize>],
     n: usize,
@@ -980,28 +980,58 @@ pub(crate) fn spill_estimate(operands: &[Vec<usize>], order: &[usize], counted: 
     for (p, &k) in order.iter().enumerate() {
         position[k] = p;
     }
-    // The sequence of readers: each local, then the entries written right after it.
-    let mut after: Vec<Vec<usize>> = vec![Vec::new(); n + 1];
-    for (r, ops) in operands.iter().enumerate().skip(n) {
-        let slot = ops.iter().map(|&d| position[d] + 1).max().unwrap_or(0);
-        after[slot].push(r);
+    // The sequence of readers: each local, then the entries written right after it (by the
+    // place of their last operand, then in output order).
+    let mut entries: Vec<(usize, usize)> = operands
+        .iter()
+        .enumerate()
+        .skip(n)
+        .map(|(r, ops)| (ops.iter().map(|&d| position[d] + 1).max().unwrap_or(0), r))
+        .collect();
+    entries.sort_unstable();
+    let mut sequence: Vec<usize> = Vec::with_capacity(operands.len());
+    let mut pending = entries.iter().peekable();
+    for slot in 0..=n {
+        if slot > 0 {
+            sequence.push(order[slot - 1]);
+        }
+        while let Some(&(_, r)) = pending.next_if(|&&(at, _)| at == slot) {
+            sequence.push(r);
+        }
     }
-    let mut sequence: Vec<usize> = after[0].clone();
-    for (p, &k) in order.iter().enumerate() {
-        sequence.push(k);
-        sequence.extend(&after[p + 1]);
-    }
-    // Each local's uses, as places in `sequence`.
-    let mut uses: Vec<Vec<usize>> = vec![Vec::new(); n];
-    for (i, &r) in sequence.iter().enumerate() {
+    // Each local's uses, as places in `sequence`, in one flat array (`uses[start[d]..start[d
+    // + 1]]`): a large function has millions of them.
+    let mut start = vec![0usize; n + 1];
+    for &r in &sequence {
         for &d in &operands[r] {
             if counted[d] {
-                uses[d].push(i);
+                start[d + 1] += 1;
             }
         }
     }
-    let mut next = vec![0usize; n];
-    let next_use = |d: usize, next: &[usize]| uses[d].get(next[d]).copied().unwrap_or(usize::MAX);
+    for d in 0..n {
+        start[d + 1] += start[d];
+    }
+    let mut uses = vec![0usize; start[n]];
+    let mut fill = start.clone();
+    for (i, &r) in sequence.iter().enumerate() {
+        for &d in &operands[r] {
+            if counted[d] {
+                uses[fill[d]] = i;
+                fill[d] += 1;
+            }
+        }
+    }
+    drop(fill);
+    // Each local's next use not yet passed, as an index into `uses`.
+    let mut next = start[..n].to_vec();
+    let next_use = |d: usize, next: &[usize]| {
+        if next[d] < start[d + 1] {
+            uses[next[d]]
+        } else {
+            usize::MAX
+        }
+    };
     let mut registers: Vec<usize> = Vec::with_capacity(ESTIMATED_REGISTERS + 2);
     let mut spilled = vec![false; n];
     let (mut loads, mut stores) = (0, 0);
@@ -1021,12 +1051,12 @@ pub(crate) fn spill_estimate(operands: &[Vec<usize>], order: &[usize], counted: 
         }
         for &d in &operands[r] {
             if counted[d] {
-                while next[d] < uses[d].len() && uses[d][next[d]] <= i {
+                while next[d] < start[d + 1] && uses[next[d]] <= i {
                     next[d] += 1;
                 }
             }
         }
-        if r < n && counted[r] && !uses[r].is_empty() {
+        if r < n && counted[r] && start[r + 1] > start[r] {
             registers.push(r);
         }
         registers.retain(|&d| next_use(d, &next) != usize::MAX);
