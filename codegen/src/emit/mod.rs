@@ -916,34 +916,19 @@ pub(crate) fn depth_first_order(
             .iter()
             .fold(1u64, |a, &d| a.saturating_add(size[d]));
     }
-    let mut position = vec![0usize; n];
-    for (p, &k) in order.iter().enumerate() {
-        position[k] = p + 1;
-    }
-    // The entries in the order `order` writes them: by the place of their last operand,
-    // then in output order.
-    let mut entries: Vec<usize> = (n..operands.len()).collect();
-    entries.sort_by_key(|&r| {
-        let slot = operands[r].iter().map(|&d| position[d]).max().unwrap_or(0);
-        (slot, r)
-    });
-    let mut done = vec![false; n];
+    // Output entries (readers `n..`) are visited like locals but not written out.
+    let mut done = vec![false; operands.len()];
     let mut out = Vec::with_capacity(n);
     for &k in first {
         done[k] = true;
         out.push(k);
     }
-    // An explicit stack (deep graphs): (local, operands pushed yet).
+    // An explicit stack (deep graphs): (reader, operands pushed yet).
     let mut stack: Vec<(usize, bool)> = Vec::new();
-    let roots = entries
-        .iter()
-        .flat_map(|&r| {
-            let mut ops = operands[r].clone();
-            ops.sort_by_key(|&d| (std::cmp::Reverse(size[d]), d));
-            ops
-        })
-        .chain(0..n);
-    for root in roots {
+    let entries = entries_in_write_order(operands, order)
+        .into_iter()
+        .map(|(_, r)| r);
+    for root in entries.chain(0..n) {
         stack.push((root, false));
         while let Some((k, expanded)) = stack.pop() {
             if done[k] {
@@ -951,7 +936,9 @@ pub(crate) fn depth_first_order(
             }
             if expanded {
                 done[k] = true;
-                out.push(k);
+                if k < n {
+                    out.push(k);
+                }
                 continue;
             }
             stack.push((k, true));
@@ -962,6 +949,26 @@ pub(crate) fn depth_first_order(
         }
     }
     out
+}
+
+/// The output entries (readers `n..` of `operands`, [`operand_lists`]) in the order they are
+/// written when the locals come in `order` ([`store_schedule`]): each as `(slot, entry)`,
+/// `slot` the place in `order` after which it is written (0: before any local), by slot and
+/// then in output order.
+fn entries_in_write_order(operands: &[Vec<usize>], order: &[usize]) -> Vec<(usize, usize)> {
+    let n = order.len();
+    let mut position = vec![0usize; n];
+    for (p, &k) in order.iter().enumerate() {
+        position[k] = p + 1;
+    }
+    let mut entries: Vec<(usize, usize)> = operands
+        .iter()
+        .enumerate()
+        .skip(n)
+        .map(|(r, ops)| (ops.iter().map(|&d| position[d]).max().unwrap_or(0), r))
+        .collect();
+    entries.sort_unstable();
+    entries
 }
 
 /// Registers the spill estimate of [`spill_estimate`] assumes: sixteen vector registers
@@ -976,19 +983,8 @@ const ESTIMATED_REGISTERS: usize = 13;
 /// arrays) are left out. Used to choose between orders, not as a cost in itself.
 pub(crate) fn spill_estimate(operands: &[Vec<usize>], order: &[usize], counted: &[bool]) -> usize {
     let n = order.len();
-    let mut position = vec![0usize; n];
-    for (p, &k) in order.iter().enumerate() {
-        position[k] = p;
-    }
-    // The sequence of readers: each local, then the entries written right after it (by the
-    // place of their last operand, then in output order).
-    let mut entries: Vec<(usize, usize)> = operands
-        .iter()
-        .enumerate()
-        .skip(n)
-        .map(|(r, ops)| (ops.iter().map(|&d| position[d] + 1).max().unwrap_or(0), r))
-        .collect();
-    entries.sort_unstable();
+    // The sequence of readers: each local, then the entries written right after it.
+    let entries = entries_in_write_order(operands, order);
     let mut sequence: Vec<usize> = Vec::with_capacity(operands.len());
     let mut pending = entries.iter().peekable();
     for slot in 0..=n {
