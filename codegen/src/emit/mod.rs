@@ -952,9 +952,9 @@ pub(crate) fn depth_first_order(
 }
 
 /// The output entries (readers `n..` of `operands`, [`operand_lists`]) in the order they are
-/// written when the locals come in `order` ([`store_schedule`]): each as `(slot, entry)`,
-/// `slot` the place in `order` after which it is written (0: before any local), by slot and
-/// then in output order.
+/// written when the locals come in `order` (the emitters write them so, [`store_schedule`]):
+/// each as `(slot, entry)`, `slot` the place in `order` after which it is written (0: before
+/// any local), by slot and then in output order.
 fn entries_in_write_order(operands: &[Vec<usize>], order: &[usize]) -> Vec<(usize, usize)> {
     let n = order.len();
     let mut position = vec![0usize; n];
@@ -1294,21 +1294,17 @@ pub(crate) fn local_reads(e: &Ex, index: &HashMap<&str, usize>) -> Vec<usize> {
 /// is also an input array of the call is read whole before it is written (a Rust output is
 /// never an input).
 pub(crate) fn store_schedule(plan: &Plan, order: &[usize]) -> Vec<Vec<(usize, usize)>> {
-    let mut position: HashMap<&str, usize> = HashMap::default();
-    for (p, &k) in order.iter().enumerate() {
-        position.insert(plan.locals[k].0.as_str(), p + 1);
-    }
+    // The order is the one the statement-order estimates assume ([`entries_in_write_order`]).
+    let entries: Vec<(usize, usize)> = plan
+        .outputs
+        .iter()
+        .enumerate()
+        .flat_map(|(o, vals)| (0..vals.len()).map(move |i| (o, i)))
+        .collect();
+    let n = plan.locals.len();
     let mut at: Vec<Vec<(usize, usize)>> = vec![Vec::new(); order.len() + 1];
-    for (o, vals) in plan.outputs.iter().enumerate() {
-        for (i, e) in vals.iter().enumerate() {
-            let mut slot = 0;
-            visit_leaves(e, &mut |leaf| {
-                if let Ex::Local(name) = leaf {
-                    slot = slot.max(position.get(name.as_str()).copied().unwrap_or(0));
-                }
-            });
-            at[slot].push((o, i));
-        }
+    for (slot, r) in entries_in_write_order(&operand_lists(plan), order) {
+        at[slot].push(entries[r - n]);
     }
     at
 }

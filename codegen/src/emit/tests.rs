@@ -166,12 +166,18 @@ trait Product3: Algebra {
 }
 impl Product3 for Graph {}
 
-fn state() -> Env {
+/// A fixed state of `n` joints (the two-link toy's first).
+fn state_of(n: usize) -> Env {
+    let pick = |v: [f64; 2], scale: f64| -> Vec<f64> {
+        (0..n)
+            .map(|j| v[j % 2] * (1.0 + scale * (j / 2) as f64))
+            .collect()
+    };
     Env {
-        q: vec![0.3, -1.2],
-        qd: vec![0.7, -0.4],
-        qdd: vec![1.1, 0.25],
-        tau: vec![2.0, -0.5],
+        q: pick([0.3, -1.2], 0.37),
+        qd: pick([0.7, -0.4], 0.21),
+        qdd: pick([1.1, 0.25], -0.13),
+        tau: pick([2.0, -0.5], 0.5),
         params: Vec::new(),
         base: Vec::new(),
         elastic: Default::default(),
@@ -180,7 +186,7 @@ fn state() -> Env {
 
 /// Expected values, function by function in contract order.
 fn expected(module: &Module) -> Vec<f64> {
-    let env = state();
+    let env = state_of(module.dof);
     let mut out = Vec::new();
     for kind in FunctionKind::ALL {
         let f = module.function(kind).expect("toy has every function");
@@ -206,10 +212,10 @@ fn c_array(values: &[f64], real: &str) -> String {
     format!("{{{}}}", v.join(", "))
 }
 
-/// A C `main` calling every function at `state()` and printing the outputs.
+/// A C `main` calling every function at `state_of(dof)` and printing the outputs.
 fn c_main(module: &Module, header: &str, real: &str) -> String {
     let name = snake_ident(&module.robot_name);
-    let env = state();
+    let env = state_of(module.dof);
     let mut s = format!("#include <stdio.h>\n#include \"{header}\"\n\nint main(void)\n{{\n");
     for (n, v) in [
         ("q", &env.q),
@@ -218,7 +224,8 @@ fn c_main(module: &Module, header: &str, real: &str) -> String {
         ("tau", &env.tau),
     ] {
         s.push_str(&format!(
-            "    const {real} {n}[2] = {};\n",
+            "    const {real} {n}[{}] = {};\n",
+            v.len(),
             c_array(v, real)
         ));
     }
@@ -245,7 +252,7 @@ fn c_main(module: &Module, header: &str, real: &str) -> String {
         );
         s.push_str(&format!("    {name}_{}({});\n", c.name, args.join(", ")));
         for (k, o) in c.outputs.iter().enumerate() {
-            let len = o.rows.get(2) * o.cols.map_or(1, |c| c.get(2));
+            let len = o.rows.get(module.dof) * o.cols.map_or(1, |c| c.get(module.dof));
             s.push_str(&format!(
                 "    for (i = 0; i < {len}; i++) printf(\"%.17g\\n\", (double)o{k}[i]);\n"
             ));
@@ -908,4 +915,114 @@ fn depth_first_order_follows_the_entries() {
         depth_first_order(&operands, 5, &[4], &graph),
         vec![4, 0, 2, 1, 3]
     );
+}
+
+/// Functions cut into parts (as long ones are, `c::PARTED_ABOVE`), here with tiny parts so
+/// that every kind of value crosses a part: input copies, sines and cosines, parameters,
+/// locals, output entries written in several parts. Compiled with the strict flags and
+/// checked against the graph's evaluation, in double and single precision, header-only too.
+#[test]
+fn c_functions_cut_into_parts_compile_and_match_eval() {
+    let spec = include_str!("../../../robots/ur5.toml");
+    let robot = crate::parse_spec(spec, "ur5.toml").expect("ur5 parses");
+    let ur5 = crate::generate::build_module_only(&robot, Some(&FunctionKind::ALL));
+    c::PART_SIZES.with(|s| s.set(Some((2, 2))));
+    for module in [&toy(true, true), &toy(false, false), &ur5] {
+        let files = emit_c(module, &COptions::default()).expect("emits");
+        let source = files.source.expect("a source file");
+        assert!(source.contains("_part2(") && source.contains("carry["));
+        for (float, header_only) in [(false, false), (true, false), (false, true)] {
+            let opts = COptions {
+                float,
+                header_only,
+                batch: None,
+            };
+            check_c(module, opts, if float { 1e-4 } else { 1e-12 });
+        }
+    }
+    c::PART_SIZES.with(|s| s.set(None));
+}
+
+/// A function long enough to be cut at the default sizes: the floating humanoid's
+/// forward-dynamics derivatives (114k operations), compiled with the strict flags and run at a
+/// random state, agree with the graph's evaluation of the same outputs (which the floating
+/// and derivative tests check against Pinocchio).
+#[test]
+fn humanoid_forward_dynamics_derivatives_in_parts_match_eval() {
+    let spec =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/floating/humanoid30.toml");
+    let robot = crate::load_spec(&spec).expect("humanoid spec loads");
+    let kind = FunctionKind::ForwardDynamicsDerivatives;
+    let module = crate::generate::build_module_only(&robot, Some(&[kind]));
+    let files = emit_c(&module, &COptions::default()).expect("emits");
+    let source = files.source.expect("a source file");
+    let name = "humanoid30_forward_dynamics_derivatives";
+    assert!(source.contains(&format!("static void {name}_part2(")));
+
+    // A state: unit quaternion, joints, velocities and forces from a xorshift generator.
+    let (nq, nv) = (module.dof + 7, module.dof + 6);
+    let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+    let mut uniform = |lo: f64, hi: f64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        lo + (hi - lo) * ((seed >> 11) as f64 / (1u64 << 53) as f64)
+    };
+    let mut q: Vec<f64> = (0..nq).map(|_| uniform(-1.0, 1.0)).collect();
+    let norm = q[3..7].iter().map(|x| x * x).sum::<f64>().sqrt();
+    q[3..7].iter_mut().for_each(|x| *x /= norm);
+    let v: Vec<f64> = (0..nv).map(|_| uniform(-1.0, 1.0)).collect();
+    let tau: Vec<f64> = (0..nv).map(|_| uniform(-5.0, 5.0)).collect();
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::write(dir.path().join(&files.header_name), &files.header).unwrap();
+    std::fs::write(dir.path().join("humanoid30.c"), &source).unwrap();
+    let main = format!(
+        "#include <stdio.h>\n#include \"{header}\"\n\nstatic const double q[{nq}] = {q};\n\
+         static const double v[{nv}] = {v};\nstatic const double tau[{nv}] = {tau};\n\
+         static double a[{nn}], b[{nn}], c[{nn}];\n\nint main(void)\n{{\n    int i;\n    \
+         {name}(q, v, tau, a, b, c);\n    \
+         for (i = 0; i < {nn}; i++) printf(\"%.17g\\n%.17g\\n%.17g\\n\", a[i], b[i], c[i]);\n    \
+         return 0;\n}}\n",
+        header = files.header_name,
+        q = c_array(&q, "double"),
+        v = c_array(&v, "double"),
+        tau = c_array(&tau, "double"),
+        nn = nv * nv,
+    );
+    std::fs::write(dir.path().join("main.c"), main).unwrap();
+
+    let mut base = q[..7].to_vec();
+    base.extend_from_slice(&v[..6]);
+    base.extend_from_slice(&[0.0; 6]);
+    base.extend_from_slice(&tau[..6]);
+    let env = Env {
+        q: q[7..].to_vec(),
+        qd: v[6..].to_vec(),
+        qdd: vec![0.0; module.dof],
+        tau: tau[6..].to_vec(),
+        params: Vec::new(),
+        base,
+        elastic: Default::default(),
+    };
+    let function = module.function(kind).expect("the function is built");
+    let want: Vec<Vec<f64>> = function
+        .outputs
+        .iter()
+        .map(|o| module.graph.eval_many(&o.values, &env))
+        .collect();
+    assert_eq!(want.len(), 3);
+    for cc in compilers() {
+        let got = compile_and_run(cc, dir.path(), &["main.c", "humanoid30.c"]);
+        assert_eq!(got.len(), 3 * nv * nv);
+        for (i, row) in got.chunks(3).enumerate() {
+            for (k, g) in row.iter().enumerate() {
+                let w = want[k][i];
+                assert!(
+                    (g - w).abs() <= 1e-9 * w.abs().max(1.0),
+                    "{cc}: output {k} entry {i}: {g} against {w}"
+                );
+            }
+        }
+    }
 }
