@@ -966,10 +966,10 @@ fn parted_body(
     let mut reads_params = vec![false; parts];
     let mut earlier: HashMap<String, usize> = HashMap::new();
     let mut next = slot_of.iter().peekable();
-    let mut part = usize::MAX;
+    let mut current = usize::MAX;
     for &(q, e, target) in &statements {
-        if q != part {
-            part = q;
+        if q != current {
+            current = q;
             while let Some((_, value, slot)) = next.next_if(|(p, _, _)| *p < q) {
                 earlier.insert(value.clone(), *slot);
             }
@@ -1005,10 +1005,9 @@ fn parted_body(
     };
     let mut helpers = String::new();
     for (q, text) in texts.iter().enumerate() {
-        let proto = whole
-            .replacen(&format!("{function}("), &format!("{}(", part_name(q)), 1)
-            .trim_end_matches(')')
-            .to_owned();
+        // The function's prototype with the part's name and the carry array last.
+        let named = whole.replacen(&format!("{function}("), &format!("{}(", part_name(q)), 1);
+        let proto = named.strip_suffix(')').unwrap_or(&named);
         let mut casts = String::new();
         if params && !reads_params[q] {
             casts.push_str("    (void)params;\n");
