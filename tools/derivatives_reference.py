@@ -4,9 +4,14 @@
 Install:  pip install pin          (the Pinocchio Python wheels; `import pinocchio as pin`)
 Run:      python3 tools/derivatives_reference.py                 # every robots/*.toml
           python3 tools/derivatives_reference.py robots/ur5.toml # selected specs
+          python3 tools/derivatives_reference.py tests/fixtures/urdf/panda.urdf
+                                                   # a URDF arm of URDF_TIPS, root to tip
           python3 tools/derivatives_reference.py --time robots/ur5.toml tests/fixtures/urdf/panda.urdf
                                                    # only time Pinocchio (URDF: fingers locked)
-Writes:   tests/fixtures/derivatives/NAME.json, one per spec (NAME = the spec's `name`).
+Writes:   tests/fixtures/derivatives/NAME.json, one per spec (NAME = the spec's `name`);
+          tests/fixtures/derivatives/urdf/NAME.json for a URDF (the joints off the root-to-tip
+          path locked at 0, as tools/urdf_reference.py; no regressor: the URDF's joint frames
+          are not the body frames the standard parameters are given in).
 
 The robot is built in Pinocchio exactly as tools/reference.py does (its `build_model`, reading
 the spec with tools/spec_check.py). For a fixed seed and 20 random states (q uniform in
@@ -48,6 +53,9 @@ from reference import build_model, full_symmetric  # noqa: E402
 from spec_check import load_spec  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
+# The tip each URDF arm of tests/fixtures/urdf is imported to (as tools/urdf_reference.py).
+URDF_TIPS = {"panda": "panda_hand_tcp", "xarm7": "link_eef", "so101": "gripper_frame_link",
+             "ur10": "tool0", "kinova": "j2s6s200_end_effector", "ur5": "tool0"}
 SEED = 20261123
 STATES = 20
 EPS = 1e-6
@@ -106,6 +114,41 @@ def vec(a):
     return [float(x) for x in np.asarray(a).ravel()]
 
 
+def derivative_state(model, data, config, q, qd, qdd, tau, label):
+    """The derivatives at one state, each checked against central differences, and
+    Minv M = I; `config` turns joint values into Pinocchio's configuration."""
+    n = model.nv
+    pin.computeRNEADerivatives(model, data, config(q), qd, qdd)
+    dtau_dq, dtau_dqd = data.dtau_dq.copy(), data.dtau_dv.copy()
+    dg_dq = pin.computeGeneralizedGravityDerivatives(model, data, config(q)).copy()
+    pin.computeABADerivatives(model, data, config(q), qd, tau)
+    dqdd_dq, dqdd_dqd = data.ddq_dq.copy(), data.ddq_dv.copy()
+    minv = full_symmetric(data.Minv.copy())
+
+    rnea = lambda qq, vv, aa: pin.rnea(model, data, config(qq), vv, aa).copy()  # noqa: E731
+    aba = lambda qq, vv, tt: pin.aba(model, data, config(qq), vv, tt).copy()  # noqa: E731
+    grav = lambda qq: pin.computeGeneralizedGravity(model, data, config(qq)).copy()  # noqa: E731
+    checks = [
+        (dtau_dq, central(lambda x: rnea(x, qd, qdd), q, n), "dtau_dq"),
+        (dtau_dqd, central(lambda x: rnea(q, x, qdd), qd, n), "dtau_dqd"),
+        (dg_dq, central(grav, q, n), "dg_dq"),
+        (dqdd_dq, central(lambda x: aba(x, qd, tau), q, n), "dqdd_dq"),
+        (dqdd_dqd, central(lambda x: aba(q, x, tau), qd, n), "dqdd_dqd"),
+        (minv, central(lambda x: aba(q, qd, x), tau, n), "Minv"),
+    ]
+    for a, (b, rounding), what in checks:
+        err = float(np.max(np.abs(a - b)))
+        bound = FD_TOL * max(1.0, float(np.max(np.abs(b)))) + rounding
+        assert err <= bound, f"{label}: {what} vs differences: {err:e}"
+    mm = full_symmetric(pin.crba(model, data, config(q)))
+    assert close(minv @ mm, np.eye(n), TOL), "Minv M != I"
+    return {
+        "q": vec(q), "qd": vec(qd), "qdd": vec(qdd), "tau": vec(tau),
+        "dtau_dq": rows(dtau_dq), "dtau_dqd": rows(dtau_dqd), "dg_dq": rows(dg_dq),
+        "dqdd_dq": rows(dqdd_dq), "dqdd_dqd": rows(dqdd_dqd), "Minv": rows(minv),
+    }
+
+
 def fixture(spec_path):
     robot = load_spec(spec_path)
     model = build_model(robot)[0]
@@ -117,45 +160,52 @@ def fixture(spec_path):
     states = []
     for s in range(STATES):
         q, qd, qdd, tau = random_state(rng, prismatic, n)
-        pin.computeRNEADerivatives(model, data, q, qd, qdd)
-        dtau_dq, dtau_dqd = data.dtau_dq.copy(), data.dtau_dv.copy()
-        dg_dq = pin.computeGeneralizedGravityDerivatives(model, data, q).copy()
-        pin.computeABADerivatives(model, data, q, qd, tau)
-        dqdd_dq, dqdd_dqd = data.ddq_dq.copy(), data.ddq_dv.copy()
-        minv = full_symmetric(data.Minv.copy())
+        state = derivative_state(model, data, lambda x: x, q, qd, qdd, tau,
+                                 f"{robot['name']} state {s}")
         y = reorder_regressor(pin.computeJointTorqueRegressor(model, data, q, qd, qdd).copy(), n)
-
-        rnea = lambda qq, vv, aa: pin.rnea(model, data, qq, vv, aa).copy()  # noqa: E731
-        aba = lambda qq, vv, tt: pin.aba(model, data, qq, vv, tt).copy()  # noqa: E731
-        grav = lambda qq: pin.computeGeneralizedGravity(model, data, qq).copy()  # noqa: E731
-        checks = [
-            (dtau_dq, central(lambda x: rnea(x, qd, qdd), q, n), "dtau_dq"),
-            (dtau_dqd, central(lambda x: rnea(q, x, qdd), qd, n), "dtau_dqd"),
-            (dg_dq, central(grav, q, n), "dg_dq"),
-            (dqdd_dq, central(lambda x: aba(x, qd, tau), q, n), "dqdd_dq"),
-            (dqdd_dqd, central(lambda x: aba(q, x, tau), qd, n), "dqdd_dqd"),
-            (minv, central(lambda x: aba(q, qd, x), tau, n), "Minv"),
-        ]
-        for a, (b, rounding), what in checks:
-            err = float(np.max(np.abs(a - b)))
-            bound = FD_TOL * max(1.0, float(np.max(np.abs(b)))) + rounding
-            assert err <= bound, f"{robot['name']} state {s}: {what} vs differences: {err:e}"
-        mm = full_symmetric(pin.crba(model, data, q))
-        assert close(minv @ mm, np.eye(n), TOL), "Minv M != I"
-        assert close(y @ pi, rnea(q, qd, qdd), TOL), "Y pi != rnea"
-        states.append({
-            "q": vec(q), "qd": vec(qd), "qdd": vec(qdd), "tau": vec(tau),
-            "dtau_dq": rows(dtau_dq), "dtau_dqd": rows(dtau_dqd), "dg_dq": rows(dg_dq),
-            "dqdd_dq": rows(dqdd_dq), "dqdd_dqd": rows(dqdd_dqd), "Minv": rows(minv),
-            "regressor": rows(y),
-        })
+        rnea = pin.rnea(model, data, q, qd, qdd).copy()
+        assert close(y @ pi, rnea, TOL), "Y pi != rnea"
+        state["regressor"] = rows(y)
+        states.append(state)
     return robot["name"], n, vec(pi), states
+
+
+def urdf_fixture(name, tip):
+    """The derivatives of a URDF arm of tests/fixtures/urdf from its root to `tip`, the joints
+    off that path locked at 0 (as tools/urdf_reference.py builds it); no regressor (the URDF's
+    joint frames are not quasidyn's body frames, in which the standard parameters are given)."""
+    full = pin.buildModelFromUrdf(str(ROOT / "tests" / "fixtures" / "urdf" / f"{name}.urdf"))
+    parent = full.frames[full.getFrameId(tip)].parentJoint
+    keep = set(full.supports[parent])
+    lock = [j for j in range(1, full.njoints) if j not in keep]
+    model = pin.buildReducedModel(full, lock, pin.neutral(full)) if lock else full
+    data = model.createData()
+    n = model.nv
+    prismatic = np.array([j.shortname().startswith("JointModelP") for j in model.joints[1:]])
+    rng = np.random.default_rng(SEED)
+
+    def config(q):
+        # Joint values -> Pinocchio's configuration (a cos/sin pair for a continuous joint).
+        out = pin.neutral(model)
+        for k, joint in enumerate(model.joints[1:]):
+            if joint.nq == 2:
+                out[joint.idx_q], out[joint.idx_q + 1] = math.cos(q[k]), math.sin(q[k])
+            else:
+                out[joint.idx_q] = q[k]
+        return out
+
+    states = []
+    for s in range(STATES):
+        q, qd, qdd, tau = random_state(rng, prismatic, n)
+        states.append(derivative_state(model, data, config, q, qd, qdd, tau, f"{name} state {s}"))
+    return name, n, states
 
 
 def write_fixture(name, n, pi, states, out_dir):
     out = pathlib.Path(out_dir) / f"{name}.json"
-    head = {"robot": name, "dof": n, "generator": f"pinocchio {pin.__version__}",
-            "standard_parameters": pi}
+    head = {"robot": name, "dof": n, "generator": f"pinocchio {pin.__version__}"}
+    if pi is not None:
+        head["standard_parameters"] = pi
     # One state per line: valid JSON, readable diffs.
     text = json.dumps(head)[:-1] + ', "states": [\n'
     text += ",\n".join(json.dumps(s) for s in states)
@@ -224,6 +274,12 @@ def main(argv):
     out_dir = ROOT / "tests" / "fixtures" / "derivatives"
     out_dir.mkdir(parents=True, exist_ok=True)
     for p in specs:
+        if p.suffix == ".urdf":
+            name, n, states = urdf_fixture(p.stem, URDF_TIPS[p.stem])
+            out = write_fixture(name, n, None, states, out_dir / "urdf")
+            print(f"{p.name} -> {out.relative_to(ROOT)} ({n} dof, {len(states)} states, "
+                  f"pinocchio {pin.__version__})")
+            continue
         name, n, pi, states = fixture(p)
         out = write_fixture(name, n, pi, states, out_dir)
         print(f"{p.name} -> {out.relative_to(ROOT)} ({n} dof, {len(states)} states, "

@@ -3,8 +3,8 @@
 use crate::algebra::Algebra;
 use crate::derive::{
     derivatives, derive_with, elastic_dynamics, elastic_rates, same_hinge_axis, shared_count,
-    standard_values, velocity_split, BaseSet, Coordinates, Derivatives, DetachedBase,
-    DetachedRegressor, Regressor, Split,
+    spatial_derivatives, standard_values, velocity_split, BaseSet, Coordinates, Derivatives,
+    DetachedBase, DetachedRegressor, Regressor, Split,
 };
 use crate::emit::function_name;
 use crate::ir::{Constant, Function, FunctionKind, Graph, Module, NodeId, Output, Var};
@@ -275,6 +275,7 @@ fn build(
             &derived.gravity,
             &derived.nonlinear_effects,
             &derived.mass_matrix,
+            Some(&|g: &mut Graph, frame| spatial_derivatives(g, robot, regroup, frame)),
         )
     };
     let reg = match detached_regressor {

@@ -203,7 +203,9 @@ pub struct DerivativeState {
     pub dqdd_dqd: Vec<Vec<f64>>,
     #[serde(rename = "Minv")]
     pub minv: Vec<Vec<f64>>,
-    /// `N × 10N`, columns per body in the order m, mx, my, mz, ixx, ixy, ixz, iyy, iyz, izz.
+    /// `N × 10N`, columns per body in the order m, mx, my, mz, ixx, ixy, ixz, iyy, iyz, izz
+    /// (empty in a URDF arm's fixture).
+    #[serde(default)]
     pub regressor: Vec<Vec<f64>>,
 }
 
@@ -213,12 +215,14 @@ pub struct DerivativeFixture {
     pub robot: String,
     pub dof: usize,
     pub generator: String,
-    /// The standard parameters of every body (Pinocchio's dynamic parameters, reordered).
+    /// The standard parameters of every body (Pinocchio's dynamic parameters, reordered;
+    /// empty in a URDF arm's fixture).
+    #[serde(default)]
     pub standard_parameters: Vec<f64>,
     pub states: Vec<DerivativeState>,
 }
 
-/// Loads `tests/fixtures/derivatives/<name>.json`.
+/// Loads `tests/fixtures/derivatives/<name>.json` (`urdf/<arm>` for a URDF arm's).
 pub fn load_derivative_fixture(name: &str) -> DerivativeFixture {
     let path = workspace_root()
         .join("tests/fixtures/derivatives")

@@ -2,11 +2,18 @@
 //! `forward_dynamics_derivatives`) of every robot in robots/, Rust and C: against Pinocchio's
 //! computeRNEADerivatives / computeGeneralizedGravityDerivatives / computeABADerivatives
 //! fixtures, against central finite differences of the generated inverse dynamics, gravity and
-//! forward dynamics, and the structure `∂τ/∂q̇` must keep (linear in `q̇`).
+//! forward dynamics, and the structure `∂τ/∂q̇` must keep (linear in `q̇`). The URDF arms of
+//! tests/fixtures/urdf (where the derivatives by composite quantities are the shorter form):
+//! the generator's graph, that form alone, and the Panda's C, against Pinocchio.
 
-use quasidyn_codegen::FunctionKind;
-use quasidyn_tests::generated::ROBOTS;
-use quasidyn_tests::{assert_close, flat, load_derivative_fixture, random_states, Evaluate, State};
+use quasidyn_codegen::derive::{spatial_derivatives, SpatialFrame};
+use quasidyn_codegen::import::ImportOptions;
+use quasidyn_codegen::ir::{Env, Graph};
+use quasidyn_codegen::{build_module, load_input_with, FunctionKind};
+use quasidyn_tests::generated::{self, ROBOTS};
+use quasidyn_tests::{
+    assert_close, flat, load_derivative_fixture, random_states, workspace_root, Evaluate, State,
+};
 
 /// Agreement with Pinocchio.
 const PINOCCHIO: f64 = 1e-9;
@@ -199,5 +206,117 @@ fn derivative_functions_exist_for_every_kind() {
                 assert!(out.iter().all(|o| o.len() == r.dof * r.dof), "{kind:?}");
             }
         }
+    }
+}
+
+/// The URDF arms with derivative fixtures, and the tip each is imported to.
+const URDF_ARMS: [(&str, &str); 5] = [
+    ("panda", "panda_hand_tcp"),
+    ("xarm7", "link_eef"),
+    ("so101", "gripper_frame_link"),
+    ("ur10", "tool0"),
+    ("kinova", "j2s6s200_end_effector"),
+];
+
+#[test]
+fn derivatives_of_urdf_arms_match_pinocchio() {
+    for (name, tip) in URDF_ARMS {
+        let path = workspace_root().join(format!("tests/fixtures/urdf/{name}.urdf"));
+        // Pinocchio reads the values as written: the literal import.
+        let options = ImportOptions {
+            tip: Some(tip.to_owned()),
+            snap: false,
+            ..Default::default()
+        };
+        let robot = load_input_with(&path, &options).expect("imports").robot;
+        let fixture = load_derivative_fixture(&format!("urdf/{name}"));
+        assert_eq!(fixture.dof, robot.dof());
+        assert!(!fixture.states.is_empty());
+        let module = build_module(&robot);
+        let mut spatial_graph = Graph::new();
+        let frames = [SpatialFrame::Base, SpatialFrame::FirstBody];
+        let forms: Vec<_> = frames
+            .map(|frame| spatial_derivatives(&mut spatial_graph, &robot, true, frame))
+            .into_iter()
+            .map(|form| form.expect("a fixed base, body 0 carrying the others"))
+            .collect();
+        for (k, s) in fixture.states.iter().enumerate() {
+            let env = Env {
+                q: s.q.clone(),
+                qd: s.qd.clone(),
+                qdd: s.qdd.clone(),
+                tau: s.tau.clone(),
+                ..Env::default()
+            };
+            let what = |f: &str| format!("{name} state {k} {f}");
+            let eval = |kind: FunctionKind| -> Vec<Vec<f64>> {
+                let f = module.function(kind).expect("generated");
+                f.outputs
+                    .iter()
+                    .map(|o| module.graph.eval_many(&o.values, &env))
+                    .collect()
+            };
+            let id = eval(FunctionKind::InverseDynamicsDerivatives);
+            assert_close(&what("dtau_dq"), &id[0], &flat(&s.dtau_dq), PINOCCHIO);
+            assert_close(&what("dtau_dqd"), &id[1], &flat(&s.dtau_dqd), PINOCCHIO);
+            let g = eval(FunctionKind::GravityDerivatives);
+            assert_close(&what("dg_dq"), &g[0], &flat(&s.dg_dq), PINOCCHIO);
+            let fd = eval(FunctionKind::ForwardDynamicsDerivatives);
+            assert_close(&what("dqdd_dq"), &fd[0], &flat(&s.dqdd_dq), PINOCCHIO);
+            assert_close(&what("dqdd_dqd"), &fd[1], &flat(&s.dqdd_dqd), PINOCCHIO);
+            assert_close(&what("Minv"), &fd[2], &flat(&s.minv), PINOCCHIO);
+            // The composite-quantity forms themselves, whichever form the generator kept.
+            let spatial_eval = |v: &[_]| spatial_graph.eval_many(v, &env);
+            for (form, frame) in forms.iter().zip(frames) {
+                let what = |f: &str| format!("{name} state {k} composite form {frame:?} {f}");
+                for (label, values, expected) in [
+                    ("dtau_dq", &form.dtau_dq, &s.dtau_dq),
+                    ("dtau_dqd", &form.dtau_dqd, &s.dtau_dqd),
+                    ("dg_dq", &form.dg_dq, &s.dg_dq),
+                ] {
+                    let actual = spatial_eval(values);
+                    assert_close(&what(label), &actual, &flat(expected), PINOCCHIO);
+                }
+            }
+        }
+    }
+}
+
+/// The Panda's generated C derivatives (the benchmarks' `panda_c`, imported with the values
+/// snapped as users get them) against Pinocchio.
+#[test]
+fn panda_c_derivatives_match_pinocchio() {
+    let fixture = load_derivative_fixture("urdf/panda");
+    let n = fixture.dof;
+    for (k, s) in fixture.states.iter().enumerate() {
+        let what = |f: &str| format!("panda C state {k} {f}");
+        let (mut dq, mut dqd) = (vec![0.0; n * n], vec![0.0; n * n]);
+        let mut dg = vec![0.0; n * n];
+        let (mut fq, mut fqd, mut minv) = (vec![0.0; n * n], vec![0.0; n * n], vec![0.0; n * n]);
+        // SAFETY: every array has the length the C function reads or writes (7 or 49).
+        unsafe {
+            generated::panda_c_inverse_dynamics_derivatives(
+                s.q.as_ptr(),
+                s.qd.as_ptr(),
+                s.qdd.as_ptr(),
+                dq.as_mut_ptr(),
+                dqd.as_mut_ptr(),
+            );
+            generated::panda_c_gravity_derivatives(s.q.as_ptr(), dg.as_mut_ptr());
+            generated::panda_c_forward_dynamics_derivatives(
+                s.q.as_ptr(),
+                s.qd.as_ptr(),
+                s.tau.as_ptr(),
+                fq.as_mut_ptr(),
+                fqd.as_mut_ptr(),
+                minv.as_mut_ptr(),
+            );
+        }
+        assert_close(&what("dtau_dq"), &dq, &flat(&s.dtau_dq), PINOCCHIO);
+        assert_close(&what("dtau_dqd"), &dqd, &flat(&s.dtau_dqd), PINOCCHIO);
+        assert_close(&what("dg_dq"), &dg, &flat(&s.dg_dq), PINOCCHIO);
+        assert_close(&what("dqdd_dq"), &fq, &flat(&s.dqdd_dq), PINOCCHIO);
+        assert_close(&what("dqdd_dqd"), &fqd, &flat(&s.dqdd_dqd), PINOCCHIO);
+        assert_close(&what("Minv"), &minv, &flat(&s.minv), PINOCCHIO);
     }
 }

@@ -17,7 +17,7 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use super::scalar::{Cx, S};
-use super::{fewer_operations, ldlt};
+use super::{fewer_operations, ldlt, SpatialDerivatives, SpatialFrame};
 use crate::ir::{BaseVar, Graph, Node, NodeId, Var};
 
 /// The derivative outputs, row-major `N×N` (`[i*n + j] = ∂ out_i / ∂ in_j`).
@@ -162,9 +162,16 @@ impl Coordinates {
     }
 }
 
+/// Builds the derivatives by composite quantities ([`super::spatial_derivatives`]) in the
+/// frame given, on the graph given, or `None` where that form or frame does not apply.
+pub type SpatialForm<'a> =
+    &'a dyn Fn(&mut Graph, SpatialFrame) -> Option<SpatialDerivatives<NodeId>>;
+
 /// Derives [`Derivatives`] in the coordinates `c` (`NV` of them) from the inverse dynamics
 /// `tau`, the gravity forces `gravity`, the nonlinear effects `nle` (`NV` each) and the mass
-/// matrix `mass` (`NV×NV`, row-major) of one graph.
+/// matrix `mass` (`NV×NV`, row-major) of one graph. `spatial`, where given, builds the same
+/// `∂τ/∂q`, `∂τ/∂q̇` and `∂g/∂q` by composite quantities; each is kept where it has fewer
+/// operations.
 pub fn derivatives(
     g: &mut Graph,
     c: &Coordinates,
@@ -172,6 +179,7 @@ pub fn derivatives(
     gravity: &[NodeId],
     nle: &[NodeId],
     mass: &[NodeId],
+    spatial: Option<SpatialForm<'_>>,
 ) -> Derivatives {
     let n = c.velocity.len();
     let column = |g: &mut Graph, f: &[NodeId], d: &Direction| -> Vec<NodeId> {
@@ -224,8 +232,8 @@ pub fn derivatives(
             dg_dq = rg;
         }
     }
-
-    // Forward dynamics: q̈ from the factorisation, then the identities.
+    // Forward dynamics: q̈ from the factorisation, then the identities with the derivatives
+    // of the inverse dynamics `(∂τ/∂q, ∂τ/∂q̇)` given.
     let rhs: Vec<NodeId> = (0..n)
         .map(|j| {
             let t = g.var(c.force[j]);
@@ -239,45 +247,113 @@ pub fn derivatives(
         .all(|(i, p)| *p == i.checked_sub(1));
     let floating = matches!(c.velocity.first(), Some(Var::Base(_)));
     // Dense: M⁻¹ once, then products with it.
-    let dense = |g: &mut Graph| {
+    let dense = |g: &mut Graph, dtau_dq: &[NodeId], dtau_dqd: &[NodeId]| {
         let f = Factor::dense(g, mass, n);
         let qdd = f.solve(g, &rhs);
         let minv = f.inverse(g);
         let at_fd: HashMap<Var, NodeId> = c.acceleration.iter().copied().zip(qdd).collect();
-        let dtau_dq_fd = substitute(g, &dtau_dq, &at_fd);
+        let dtau_dq_fd = substitute(g, dtau_dq, &at_fd);
         let dqdd_dq = neg_product(g, &minv, &dtau_dq_fd, n);
-        let dqdd_dqd = neg_product(g, &minv, &dtau_dqd, n);
+        let dqdd_dqd = neg_product(g, &minv, dtau_dqd, n);
         [dqdd_dq, dqdd_dqd, minv]
     };
     // Branches (and a floating base's six coordinates above every joint): the factorisation
     // from the leaves has no fill-in, so each column is solved with it rather than
     // multiplied by the dense M⁻¹.
-    let sparse = |g: &mut Graph| {
+    let sparse = |g: &mut Graph, dtau_dq: &[NodeId], dtau_dqd: &[NodeId]| {
         let f = Factor::tree(g, mass, &c.parent);
         let qdd = f.solve(g, &rhs);
         let minv = f.inverse(g);
         let at_fd: HashMap<Var, NodeId> = c.acceleration.iter().copied().zip(qdd).collect();
-        let dtau_dq_fd = substitute(g, &dtau_dq, &at_fd);
+        let dtau_dq_fd = substitute(g, dtau_dq, &at_fd);
         let dqdd_dq = f.neg_solve_columns(g, &dtau_dq_fd, n);
-        let dqdd_dqd = f.neg_solve_columns(g, &dtau_dqd, n);
+        let dqdd_dqd = f.neg_solve_columns(g, dtau_dqd, n);
         [dqdd_dq, dqdd_dqd, minv]
     };
-    let [dqdd_dq, dqdd_dqd, minv] = if chain {
-        dense(g)
-    } else if n > DENSE_FD_DERIVATIVES_MAX || floating {
-        // (A floating base couples every joint to its six coordinates: sparse measured
-        // shorter on the quadruped, 28909 operations against 32604.)
-        sparse(g)
-    } else {
-        // Small trees: whichever is shorter (the dense products can share more).
-        let a = dense(g);
-        let b = sparse(g);
-        let count = |g: &Graph, x: &[Vec<NodeId>; 3]| g.op_count(&x.concat()).total();
-        if count(g, &b) < count(g, &a) {
-            b
+    let count = |g: &Graph, x: &[Vec<NodeId>; 3]| g.op_count(&x.concat()).total();
+    let forward_dynamics = |g: &mut Graph, dtau_dq: &[NodeId], dtau_dqd: &[NodeId]| {
+        if chain {
+            dense(g, dtau_dq, dtau_dqd)
+        } else if n > DENSE_FD_DERIVATIVES_MAX || floating {
+            // (A floating base couples every joint to its six coordinates: sparse measured
+            // shorter on the quadruped, 28909 operations against 32604.)
+            sparse(g, dtau_dq, dtau_dqd)
         } else {
-            a
+            // Small trees: whichever is shorter (the dense products can share more).
+            let a = dense(g, dtau_dq, dtau_dqd);
+            let b = sparse(g, dtau_dq, dtau_dqd);
+            if count(g, &b) < count(g, &a) {
+                b
+            } else {
+                a
+            }
         }
+    };
+
+    // The derivatives by composite quantities (fixed bases), in either frame, each output kept
+    // where shorter. The forward-dynamics derivatives are built from both the graph's and the
+    // shorter composite form of the inverse dynamics' where those are within [`FORMS_CLOSE`]
+    // of each other (the shorter of the two need not give the shorter products), else from
+    // the shorter. Tried on the graph and taken back when nothing is kept, so that what is
+    // built after keeps its ids.
+    let mut fd = None;
+    if let Some(spatial) = spatial {
+        let mark = g.mark();
+        let forms: Vec<SpatialDerivatives<NodeId>> = [SpatialFrame::Base, SpatialFrame::FirstBody]
+            .into_iter()
+            .filter_map(|frame| spatial(g, frame))
+            .collect();
+        let both = |dq: &[NodeId], dqd: &[NodeId]| -> Vec<NodeId> {
+            dq.iter().chain(dqd).copied().collect()
+        };
+        let mut best: Option<&SpatialDerivatives<NodeId>> = None;
+        let mut best_gravity = None;
+        for s in &forms {
+            let shortest = best.map_or_else(
+                || both(&dtau_dq, &dtau_dqd),
+                |b| both(&b.dtau_dq, &b.dtau_dqd),
+            );
+            if best.is_none() || fewer_operations(g, &shortest, &both(&s.dtau_dq, &s.dtau_dqd)) {
+                // (The first form is only a candidate for the forward dynamics so far.)
+                best = Some(s);
+            }
+            let gravity_now =
+                best_gravity.map_or(&dg_dq, |b: &SpatialDerivatives<NodeId>| &b.dg_dq);
+            if fewer_operations(g, gravity_now, &s.dg_dq) {
+                best_gravity = Some(s);
+            }
+        }
+        if let Some(s) = best {
+            let current = both(&dtau_dq, &dtau_dqd);
+            let candidate = both(&s.dtau_dq, &s.dtau_dqd);
+            let take_tau = fewer_operations(g, &current, &candidate);
+            let (cc, cs) = (g.op_count(&current).total(), g.op_count(&candidate).total());
+            let close = (cc.min(cs) as f64) * FORMS_CLOSE >= cc.max(cs) as f64;
+            if close {
+                let mine = forward_dynamics(g, &dtau_dq, &dtau_dqd);
+                let theirs = forward_dynamics(g, &s.dtau_dq, &s.dtau_dqd);
+                fd = Some(if fewer_operations(g, &mine.concat(), &theirs.concat()) {
+                    theirs
+                } else {
+                    mine
+                });
+            } else if take_tau {
+                fd = Some(forward_dynamics(g, &s.dtau_dq, &s.dtau_dqd));
+            }
+            if let Some(b) = best_gravity {
+                dg_dq = b.dg_dq.clone();
+            }
+            if take_tau {
+                dtau_dq = s.dtau_dq.clone();
+                dtau_dqd = s.dtau_dqd.clone();
+            } else if best_gravity.is_none() && !close {
+                g.rollback(mark);
+            }
+        }
+    }
+    let [dqdd_dq, dqdd_dqd, minv] = match fd {
+        Some(fd) => fd,
+        None => forward_dynamics(g, &dtau_dq, &dtau_dqd),
     };
     Derivatives {
         dtau_dq,
@@ -288,6 +364,11 @@ pub fn derivatives(
         minv,
     }
 }
+
+/// Two forms of the inverse dynamics' derivatives whose operation counts are within this
+/// factor of each other both give forward-dynamics derivatives to compare (the Kinova Jaco's
+/// 2615 against 2638 operations gave 4282 against 4109).
+const FORMS_CLOSE: f64 = 1.25;
 
 /// Up to this many coordinates a tree's forward-dynamics derivatives are also built with the
 /// dense `M⁻¹` (cubic in the coordinates), and the shorter form kept.

@@ -4,7 +4,8 @@
 //! (inertial parameters), [`orientation`] (direction cosines), [`kinematics`] (poles, tool pose,
 //! Jacobian), [`dynamics`] (the backward vector recursion), [`mass_matrix`] (composite bodies),
 //! [`ldlt`] (forward dynamics), [`split`] (centrifugal / Coriolis / gyroscopic split) and
-//! [`derivatives`] (analytical derivatives of the joint-space outputs, on the graph) and
+//! [`derivatives`] (analytical derivatives of the joint-space outputs, on the graph),
+//! [`spatial`] (the inverse dynamics' derivatives by composite quantities) and
 //! [`regressor`] (the inertial-parameter regressor), [`base`] (the minimal base parameters).
 
 // Index loops mirror the papers' component formulas (ξ, η over x, y, z; joints i < j < k).
@@ -24,15 +25,17 @@ mod orientation;
 mod params;
 mod regressor;
 mod scalar;
+mod spatial;
 mod split;
 
 pub(crate) use base::DetachedBase;
 pub use base::{base_parameters_text, base_regressor, base_set, standard_values, BaseSet};
-pub use derivatives::{derivatives, Coordinates, Derivatives, Direction};
+pub use derivatives::{derivatives, Coordinates, Derivatives, Direction, SpatialForm};
 pub use elastic::{elastic_dynamics, elastic_rates, time_derivative, Elastic};
 pub(crate) use mass_matrix::same_hinge_axis;
 pub(crate) use regressor::DetachedRegressor;
 pub use regressor::{all_symbolic, regressor, Regressor, STANDARD_NAMES};
+pub use spatial::{spatial_derivatives, SpatialDerivatives, SpatialFrame};
 pub use split::{velocity_split, Split};
 
 use std::collections::HashSet;

@@ -27,6 +27,13 @@ pub struct Param {
     pub default: f64,
 }
 
+/// A graph's extent at one moment (see [`Graph::mark`]).
+pub(crate) struct Mark {
+    nodes: usize,
+    params: usize,
+    stats: RuleStats,
+}
+
 /// The flat, hash-consed expression arena.
 #[derive(Clone, Debug, Default)]
 pub struct Graph {
@@ -118,6 +125,35 @@ impl Graph {
     /// The value of a constant node.
     pub fn as_const(&self, id: NodeId) -> Option<f64> {
         self.node(id).as_const()
+    }
+
+    /// The graph's extent now, to [`Graph::rollback`] to: a derivation tried and not kept then
+    /// leaves no node behind, so the ids of everything built after are what they would be
+    /// without the try.
+    pub(crate) fn mark(&self) -> Mark {
+        Mark {
+            nodes: self.nodes.len(),
+            params: self.params.len(),
+            stats: self.stats.clone(),
+        }
+    }
+
+    /// Removes every node, parameter and name added since `mark`, and the rule counts with
+    /// them.
+    pub(crate) fn rollback(&mut self, mark: Mark) {
+        while self.nodes.len() > mark.nodes {
+            let node = self.nodes.pop().expect("above the mark");
+            let id = NodeId(u32::try_from(self.nodes.len()).expect("graph exceeds u32 nodes"));
+            let hash = FxBuildHasher.hash_one(&node);
+            if let Ok(entry) = self.index.find_entry(hash, |&(_, at)| at == id) {
+                entry.remove();
+            }
+        }
+        for p in self.params.drain(mark.params..) {
+            self.param_index.remove(&p.name);
+        }
+        self.names.retain(|id, _| id.index() < mark.nodes);
+        self.stats = mark.stats;
     }
 
     /// Interns `node` as is (no simplification). Operands must already be in the graph.

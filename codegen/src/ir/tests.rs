@@ -807,3 +807,26 @@ fn operands_read_the_same_stored_inline_or_on_the_heap() {
         assert_eq!(sorted, made[0]);
     }
 }
+
+#[test]
+fn rollback_leaves_the_graph_as_it_was_marked() {
+    let Toy { mut g, x, y, z } = toy();
+    let xy = g.mul(x, y);
+    let before = g.clone();
+    let mark = g.mark();
+    let tried = g.add(xy, z);
+    let w = g.param("w", 1.5);
+    let more = g.mul(tried, w);
+    g.set_name(more, "tried");
+    assert!(g.len() > before.len());
+    g.rollback(mark);
+    assert_eq!(g.nodes(), before.nodes());
+    assert_eq!(g.params(), before.params());
+    assert!(g.names().is_empty() && g.rule_stats() == before.rule_stats());
+    // Nodes made before the mark are still found; the ones taken back are made anew, at the
+    // ids they would have had.
+    assert_eq!(g.mul(x, y), xy);
+    assert_eq!(g.add(xy, z), tried);
+    assert_eq!(g.param("w", 1.5), w);
+    assert_eq!(g.len(), before.len() + 2);
+}
