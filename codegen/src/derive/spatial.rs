@@ -2,10 +2,11 @@
 //! work per body and a few 6-vector dot products per pair of joints, where differentiating the
 //! recursion on the graph costs about a hundred operations per pair.
 //!
-//! Quantities are spatial vectors about the base origin, in base axes: a motion `(ω, v)` (`v`
-//! the velocity of the body point at the origin), a force `(n, f)` (`n` the moment about the
-//! origin); a spatial inertia is a mass `m`, a first moment `h` and an inertia `J` about the
-//! origin, `I (ω, v) = (J ω + h × v, m v - h × ω)`. Joint `k` has the axis `S_k`
+//! Quantities are spatial vectors about one point, in one frame ([`SpatialFrame`]: the base's,
+//! or body 0's about its pole): a motion `(ω, v)` (`v` the velocity of the body point at the
+//! reference point), a force `(n, f)` (`n` the moment about that point); a spatial inertia is
+//! a mass `m`, a first moment `h` and an inertia `J` about the point,
+//! `I (ω, v) = (J ω + h × v, m v - h × ω)`. Joint `k` has the axis `S_k`
 //! (`(u, p_k × u)` for a hinge through the pole `p_k`, `(0, u)` for a slide), body `k` the
 //! velocity `v_k = v_λ + S_k q̇_k`, the acceleration `a_k = a_λ + S_k q̈_k + v_λ × S_k q̇_k`
 //! (the base's is `-g`), the momentum `h_k = I_k v_k` and the force
@@ -53,7 +54,7 @@ pub struct SpatialDerivatives<E> {
 
 /// The frame the spatial quantities are written in. Which gives the shorter code depends on
 /// the robot: body 0's makes its axis and the turns near it constants and starts the lever
-/// arms at its pole (the Panda's inverse-dynamics derivatives: 3732 operations against 4566
+/// arms at its pole (the Panda's inverse-dynamics derivatives: 3731 operations against 4566
 /// in the base frame), while the gravity then turns with `q_0` (a 30-joint chain with tilted
 /// axes: 7927 operations for the gravity derivatives against 6695).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,14 +65,15 @@ pub enum SpatialFrame {
     FirstBody,
 }
 
-/// A spatial vector: angular part, then linear part (about the base origin, base axes).
+/// A spatial vector: angular part, then linear part (about the reference point, in the
+/// reference frame).
 #[derive(Clone, Copy)]
 struct Spatial<E> {
     ang: V3<E>,
     lin: V3<E>,
 }
 
-/// A spatial inertia (or its rate) about the base origin, base axes.
+/// A spatial inertia (or its rate) about the reference point, in the reference frame.
 #[derive(Clone, Copy)]
 struct Inertia<E> {
     m: S<E>,
@@ -212,7 +214,11 @@ pub fn spatial_derivatives<A: Algebra>(
     for k in 0..n {
         let s = axis[k];
         f_axis.push(apply(cx, &inertia[k], &s));
-        g_row.push(rate_row(cx, &rate[k], &momentum[k], &s));
+        // G_k · x = S_k · (İ^c_k x + x ×* h^c_k) = (İ^c_k S_k - S_k ×* h^c_k) · x (the rate
+        // is symmetric, and S · (x ×* h) = -x · (S ×* h)); both terms recur in the column below.
+        let rate_axis = apply(cx, &rate[k], &s);
+        let turned_momentum = force_cross(cx, &s, &momentum[k]);
+        g_row.push(sub(cx, &rate_axis, &turned_momentum));
         if topo.parent(k).is_none() {
             dq_col.push(zero);
             dqd_col.push(zero);
@@ -230,10 +236,8 @@ pub fn spatial_derivatives<A: Algebra>(
         // -2 I^c_j u_j + İ^c_j S_j + S_j ×* h^c_j
         let iu2 = apply(cx, &inertia[k], &u[k]);
         let iu2 = scaled(cx, S::K(-2.0), &iu2);
-        let is = apply(cx, &rate[k], &s);
-        let sh = force_cross(cx, &s, &momentum[k]);
-        let col = add(cx, &iu2, &is);
-        dqd_col.push(add(cx, &col, &sh));
+        let col = add(cx, &iu2, &rate_axis);
+        dqd_col.push(add(cx, &col, &turned_momentum));
         // At rest: S_j ×* F^c_j - I^c_j c_j.
         let turned = force_cross(cx, &s, &force_rest[k]);
         let ic = apply(cx, &inertia[k], &c_rest[k]);
@@ -438,26 +442,6 @@ fn inertia_rate<A: Algebra>(
         }
     }
     Inertia { m: S::K(0.0), h, j }
-}
-
-/// The force `G` with `G · x = S · (İ x + x ×* h)` for every motion `x` (the rate `İ` is
-/// symmetric; `S · (x ×* h) = (S × x) · h`).
-fn rate_row<A: Algebra>(
-    cx: &mut Cx<'_, A>,
-    rate: &Inertia<A::E>,
-    momentum: &Spatial<A::E>,
-    s: &Spatial<A::E>,
-) -> Spatial<A::E> {
-    let is = apply(cx, rate, s);
-    // (S × x) · h = x_ω · (h_n × S_ω + h_f × S_v) + x_v · (h_f × S_ω).
-    let a1 = cx.cross(&momentum.ang, &s.ang);
-    let a2 = cx.cross(&momentum.lin, &s.lin);
-    let a = cx.vadd(&a1, &a2);
-    let l = cx.cross(&momentum.lin, &s.ang);
-    Spatial {
-        ang: cx.vadd(&is.ang, &a),
-        lin: cx.vadd(&is.lin, &l),
-    }
 }
 
 #[cfg(test)]
