@@ -9,8 +9,8 @@
 //! `I (ω, v) = (J ω + h × v, m v - h × ω)`. Joint `k` has the axis `S_k`
 //! (`(u, p_k × u)` for a hinge through the pole `p_k`, `(0, u)` for a slide), body `k` the
 //! velocity `v_k = v_λ + S_k q̇_k`, the acceleration `a_k = a_λ + S_k q̈_k + v_λ × S_k q̇_k`
-//! (the base's is `-g`), the momentum `h_k = I_k v_k` and the force
-//! `f_k = I_k a_k + v_k ×* h_k`; `τ_i = S_i · F_i` with `F_i` the sum of `f_k` over the
+//! (the base's is `-g`, plus a prescribed base's own motion), the momentum `h_k = I_k v_k`
+//! and the force `f_k = I_k a_k + v_k ×* h_k`; `τ_i = S_i · F_i` with `F_i` the sum of `f_k` over the
 //! subsystem `i` (superscript `c`: such sums).
 //!
 //! Turning joint `j` turns its subsystem rigidly, axes, inertias and the velocity each body has
@@ -81,8 +81,11 @@ struct Inertia<E> {
     j: M3<E>,
 }
 
-/// The derivatives of `robot` (a fixed base, no elasticity, physical parameters) written in
-/// `frame`, or `None` where this form or that frame does not apply.
+/// The derivatives of `robot` (a fixed or prescribed base, no elasticity, physical parameters)
+/// written in `frame`, or `None` where this form or that frame does not apply (body 0's frame
+/// is for fixed bases). A prescribed base's derivatives are with respect to the joints, its
+/// motion held: the base frame then moves, its velocity and acceleration those of the root
+/// bodies' carrier.
 pub fn spatial_derivatives<A: Algebra>(
     alg: &mut A,
     robot: &Robot,
@@ -90,8 +93,9 @@ pub fn spatial_derivatives<A: Algebra>(
     frame: SpatialFrame,
 ) -> Option<SpatialDerivatives<A::E>> {
     let single_root = robot.bodies.iter().skip(1).all(|b| b.parent.is_some());
-    if (frame == SpatialFrame::FirstBody && !single_root)
-        || robot.motion != BaseMotion::Fixed
+    let fixed = robot.motion == BaseMotion::Fixed;
+    if (frame == SpatialFrame::FirstBody && !(single_root && fixed))
+        || robot.is_floating()
         || robot.has_elasticity()
         || robot.parameters == ParameterSet::Base
     {
@@ -105,25 +109,51 @@ pub fn spatial_derivatives<A: Algebra>(
     let physical = params(cx, robot);
     let ori = orientation(cx, robot);
     let poles = poles(cx, robot);
-    let par: Params<A::E> = if use_regrouped {
+    // A prescribed base's dynamics use the physical parameters, as the recursion does.
+    let par: Params<A::E> = if use_regrouped && fixed {
         regroup(cx, robot, &physical, &poles)
     } else {
         physical
     };
     let in_first = frame == SpatialFrame::FirstBody;
     let Placements(rot, pole) = reference_frames(cx, robot, &ori, &poles, in_first);
-    let down = k3(robot.gravity.map(|g| -g));
-    let gravity = Spatial {
-        ang: zero3(),
-        lin: if in_first {
-            cx.mat_t_vec(&ori.abs[0], &down)
-        } else {
-            down
-        },
-    };
     let zero = Spatial {
         ang: zero3(),
         lin: zero3(),
+    };
+    // The base's motion: at rest for a fixed base. A prescribed base's is seen from the
+    // inertial frame moving with its origin's velocity at this instant (forces do not change
+    // under that constant boost): angular velocity and acceleration as given (zero for a
+    // base that only translates), the origin at rest, and its acceleration the classical one
+    // the recursion reads; gravity `Rᵀ g` from its pose.
+    let (gravity, base_vel, base_acc) = if fixed {
+        let down = k3(robot.gravity.map(|g| -g));
+        let lin = if in_first {
+            cx.mat_t_vec(&ori.abs[0], &down)
+        } else {
+            down
+        };
+        let gravity = Spatial { ang: zero3(), lin };
+        (gravity, zero, gravity)
+    } else {
+        let [moving, _] = super::floating::prescribed_motion(cx, robot);
+        let down = cx.vsub(&zero3(), &moving.g);
+        let vel = Spatial {
+            ang: moving.w,
+            lin: zero3(),
+        };
+        let acc = Spatial {
+            ang: moving.wd,
+            lin: cx.vsub(&moving.a, &moving.g),
+        };
+        (
+            Spatial {
+                ang: zero3(),
+                lin: down,
+            },
+            vel,
+            acc,
+        )
     };
 
     // Outwards: axes, motion, the terms of the turned parent's motion, inertias.
@@ -152,7 +182,7 @@ pub fn spatial_derivatives<A: Algebra>(
                 lin: dir,
             },
         };
-        let (v_parent, a_parent) = parent.map_or((zero, gravity), |i| (vel[i], acc[i]));
+        let (v_parent, a_parent) = parent.map_or((base_vel, base_acc), |i| (vel[i], acc[i]));
         let uk = motion_cross(cx, &s, &v_parent);
         let qd = S::X(cx.alg.qd(k));
         let qdd = S::X(cx.alg.qdd(k));
@@ -456,16 +486,20 @@ mod tests {
     fn matches_graph_derivatives(path: &str, tip: Option<&str>) {
         let file = format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"));
         let robot = load_input(std::path::Path::new(&file), tip).expect("valid input");
+        matches_graph_derivatives_of(&robot, path);
+    }
+
+    fn matches_graph_derivatives_of(robot: &Robot, path: &str) {
         let n = robot.dof();
         let mut g = Graph::new();
-        let d = derive_with(&mut g, &robot, true);
-        let spatial =
-            spatial_derivatives(&mut g, &robot, true, SpatialFrame::Base).expect("a fixed base");
-        let physical =
-            spatial_derivatives(&mut g, &robot, false, SpatialFrame::Base).expect("a fixed base");
-        // Body 0's frame where it carries the others (every robot here but the quadruped
-        // and the hand, whose legs and fingers hang from the base).
-        let first = spatial_derivatives(&mut g, &robot, true, SpatialFrame::FirstBody);
+        let d = derive_with(&mut g, robot, true);
+        let spatial = spatial_derivatives(&mut g, robot, true, SpatialFrame::Base)
+            .expect("a fixed or prescribed base");
+        let physical = spatial_derivatives(&mut g, robot, false, SpatialFrame::Base)
+            .expect("a fixed or prescribed base");
+        // Body 0's frame where it carries the others on a fixed base (every fixed robot here
+        // but the quadruped and the hand, whose legs and fingers hang from the base).
+        let first = spatial_derivatives(&mut g, robot, true, SpatialFrame::FirstBody);
         let joint = |j: usize| u16::try_from(j).expect("few joints");
         let column = |g: &mut Graph, f: &[_], v: Var| g.diff_many(f, v);
         let mut dq = Vec::new();
@@ -478,10 +512,14 @@ mod tests {
         }
         for seed in 0..4 {
             let x = |k: usize| ((seed * 7 + k * 13) as f64 * 0.731).sin() * 1.7;
+            // A base pose (a quaternion of any length: the functions normalise it), and
+            // its velocity and acceleration.
+            let base: Vec<f64> = (0..19).map(|k| x(k + 97)).collect();
             let env = Env {
                 q: (0..n).map(x).collect(),
                 qd: (0..n).map(|k| x(k + 31)).collect(),
                 qdd: (0..n).map(|k| x(k + 67)).collect(),
+                base,
                 ..Env::default()
             };
             for (mine, exact) in [
@@ -534,5 +572,34 @@ mod tests {
         }
         matches_graph_derivatives("tests/fixtures/urdf/panda.urdf", Some("panda_hand_tcp"));
         matches_graph_derivatives("tests/fixtures/urdf/xarm7.urdf", None);
+    }
+
+    #[test]
+    fn match_the_graph_derivatives_with_a_prescribed_base() {
+        for path in [
+            "tests/fixtures/floating/floater.toml",
+            "robots/quadruped_floating.toml",
+        ] {
+            let file = format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"));
+            let floating = load_input(std::path::Path::new(&file), None).expect("valid input");
+            for motion in [BaseMotion::Prescribed, BaseMotion::Translating] {
+                let robot = Robot {
+                    motion,
+                    ..floating.clone()
+                };
+                matches_graph_derivatives_of(&robot, path);
+                assert!(spatial_derivatives(
+                    &mut Graph::new(),
+                    &robot,
+                    true,
+                    SpatialFrame::FirstBody
+                )
+                .is_none());
+            }
+            assert!(
+                spatial_derivatives(&mut Graph::new(), &floating, true, SpatialFrame::Base)
+                    .is_none()
+            );
+        }
     }
 }
