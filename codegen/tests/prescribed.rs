@@ -10,10 +10,11 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use quasidyn_codegen::derive::{spatial_derivatives, SpatialFrame};
 use quasidyn_codegen::ir::Env;
 use quasidyn_codegen::{
     build_module, emit_c, emit_rust, load_spec, parse_spec, BaseMotion, COptions, FunctionKind,
-    Module, Robot,
+    Graph, Module, Robot,
 };
 use serde_json::Value;
 
@@ -190,6 +191,16 @@ fn joint_rows_of_the_floating_base_pinocchio() {
 fn derivatives_are_the_joint_block_of_the_floating_base_pinocchio() {
     for name in SPECS {
         let module = build_module(&robot(name, BaseMotion::Prescribed));
+        // The derivatives by composite quantities, whether or not the module keeps them.
+        let mut graph = Graph::new();
+        let composite = spatial_derivatives(
+            &mut graph,
+            &robot(name, BaseMotion::Prescribed),
+            true,
+            SpatialFrame::Base,
+        )
+        .expect("a prescribed base");
+        let composite_params: Vec<f64> = graph.params().iter().map(|p| p.default).collect();
         let n = module.dof;
         let nv = n + 6;
         let text = std::fs::read_to_string(dir().join(format!("{name}.json")))
@@ -226,6 +237,22 @@ fn derivatives_are_the_joint_block_of_the_floating_base_pinocchio() {
                 &eval(&module, FunctionKind::GravityDerivatives, 0, &e),
                 &block(&numbers(&st["dg_dq"])),
             );
+            let ec = env(
+                &base,
+                &q[7..],
+                &v[6..],
+                &a[6..],
+                &tau[6..],
+                &composite_params,
+            );
+            for (label, values, key) in [
+                ("composite dtau_dq", &composite.dtau_dq, "dtau_dq"),
+                ("composite dtau_dqd", &composite.dtau_dqd, "dtau_dv"),
+                ("composite dg_dq", &composite.dg_dq, "dg_dq"),
+            ] {
+                let got = graph.eval_many(values, &ec);
+                close(&what(label), &got, &block(&numbers(&st[key])));
+            }
 
             let kind = FunctionKind::ForwardDynamicsDerivatives;
             let minv = eval(&module, kind, 2, &e);
