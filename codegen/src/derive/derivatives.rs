@@ -309,12 +309,9 @@ pub fn derivatives(
         let mut best: Option<&SpatialDerivatives<NodeId>> = None;
         let mut best_gravity = None;
         for s in &forms {
-            let shortest = best.map_or_else(
-                || both(&dtau_dq, &dtau_dqd),
-                |b| both(&b.dtau_dq, &b.dtau_dqd),
-            );
+            let shortest = best.map_or_else(Vec::new, |b| both(&b.dtau_dq, &b.dtau_dqd));
+            // The shorter composite form (the graph's is weighed against it below).
             if best.is_none() || fewer_operations(g, &shortest, &both(&s.dtau_dq, &s.dtau_dqd)) {
-                // (The first form is only a candidate for the forward dynamics so far.)
                 best = Some(s);
             }
             let gravity_now =
