@@ -34,6 +34,28 @@ pub(crate) fn poles<A: Algebra>(cx: &mut Cx<'_, A>, robot: &Robot) -> Poles<A::E
     Poles { o }
 }
 
+/// Every body's pole in the base frame: `p_j = p_parent + R_parent o_j`.
+pub(crate) fn base_poles<A: Algebra>(
+    cx: &mut Cx<'_, A>,
+    robot: &Robot,
+    ori: &Orientation<A::E>,
+    poles: &Poles<A::E>,
+) -> Vec<V3<A::E>> {
+    let topo = robot.topology();
+    let mut p: Vec<V3<A::E>> = Vec::with_capacity(robot.dof());
+    for j in 0..robot.dof() {
+        let pj = match topo.parent(j) {
+            None => poles.o[j],
+            Some(i) => {
+                let r = cx.mat_vec(&ori.abs[i], &poles.o[j]);
+                cx.vadd(&p[i], &r)
+            }
+        };
+        p.push(pj);
+    }
+    p
+}
+
 /// A point fixed on a body, and the frame there: what forward kinematics and a Jacobian are
 /// computed for (the chain's tool, or a named frame).
 pub(crate) struct Site {

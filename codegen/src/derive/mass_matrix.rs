@@ -522,18 +522,7 @@ pub(crate) fn mass_matrix_in_base<A: Algebra>(
     let topo = robot.topology();
     let prismatic = |j: usize| robot.bodies[j].joint == JointKind::Prismatic;
     let comp = composites(cx, robot, st);
-    // Poles in the base frame: p_j = p_parent + R_parent o_j.
-    let mut p: Vec<V3<A::E>> = Vec::with_capacity(n);
-    for j in 0..n {
-        let pj = match topo.parent(j) {
-            None => st.poles.o[j],
-            Some(i) => {
-                let r = cx.mat_vec(&st.ori.abs[i], &st.poles.o[j]);
-                cx.vadd(&p[i], &r)
-            }
-        };
-        p.push(pj);
-    }
+    let p = super::kinematics::base_poles(cx, robot, st.ori, st.poles);
     // Axes in the base frame (the axis is the same vector in a joint's frame and its
     // carrier's), and the moment arms of the hinges, for the joints that carry others.
     let mut axis = vec![[S::K(0.0); 3]; n];

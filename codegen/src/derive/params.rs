@@ -333,7 +333,7 @@ pub(crate) fn regroup<A: Algebra>(
 }
 
 /// `a + b` for symmetric matrices, upper triangle mirrored.
-fn sym_add<A: Algebra>(cx: &mut Cx<'_, A>, a: &M3<A::E>, b: &M3<A::E>) -> M3<A::E> {
+pub(crate) fn sym_add<A: Algebra>(cx: &mut Cx<'_, A>, a: &M3<A::E>, b: &M3<A::E>) -> M3<A::E> {
     let mut out = *a;
     for r in 0..3 {
         for c in r..3 {

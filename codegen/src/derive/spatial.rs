@@ -31,12 +31,12 @@
 //! parameters are the regrouped ones where the dynamics use them (same joint forces, fewer
 //! nonzeros).
 
-use super::kinematics::poles;
 use super::kinematics::Poles;
+use super::kinematics::{base_poles, poles};
 use super::mass_matrix::{rotate_sym, shift_sym};
 use super::orientation::orientation;
 use super::orientation::Orientation;
-use super::params::{params, regroup, Params};
+use super::params::{params, regroup, sym_add, Params};
 use super::scalar::{k3, k33, zero3, Cx, M3, S, V3};
 use crate::algebra::Algebra;
 use crate::mat3::IDENTITY;
@@ -319,18 +319,16 @@ fn reference_frames<A: Algebra>(
 ) -> Placements<A::E> {
     let n = robot.dof();
     let topo = robot.topology();
+    if !in_first {
+        return Placements(ori.abs.clone(), base_poles(cx, robot, ori, poles));
+    }
     let mut rot: Vec<M3<A::E>> = Vec::with_capacity(n);
     let mut pole: Vec<V3<A::E>> = Vec::with_capacity(n);
     for k in 0..n {
         let (r, p) = match topo.parent(k) {
-            None if in_first => (k33(IDENTITY), zero3()),
-            None => (ori.abs[k], poles.o[k]),
+            None => (k33(IDENTITY), zero3()),
             Some(i) => {
-                let r = if in_first {
-                    cx.mat_mul(&rot[i], &ori.local[k]).0
-                } else {
-                    ori.abs[k]
-                };
+                let r = cx.mat_mul(&rot[i], &ori.local[k]).0;
                 let o = cx.mat_vec(&rot[i], &poles.o[k]);
                 (r, cx.vadd(&pole[i], &o))
             }
@@ -414,14 +412,7 @@ fn inertia_add<A: Algebra>(
     a: &Inertia<A::E>,
     b: &Inertia<A::E>,
 ) -> Inertia<A::E> {
-    let mut j = a.j;
-    for r in 0..3 {
-        for c in r..3 {
-            let v = cx.add(a.j[r][c], b.j[r][c]);
-            j[r][c] = v;
-            j[c][r] = v;
-        }
-    }
+    let j = sym_add(cx, &a.j, &b.j);
     Inertia {
         m: cx.add(a.m, b.m),
         h: cx.vadd(&a.h, &b.h),
