@@ -13,8 +13,8 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use quasidyn_codegen::emit::RustOptions;
 use quasidyn_codegen::emit::{camel_ident, frame_ident, param_fields, snake_ident};
+use quasidyn_codegen::emit::{PartSizes, RustOptions};
 use quasidyn_codegen::import::ImportOptions;
 use quasidyn_codegen::{
     build_module, build_module_only, emit_c, emit_rust, emit_rust_reporting, load_input_with,
@@ -45,6 +45,8 @@ const PENDULUM_BATCH: usize = 64;
 /// Batch sizes of the UR5 inverse dynamics generated alone for the batch benchmark (module
 /// `ur5_id_bN`, C `ur5_id_bN_inverse_dynamics{,_batch}`).
 const BENCH_BATCHES: [usize; 3] = [4, 8, 64];
+/// Operations per part of the modules generated in parts (`parted_variants`).
+const PARTED_OPERATIONS: usize = 40;
 /// The flags the issue requires on every C compile (checked on the compiler's command line).
 const STRICT_FLAGS: [&str; 5] = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"];
 
@@ -132,7 +134,7 @@ fn main() {
                 &COptions {
                     float: true,
                     header_only: false,
-                    batch: None,
+                    ..COptions::default()
                 },
             )
             .unwrap_or_else(|e| panic!("{name}: emit_c float: {e}"));
@@ -156,7 +158,7 @@ fn main() {
                 &COptions {
                     float: false,
                     header_only: true,
-                    batch: None,
+                    ..COptions::default()
                 },
             )
             .unwrap_or_else(|e| panic!("{name}: emit_c header-only: {e}"));
@@ -227,6 +229,7 @@ pub mod              {name} {{
             &module,
             &RustOptions {
                 batch: Some(*batch),
+                ..RustOptions::default()
             },
             &mut Silent,
         )
@@ -254,8 +257,15 @@ pub mod              {name} {{
         let robot = quasidyn_codegen::parse_spec(PENDULUM, "pendulum.toml").expect("valid spec");
         let module = build_module_only(&robot, Some(&[FunctionKind::ForwardKinematics]));
         let batch = Some(PENDULUM_BATCH);
-        let rust = emit_rust_reporting(&module, &RustOptions { batch }, &mut Silent)
-            .unwrap_or_else(|e| panic!("pendulum: emit_rust: {e}"));
+        let rust = emit_rust_reporting(
+            &module,
+            &RustOptions {
+                batch,
+                ..RustOptions::default()
+            },
+            &mut Silent,
+        )
+        .unwrap_or_else(|e| panic!("pendulum: emit_rust: {e}"));
         write(&rust_dir.join("pendulum_batch.rs"), &rust);
         let c = emit_c(
             &module,
@@ -282,8 +292,15 @@ pub mod              {name} {{
         let name = format!("ur5_id_b{batch}");
         robot.name.clone_from(&name);
         let module = build_module_only(&robot, Some(&[FunctionKind::InverseDynamics]));
-        let rust = emit_rust_reporting(&module, &RustOptions { batch: Some(batch) }, &mut Silent)
-            .unwrap_or_else(|e| panic!("{name}: emit_rust: {e}"));
+        let rust = emit_rust_reporting(
+            &module,
+            &RustOptions {
+                batch: Some(batch),
+                ..RustOptions::default()
+            },
+            &mut Silent,
+        )
+        .unwrap_or_else(|e| panic!("{name}: emit_rust: {e}"));
         write(&rust_dir.join(format!("{name}.rs")), &rust);
         let c = emit_c(
             &module,
@@ -317,6 +334,7 @@ pub mod              {name} {{
     let (glue, payload_c) = payload_variant(&robots_dir, &rust_dir, &c_dir);
     gen.push_str(&glue);
     c_files.extend(payload_c);
+    gen.push_str(&parted_variants(&robots_dir, &rust_dir));
 
     let args = compile_c(&c_dir, &c_files, &out);
     let _ = writeln!(
@@ -408,6 +426,48 @@ fn payload_variant(robots_dir: &Path, rust_dir: &Path, c_dir: &Path) -> (String,
          m: *mut f64);\n}}\n"
     );
     (glue, vec![source, wrapper_path])
+}
+
+/// The UR5's Rust (`ur5_parts`) and its symbolic-payload variant's (`ur5_payload_parts`)
+/// with every function cut into parts of about [`PARTED_OPERATIONS`] operations (long
+/// functions are, above 65,536), so that inputs, parameters, sines and cosines, locals and
+/// output entries cross parts; `tests/tests/parts.rs` checks them against the modules in one
+/// body.
+fn parted_variants(robots_dir: &Path, rust_dir: &Path) -> String {
+    let spec = robots_dir.join(format!("{PAYLOAD_ROBOT}.toml"));
+    let robot = load_spec(&spec).unwrap_or_else(|e| panic!("{}: {e}", spec.display()));
+    let mut payload = robot.clone();
+    payload.bodies.last_mut().expect("a body").symbolic = SymbolicInertial {
+        mass: true,
+        com: true,
+        inertia: true,
+    };
+    let mut glue = String::new();
+    for (mut robot, what) in [(robot, ""), (payload, " with a symbolic payload")] {
+        robot.name = format!(
+            "{PAYLOAD_ROBOT}{}_parts",
+            if what.is_empty() { "" } else { "_payload" }
+        );
+        let module = build_module(&robot);
+        let options = RustOptions {
+            parts: PartSizes {
+                above: 0,
+                operations: PARTED_OPERATIONS,
+            },
+            ..RustOptions::default()
+        };
+        let name = robot.name.clone();
+        let rust = emit_rust_reporting(&module, &options, &mut Silent)
+            .unwrap_or_else(|e| panic!("{name}: emit_rust: {e}"));
+        assert!(rust.contains("fn part2("), "{name}: cut into parts");
+        write(&rust_dir.join(format!("{name}.rs")), &rust);
+        let _ = writeln!(
+            glue,
+            "/// Generated Rust of `robots/{PAYLOAD_ROBOT}.toml`{what}, every function in parts.\npub \
+             mod {name} {{\n    include!(concat!(env!(\"OUT_DIR\"), \"/rust/{name}.rs\"));\n}}\n"
+        );
+    }
+    glue
 }
 
 /// Writes `text` unless the file already holds it (keeps timestamps of unchanged files).

@@ -216,6 +216,7 @@ pub fn rust_code_reporting(
     let module = checked_module(robot, name, options, progress)?;
     let rust = RustOptions {
         batch: options.batch,
+        ..RustOptions::default()
     };
     Ok(emit_rust_reporting(&module, &rust, progress)?)
 }

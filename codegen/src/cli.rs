@@ -306,7 +306,7 @@ pub fn run(cli: Cli) -> miette::Result<()> {
             options: COptions {
                 float,
                 header_only,
-                batch: None,
+                ..COptions::default()
             },
             generation: Options { only, batch },
             progress: (!quiet).then_some(progress_after),

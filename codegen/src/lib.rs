@@ -30,6 +30,7 @@ pub use build::{
 };
 pub use emit::{
     emit_c, emit_c_reporting, emit_rust, emit_rust_reporting, CFiles, COptions, EmitError,
+    PartSizes,
 };
 pub use error::{InvalidSpec, SourceView, SpecError};
 pub use generate::{

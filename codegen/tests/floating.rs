@@ -336,7 +336,7 @@ fn emitted_code_compiles_and_parses() {
                 &COptions {
                     float,
                     header_only: false,
-                    batch: None,
+                    ..COptions::default()
                 },
             )
             .expect("C emits");

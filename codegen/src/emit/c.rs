@@ -1,9 +1,11 @@
 //! The C99 emitter: `NAME.h` + `NAME.c` (or a header-only variant), row-major arrays, only
 //! `<math.h>`, no allocation, no state.
 
-use std::collections::{BTreeSet, HashMap};
 use std::fmt::Write as _;
 
+use rustc_hash::FxHashMap as HashMap;
+
+use super::parts::{PartSizes, Target};
 use super::{
     float_literal, generated_by, layout, param_fields, plan_module, render, snake_ident, EmitError,
     Ex, Func, Input, Lang, Plan,
@@ -21,6 +23,9 @@ pub struct COptions {
     /// Also each function over this many states at once, `NAME_FUNCTION_batch` (structure of
     /// arrays, every argument `[rows][NAME_BATCH]`; 1 to [`super::MAX_BATCH`]).
     pub batch: Option<usize>,
+    /// Where long functions are cut into `static` part functions (the default: above
+    /// 65,536 operations, parts of about 8192).
+    pub parts: PartSizes,
 }
 
 /// The generated C files.
@@ -400,7 +405,7 @@ pub fn emit_c_reporting(
         let proto = prototype(plan, &name, real, !fields.is_empty());
         let doc = doc_comment(plan, !fields.is_empty());
         // A long function's parts come before its documentation and definition.
-        let (parts, body) = parted_body(plan, &lang, real, &name, storage)
+        let (parts, body) = parted_body(plan, &lang, (real, &name, storage), opts.parts)
             .unwrap_or_else(|| (String::new(), body(plan, &lang, real, &upper)));
         let def = format!("{storage}{proto}\n{{\n{body}}}\n\n");
         if opts.header_only {
@@ -754,114 +759,27 @@ fn body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> String {
     b
 }
 
-/// Functions of more operations than this have their body cut into parts of about
-/// [`PART_OPERATIONS`] each, `static` functions called in turn, the values one part computes
-/// and a later one reads passed through an array on the caller's stack ([`parted_body`]).
-///
-/// gcc's optimiser needs memory and time growing faster than the length of one function:
-/// the inverse-dynamics derivatives of a 30-joint chain with tilted axes (166k operations,
-/// 3.4 MB of C) took 196 s and 2.8 GB at `-O3` as one body, its forward-dynamics
-/// derivatives (315k operations, many values live at once in the dense `M⁻¹` products) went
-/// beyond 23 GB at `-O2` and did not finish. The functions of robots of a dozen joints stay
-/// far below (the Panda's inverse-dynamics derivatives: 4.5k operations) and are written as
-/// one body.
-pub(crate) const PARTED_ABOVE: usize = 65_536;
-
-/// Operations per part of a body cut into parts ([`PARTED_ABOVE`]), about: a part ends with
-/// the first local that reaches it.
-pub(crate) const PART_OPERATIONS: usize = 8192;
-
-/// The operations written in `e` (as `quasidyn stats` counts them: a sum or product of `k`
-/// operands `k - 1`).
-fn operations(e: &Ex) -> usize {
-    match e {
-        Ex::Lit(_) | Ex::Param(_) | Ex::Input(..) | Ex::Local(_) => 0,
-        Ex::Call(_, x) | Ex::Neg(x) => 1 + operations(x),
-        Ex::Sum(v) => {
-            v.len().saturating_sub(1) + v.iter().map(|(_, x)| operations(x)).sum::<usize>()
-        }
-        Ex::Prod(v) => v.len().saturating_sub(1) + v.iter().map(operations).sum::<usize>(),
-        Ex::Div(a, b) => 1 + operations(a) + operations(b),
-    }
-}
-
-#[cfg(test)]
-thread_local! {
-    /// A test's ([`PARTED_ABOVE`], [`PART_OPERATIONS`]), so that small functions are cut too.
-    pub(super) static PART_SIZES: std::cell::Cell<Option<(usize, usize)>> =
-        const { std::cell::Cell::new(None) };
-}
-
-/// ([`PARTED_ABOVE`], [`PART_OPERATIONS`]).
-fn part_sizes() -> (usize, usize) {
-    #[cfg(test)]
-    if let Some(sizes) = PART_SIZES.with(std::cell::Cell::get) {
-        return sizes;
-    }
-    (PARTED_ABOVE, PART_OPERATIONS)
-}
-
-/// What a statement of a function in parts computes: a local, or an output entry.
-#[derive(Clone, Copy)]
-enum Target<'a> {
-    Local(&'a str),
-    Entry(&'a str, usize),
-}
-
-/// A long function as parts ([`PARTED_ABOVE`]): the part functions' definitions (to precede
-/// the function's) and the function's body, which declares the carry array and calls them.
+/// A long function as parts ([`super::parts::cut`], `sizes`): the part functions'
+/// definitions (to precede the function's) and the function's body, which declares the
+/// carry array and calls them.
 ///
 /// Each part is a `static` function of the function's arguments and the carry array. The
 /// first copies the inputs (so every input is read before any output is written, as in one
 /// body) and takes the sines and cosines; a value read in a later part than the one that
 /// computes it (an input copy or a local) is stored to its slot of the carry array right
-/// after it is computed, and loaded into a local of the same name just before its first use
-/// in each later part that reads it. A slot is reused from the part after the last one that
-/// reads its value.
+/// after it is computed and read from that slot where used (held in locals, they kept so
+/// many values live that gcc's register allocator took most of the compile time).
 fn parted_body(
     plan: &Plan,
     lang: &CLang<'_>,
-    real: &str,
-    name: &str,
-    storage: &str,
+    (real, name, storage): (&str, &str, &str),
+    sizes: PartSizes,
 ) -> Option<(String, String)> {
-    let (above, part_operations) = part_sizes();
-    let total: usize = plan
-        .locals
-        .iter()
-        .map(|(_, e)| operations(e))
-        .sum::<usize>()
-        + plan.outputs.iter().flatten().map(operations).sum::<usize>();
-    if total <= above {
-        return None;
-    }
     let upper = lang.upper;
     let lang = &CLang {
         copied: true,
         ..*lang
     };
-    let (prefix, block) = body_prefix(plan, lang, real, upper);
-    let (order, leading) = super::local_order(plan, block);
-    let at = super::store_schedule(plan, &order);
-    // The part of the `p`-th local of the order (1-based; 0: the entries before any local):
-    // the sines and cosines in the first, a part ending with the local that takes its
-    // operations to `part_operations` (the entries written after a local in its part).
-    let mut part_at = vec![0usize; order.len() + 1];
-    let (mut part, mut filled) = (0, 0);
-    for p in leading + 1..=order.len() {
-        if filled >= part_operations {
-            part += 1;
-            filled = 0;
-        }
-        part_at[p] = part;
-        filled += operations(&plan.locals[order[p - 1]].1)
-            + at[p]
-                .iter()
-                .map(|&(o, i)| operations(&plan.outputs[o][i]))
-                .sum::<usize>();
-    }
-    let part_of = |p: usize| part_at[p];
-    let parts = part + 1;
     let reads = |e: &Ex| {
         let mut names: Vec<String> = Vec::new();
         super::visit_leaves(e, &mut |leaf| match leaf {
@@ -873,109 +791,32 @@ fn parted_body(
         names.dedup();
         names
     };
-    // Where each value is computed: (part, place in the order of computation), the input
-    // copies first.
     let copies: Vec<String> = super::input_reads(plan)
         .into_iter()
         .map(|(i, j)| lang.input(i, j))
         .collect();
-    let mut computed: HashMap<String, (usize, usize)> = HashMap::new();
-    for (place, copy) in copies.iter().enumerate() {
-        computed.insert(copy.clone(), (0, place));
-    }
-    for (p, &k) in order.iter().enumerate() {
-        computed.insert(plan.locals[k].0.clone(), (part_of(p + 1), copies.len() + p));
-    }
-    // Every statement as (part, value, the local it defines or the output entry it writes),
-    // in order.
-    let mut statements: Vec<(usize, &Ex, Target<'_>)> = Vec::new();
-    let mut writes = vec![vec![false; plan.outputs.len()]; parts];
-    for slot in 0..=order.len() {
-        if slot > leading {
-            let (local, e) = &plan.locals[order[slot - 1]];
-            statements.push((part_of(slot), e, Target::Local(local)));
-        }
-        for &(o, i) in &at[slot] {
-            writes[part_of(slot)][o] = true;
-            let out = plan.contract.outputs[o].name;
-            statements.push((part_of(slot), &plan.outputs[o][i], Target::Entry(out, i)));
-        }
-    }
-    // The last part reading each value computed in an earlier one.
-    let mut last_read: HashMap<String, usize> = HashMap::new();
-    for (q, e, _) in &statements {
-        for value in reads(e) {
-            if computed.get(&value).is_some_and(|&(part, _)| part < *q) {
-                let last = last_read.entry(value).or_insert(*q);
-                *last = (*last).max(*q);
-            }
-        }
-    }
-    // Slots by interval colouring, the values in the order they are computed.
-    let mut carried: Vec<(usize, usize, usize, String)> = last_read
-        .into_iter()
-        .map(|(value, last)| {
-            let (part, place) = computed[&value];
-            (part, place, last, value)
-        })
-        .collect();
-    carried.sort_unstable();
-    // (part computing it, slot) of each carried value.
-    let mut slot_of: Vec<(usize, String, usize)> = Vec::new();
-    // (last part reading it, slot) of the slots in use; the free slots, lowest taken first.
-    let mut busy: Vec<(usize, usize)> = Vec::new();
-    let mut free: BTreeSet<usize> = BTreeSet::new();
-    let mut slots = 0;
-    for (part, _, last, value) in carried {
-        busy.retain(|&(until, slot)| {
-            let keep = until >= part;
-            if !keep {
-                free.insert(slot);
-            }
-            keep
-        });
-        let slot = free.pop_first().unwrap_or_else(|| {
-            slots += 1;
-            slots - 1
-        });
-        busy.push((last, slot));
-        slot_of.push((part, value, slot));
-    }
-    let store_slot: HashMap<&str, usize> = slot_of
-        .iter()
-        .map(|(_, value, slot)| (value.as_str(), *slot))
-        .collect();
+    let block = super::trig_block(plan).is_some();
+    let parted = super::parts::cut(plan, sizes, block, &copies, &reads)?;
+    let (prefix, _) = body_prefix(plan, lang, real, upper);
+    let parts = parted.count;
     let store = |value: &str| {
-        store_slot
-            .get(value)
+        parted
+            .slot(value)
             .map(|slot| format!("    carry[{slot}] = {value};\n"))
             .unwrap_or_default()
     };
-
-    // The parts' bodies; in part `q` the values of earlier parts are read from the carry
-    // array where used (held in locals, they kept so many values live that gcc's register
-    // allocator took most of the compile time).
     let mut texts: Vec<String> = vec![String::new(); parts];
     texts[0].push_str(&prefix);
     for copy in &copies {
         texts[0].push_str(&store(copy));
     }
-    for &k in &order[..leading] {
+    for &k in &parted.leading {
         texts[0].push_str(&store(&plan.locals[k].0));
     }
     let mut reads_params = vec![false; parts];
-    let mut earlier: HashMap<String, usize> = HashMap::new();
-    let mut next = slot_of.iter().peekable();
-    let mut current = usize::MAX;
-    for &(q, e, target) in &statements {
-        if q != current {
-            current = q;
-            while let Some((_, value, slot)) = next.next_if(|(p, _, _)| *p < q) {
-                earlier.insert(value.clone(), *slot);
-            }
-        }
+    parted.for_each(|q, e, target, earlier| {
         let lang = &CLang {
-            carried: Some(&earlier),
+            carried: Some(earlier),
             ..*lang
         };
         let mut params_read = false;
@@ -987,11 +828,12 @@ fn parted_body(
                 let _ = writeln!(texts[q], "    const {real} {local} = {value};");
                 texts[q].push_str(&store(local));
             }
-            Target::Entry(out, i) => {
+            Target::Entry(o, i) => {
+                let out = plan.contract.outputs[o].name;
                 let _ = writeln!(texts[q], "    {out}[{i}] = {value};");
             }
         }
-    }
+    });
 
     // Each part a function of the function's arguments and the carry array.
     let params = !lang.fields.is_empty();
@@ -1018,7 +860,7 @@ fn parted_body(
                 let _ = writeln!(casts, "    (void){};", i.name());
             }
         }
-        for (o, written) in plan.contract.outputs.iter().zip(&writes[q]) {
+        for (o, written) in plan.contract.outputs.iter().zip(&parted.writes[q]) {
             if !written {
                 let _ = writeln!(casts, "    (void){};", o.name);
             }
@@ -1040,10 +882,11 @@ fn parted_body(
     arguments.push("carry");
     let arguments = arguments.join(", ");
     let mut body = format!(
-        "    /* {parts} parts of about {part_operations} operations (compilers optimise shorter \
+        "    /* {parts} parts of about {} operations (compilers optimise shorter \
          functions in far less memory and time); carry holds the values a part passes to a \
          later one. */\n    {real} carry[{}];\n",
-        slots.max(1)
+        sizes.operations,
+        parted.slots.max(1)
     );
     for q in 0..parts {
         let _ = writeln!(body, "    {}({arguments});", part_name(q));

@@ -6,6 +6,7 @@
 //! deep get a local; everything else is inlined into its single user.
 
 pub mod c;
+pub mod parts;
 pub mod rust;
 
 #[cfg(test)]
@@ -18,6 +19,7 @@ use crate::model::BaseMotion;
 use crate::progress::{Counter, Progress, Stage};
 
 pub use c::{emit_c, emit_c_reporting, CFiles, COptions};
+pub use parts::PartSizes;
 pub use rust::{emit_rust, emit_rust_reporting, RustOptions};
 
 /// Why a module cannot be emitted.

@@ -3,6 +3,7 @@
 
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::{format_ident, quote};
+use rustc_hash::FxHashMap as HashMap;
 
 use super::{
     camel_ident, generated_by, param_fields, plan_module, render, EmitError, Ex, Func, Input, Lang,
@@ -22,12 +23,16 @@ const ALLOWED_LINTS: &str = "\
 //   clippy::many_single_char_names  q, p, sN/cN follow the equations
 //   clippy::needless_late_init    long functions declare their locals first (shallow scopes)";
 
+#[derive(Clone, Copy)]
 struct RustLang<'a> {
     fields: &'a [Ident],
     /// Input names as written in the signature (an unused one is `_q`, never read).
-    inputs: [Ident; INPUTS.len()],
+    inputs: &'a [Ident; INPUTS.len()],
     /// In a batched body: inputs are read as `q[j][k]`, `k` the state.
     lanes: bool,
+    /// In a part of a long function ([`parted_body`]): the values computed by earlier parts,
+    /// read from their slots of the carry array (`carry[17]`) where used.
+    carried: Option<&'a HashMap<String, usize>>,
 }
 
 /// Every input, in [`input_index`] order.
@@ -98,6 +103,10 @@ impl Lang for RustLang<'_> {
         quote!(p.#f)
     }
     fn local(&self, name: &str) -> TokenStream {
+        if let Some(slot) = self.carried.and_then(|c| c.get(name)) {
+            let slot = Literal::usize_unsuffixed(*slot);
+            return quote!(carry[#slot]);
+        }
         let id = Ident::new(name, Span::call_site());
         quote!(#id)
     }
@@ -153,6 +162,9 @@ pub struct RustOptions {
     /// Also each function over this many states at once, `FUNCTION_batch` (structure of
     /// arrays: every argument `[[f64; BATCH]; ROWS]`; 1 to [`super::MAX_BATCH`]).
     pub batch: Option<usize>,
+    /// Where long functions are cut into part functions (the default: above 65,536
+    /// operations, parts of about 8192).
+    pub parts: super::PartSizes,
 }
 
 /// [`emit_rust`] with [`RustOptions`], reporting the simplification and each function written
@@ -172,6 +184,8 @@ pub fn emit_rust_reporting(
         .map(|f| format_ident!("{}", f))
         .collect();
     let has_params = !fields.is_empty();
+    // Constants and defaults read no input.
+    let no_inputs = input_idents(&[]);
     let allow = quote! {
         #[allow(
             clippy::approx_constant,
@@ -294,8 +308,9 @@ pub fn emit_rust_reporting(
         let len = Literal::usize_unsuffixed(c.values.len());
         let lang = RustLang {
             fields: &fields,
-            inputs: input_idents(&[]),
+            inputs: &no_inputs,
             lanes: false,
+            carried: None,
         };
         let values: Vec<TokenStream> = c
             .values
@@ -324,8 +339,9 @@ pub fn emit_rust_reporting(
             .map(|p| {
                 let lang = RustLang {
                     fields: &fields,
-                    inputs: input_idents(&[]),
+                    inputs: &no_inputs,
                     lanes: false,
+                    carried: None,
                 };
                 render(&lang, &Ex::Lit(p.default))
             })
@@ -357,7 +373,7 @@ pub fn emit_rust_reporting(
         });
     }
     for plan in &plans {
-        items.push(function(plan, &fields, has_params, &allow));
+        items.push(function(plan, &fields, has_params, &allow, options.parts));
         if options.batch.is_some() {
             items.push(batch_function(plan, &fields, has_params, &allow));
         }
@@ -435,17 +451,25 @@ fn signature_parts(plan: &Plan, n: usize) -> (Vec<Ident>, TokenStream) {
     (inputs, ret)
 }
 
-fn function(plan: &Plan, fields: &[Ident], has_params: bool, allow: &TokenStream) -> TokenStream {
+fn function(
+    plan: &Plan,
+    fields: &[Ident],
+    has_params: bool,
+    allow: &TokenStream,
+    sizes: super::PartSizes,
+) -> TokenStream {
     let used: Vec<(Input, bool)> = plan
         .inputs
         .iter()
         .copied()
         .zip(plan.used_inputs.iter().copied())
         .collect();
+    let inputs = input_idents(&used);
     let lang = RustLang {
         fields,
-        inputs: input_idents(&used),
+        inputs: &inputs,
         lanes: false,
+        carried: None,
     };
     let name = format_ident!("{}", plan.name);
     let mut args = Vec::new();
@@ -499,7 +523,10 @@ fn function(plan: &Plan, fields: &[Ident], has_params: bool, allow: &TokenStream
         .flatten()
         .filter(|e| !matches!(e, Ex::Lit(_)))
         .count();
-    let (early, body) = if computed >= WRITTEN_EARLY_MIN_ENTRIES {
+    let parted = parted_body(plan, n, &lang, (has_params, &arg_names), allow, sizes);
+    let (early, body) = if let Some(body) = parted {
+        (quote!(#[allow(unsafe_code)] #[inline(never)]), body)
+    } else if computed >= WRITTEN_EARLY_MIN_ENTRIES {
         (
             quote!(#[allow(unsafe_code)] #[inline(never)]),
             written_early_body(plan, n, &lang, (&args, &arg_names), allow),
@@ -602,8 +629,33 @@ fn written_early_body(
     (args, arg_names): (&[TokenStream], &[Ident]),
     allow: &TokenStream,
 ) -> TokenStream {
-    let outs: Vec<UninitOutput> = plan
-        .contract
+    let outs = uninit_outputs(plan, n);
+    let store = |o: usize, i: usize| uninit_store(plan, n, lang, &outs[o].id, (o, i));
+    let stmts = local_statements(plan, lang, Some(&store));
+    let params = outs.iter().map(|o| {
+        let (id, uninit) = (&o.id, &o.uninit);
+        quote!(#id: &mut #uninit)
+    });
+    let ids: Vec<&Ident> = outs.iter().map(|o| &o.id).collect();
+    let (make, value) = made_and_returned(&outs);
+    let many = (args.len() + outs.len() > 7).then(|| quote!(#[allow(clippy::too_many_arguments)]));
+    quote! {
+        #[inline(never)]
+        #allow
+        #many
+        fn write(#(#args,)* #(#params),*) {
+            #(#stmts)*
+        }
+        #(#make)*
+        write(#(#arg_names,)* #(&mut #ids),*);
+        unsafe { #value }
+    }
+}
+
+/// The `MaybeUninit` arrays a function written early fills ([`written_early_body`],
+/// [`parted_body`]), one per output.
+fn uninit_outputs(plan: &Plan, n: usize) -> Vec<UninitOutput> {
+    plan.contract
         .outputs
         .iter()
         .enumerate()
@@ -631,35 +683,44 @@ fn written_early_body(
                 ty: shape_type(rows, cols),
             }
         })
-        .collect();
-    let store = |o: usize, i: usize| -> TokenStream {
-        let id = &outs[o].id;
-        let value = render(lang, &plan.outputs[o][i]);
-        match plan.contract.outputs[o].cols {
-            None => {
-                let i = Literal::usize_unsuffixed(i);
-                quote!(#id[#i] = ::core::mem::MaybeUninit::new(#value);)
-            }
-            Some(c) => {
-                let cols = c.of(n, plan.counts);
-                let (r, c) = (
-                    Literal::usize_unsuffixed(i / cols),
-                    Literal::usize_unsuffixed(i % cols),
-                );
-                quote!(#id[#r][#c] = ::core::mem::MaybeUninit::new(#value);)
-            }
+        .collect()
+}
+
+/// The statement writing entry `i` of output `o` into its `MaybeUninit` array `id`.
+fn uninit_store(
+    plan: &Plan,
+    n: usize,
+    lang: &RustLang,
+    id: &Ident,
+    (o, i): (usize, usize),
+) -> TokenStream {
+    let value = render(lang, &plan.outputs[o][i]);
+    match plan.contract.outputs[o].cols {
+        None => {
+            let i = Literal::usize_unsuffixed(i);
+            quote!(#id[#i] = ::core::mem::MaybeUninit::new(#value);)
         }
-    };
-    let stmts = local_statements(plan, lang, Some(&store));
-    let params = outs.iter().map(|o| {
-        let (id, uninit) = (&o.id, &o.uninit);
-        quote!(#id: &mut #uninit)
-    });
-    let ids: Vec<&Ident> = outs.iter().map(|o| &o.id).collect();
-    let make = outs.iter().map(|o| {
-        let (id, init) = (&o.id, &o.init);
-        quote!(let mut #id = #init;)
-    });
+        Some(c) => {
+            let cols = c.of(n, plan.counts);
+            let (r, c) = (
+                Literal::usize_unsuffixed(i / cols),
+                Literal::usize_unsuffixed(i % cols),
+            );
+            quote!(#id[#r][#c] = ::core::mem::MaybeUninit::new(#value);)
+        }
+    }
+}
+
+/// The statements making the `MaybeUninit` arrays, and the value returning them as `f64`
+/// arrays once every entry is written (`unsafe`).
+fn made_and_returned(outs: &[UninitOutput]) -> (Vec<TokenStream>, TokenStream) {
+    let make = outs
+        .iter()
+        .map(|o| {
+            let (id, init) = (&o.id, &o.init);
+            quote!(let mut #id = #init;)
+        })
+        .collect();
     let finals: Vec<TokenStream> = outs
         .iter()
         .map(|o| {
@@ -672,18 +733,148 @@ fn written_early_body(
     } else {
         quote!((#(#finals),*))
     };
-    let many = (args.len() + outs.len() > 7).then(|| quote!(#[allow(clippy::too_many_arguments)]));
-    quote! {
-        #[inline(never)]
-        #allow
-        #many
-        fn write(#(#args,)* #(#params),*) {
-            #(#stmts)*
+    (make, value)
+}
+
+/// The body of a long function cut into parts ([`super::parts::cut`], `sizes`; `None` for a
+/// shorter one): functions `part1`, `part2`, ... (never inlined) called in turn, each taking
+/// the function's arguments, the outputs as `MaybeUninit` arrays (each entry written once,
+/// as in [`written_early_body`]) and the carry array; a value read in a later part than the
+/// one computing it is stored to its slot of the carry array right after it is computed and
+/// read from that slot where used. rustc's optimiser, as gcc's, needs memory and time growing
+/// faster than the length of one function (docs/design.md, "Long functions in parts").
+fn parted_body(
+    plan: &Plan,
+    n: usize,
+    lang: &RustLang,
+    (has_params, arg_names): (bool, &[Ident]),
+    allow: &TokenStream,
+    sizes: super::PartSizes,
+) -> Option<TokenStream> {
+    let locals_read = |e: &Ex| {
+        let mut names: Vec<String> = Vec::new();
+        super::visit_leaves(e, &mut |leaf| {
+            if let Ex::Local(local) = leaf {
+                names.push(local.clone());
+            }
+        });
+        names.sort_unstable();
+        names.dedup();
+        names
+    };
+    let block = super::trig_block(plan);
+    let parted = super::parts::cut(plan, sizes, block.is_some(), &[], &locals_read)?;
+    let count = parted.count;
+    let outs = uninit_outputs(plan, n);
+    let stored = |value: &str| {
+        parted.slot(value).map(|slot| {
+            let (id, slot) = (format_ident!("{}", value), Literal::usize_unsuffixed(slot));
+            quote!(carry[#slot] = #id;)
+        })
+    };
+    // Per part: the entries before its first local, its locals (each with the statements
+    // right after it), the inputs and parameters it reads, whether it uses the carry array.
+    let mut heads: Vec<Vec<TokenStream>> = vec![Vec::new(); count];
+    let mut locals: Vec<Vec<(Ident, TokenStream, Vec<TokenStream>)>> = vec![Vec::new(); count];
+    let mut inputs = vec![vec![false; plan.inputs.len()]; count];
+    let mut params = vec![false; count];
+    let mut carries = vec![false; count];
+    let mut note = |q: usize, e: &Ex, earlier: Option<&HashMap<String, usize>>| {
+        super::visit_leaves(e, &mut |leaf| match leaf {
+            Ex::Input(i, _) => {
+                if let Some(k) = plan.inputs.iter().position(|x| x == i) {
+                    inputs[q][k] = true;
+                }
+            }
+            Ex::Param(_) => params[q] = true,
+            Ex::Local(name) => carries[q] |= earlier.is_some_and(|c| c.contains_key(name)),
+            _ => {}
+        });
+    };
+    let (prefix, _) = trig_prefix(plan, lang);
+    if let Some(block) = &block {
+        for (angle, _, _) in block {
+            note(0, angle, None);
         }
-        #(#make)*
-        write(#(#arg_names,)* #(&mut #ids),*);
-        unsafe { #value }
     }
+    for &k in &parted.leading {
+        heads[0].extend(stored(&plan.locals[k].0));
+    }
+    let mut stores = vec![false; count];
+    stores[0] = !heads[0].is_empty();
+    parted.for_each(|q, e, target, earlier| {
+        note(q, e, Some(earlier));
+        let lang = &RustLang {
+            carried: Some(earlier),
+            ..*lang
+        };
+        match target {
+            super::parts::Target::Local(name) => {
+                let after: Vec<TokenStream> = stored(name).into_iter().collect();
+                stores[q] |= !after.is_empty();
+                locals[q].push((format_ident!("{}", name), render(lang, e), after));
+            }
+            super::parts::Target::Entry(o, i) => {
+                let statement = uninit_store(plan, n, lang, &outs[o].id, (o, i));
+                match locals[q].last_mut() {
+                    Some((_, _, after)) => after.push(statement),
+                    None => heads[q].push(statement),
+                }
+            }
+        }
+    });
+
+    let slots = Literal::usize_unsuffixed(parted.slots.max(1));
+    let mut functions = Vec::with_capacity(count);
+    let mut calls = Vec::with_capacity(count);
+    let ids: Vec<&Ident> = outs.iter().map(|o| &o.id).collect();
+    for (q, (head, part_locals)) in heads.into_iter().zip(locals).enumerate() {
+        // The part's parameters, named with a leading `_` where it does not use them.
+        let named = |used: bool, name: &str| {
+            if used {
+                format_ident!("{}", name)
+            } else {
+                format_ident!("_{}", name)
+            }
+        };
+        let mut args = Vec::new();
+        if has_params {
+            let p = named(params[q], "p");
+            args.push(quote!(#p: &Params));
+        }
+        for (&i, &read) in plan.inputs.iter().zip(&inputs[q]) {
+            let id = named(read, i.name());
+            let len = Literal::usize_unsuffixed(plan.input_len(i));
+            args.push(quote!(#id: &[f64; #len]));
+        }
+        for (o, written) in outs.iter().zip(&parted.writes[q]) {
+            let id = named(*written, &o.id.to_string());
+            let uninit = &o.uninit;
+            args.push(quote!(#id: &mut #uninit));
+        }
+        let carry = named(carries[q] || stores[q], "carry");
+        args.push(quote!(#carry: &mut [f64; #slots]));
+        let mut stmts = if q == 0 { prefix.clone() } else { Vec::new() };
+        stmts.extend(let_statements(head, part_locals));
+        let name = format_ident!("part{}", q + 1);
+        functions.push(quote! {
+            #[inline(never)]
+            #allow
+            #[allow(clippy::too_many_arguments)]
+            fn #name(#(#args),*) {
+                #(#stmts)*
+            }
+        });
+        calls.push(quote!(#name(#(#arg_names,)* #(&mut #ids,)* &mut carry);));
+    }
+    let (make, value) = made_and_returned(&outs);
+    Some(quote! {
+        #(#functions)*
+        #(#make)*
+        let mut carry = [0.0_f64; #slots];
+        #(#calls)*
+        unsafe { #value }
+    })
 }
 
 /// Functions with more locals than this declare them first and then assign them: every `let`
@@ -711,6 +902,51 @@ fn local_statements(
     lang: &RustLang,
     store: Option<&dyn Fn(usize, usize) -> TokenStream>,
 ) -> Vec<TokenStream> {
+    let (prefix, block) = trig_prefix(plan, lang);
+    // The locals in emission order (the trigonometric block's first, `leading` of them),
+    // and after each position of that order the entries then written.
+    let (order, leading) = match store {
+        Some(_) => super::local_order(plan, block),
+        None => {
+            let trig = if block {
+                super::trig_locals(plan)
+            } else {
+                Vec::new()
+            };
+            let leading = trig.len();
+            let mut order = trig;
+            order.extend(
+                (0..plan.locals.len()).filter(|&k| !block || !super::is_trig(&plan.locals[k].1)),
+            );
+            (order, leading)
+        }
+    };
+    let at = store.map(|_| super::store_schedule(plan, &order));
+    let stores = |slot: usize| -> Vec<TokenStream> {
+        match (store, &at) {
+            (Some(store), Some(at)) => at[slot].iter().map(|&(o, i)| store(o, i)).collect(),
+            _ => Vec::new(),
+        }
+    };
+    let locals: Vec<(Ident, TokenStream, Vec<TokenStream>)> = order
+        .iter()
+        .enumerate()
+        .skip(leading)
+        .map(|(p, &k)| {
+            let (name, e) = &plan.locals[k];
+            (format_ident!("{}", name), render(lang, e), stores(p + 1))
+        })
+        .collect();
+    let head: Vec<TokenStream> = (0..=leading).flat_map(stores).collect();
+    let mut statements = prefix;
+    statements.extend(let_statements(head, locals));
+    statements
+}
+
+/// The statements taking the sines and cosines of the trigonometric block
+/// ([`super::trig_block`]) as described at [`local_statements`] (none without a block), and
+/// whether there is one.
+fn trig_prefix(plan: &Plan, lang: &RustLang) -> (Vec<TokenStream>, bool) {
     let mut prefix = Vec::new();
     let block = super::trig_block(plan);
     if let Some(block) = &block {
@@ -741,42 +977,17 @@ fn local_statements(
             let (#(#names),*) = (#(#calls),*);
         });
     }
-    // The locals in emission order (the trigonometric block's first, `leading` of them),
-    // and after each position of that order the entries then written.
-    let (order, leading) = match store {
-        Some(_) => super::local_order(plan, block.is_some()),
-        None => {
-            let trig = if block.is_some() {
-                super::trig_locals(plan)
-            } else {
-                Vec::new()
-            };
-            let leading = trig.len();
-            let mut order = trig;
-            order.extend(
-                (0..plan.locals.len())
-                    .filter(|&k| block.is_none() || !super::is_trig(&plan.locals[k].1)),
-            );
-            (order, leading)
-        }
-    };
-    let at = store.map(|_| super::store_schedule(plan, &order));
-    let stores = |slot: usize| -> Vec<TokenStream> {
-        match (store, &at) {
-            (Some(store), Some(at)) => at[slot].iter().map(|&(o, i)| store(o, i)).collect(),
-            _ => Vec::new(),
-        }
-    };
-    let locals: Vec<(Ident, TokenStream, Vec<TokenStream>)> = order
-        .iter()
-        .enumerate()
-        .skip(leading)
-        .map(|(p, &k)| {
-            let (name, e) = &plan.locals[k];
-            (format_ident!("{}", name), render(lang, e), stores(p + 1))
-        })
-        .collect();
-    let mut head: Vec<TokenStream> = (0..=leading).flat_map(stores).collect();
+    (prefix, block.is_some())
+}
+
+/// `let x = value;` for each of `locals` (name, value, the statements written right after
+/// it), after `head`; past [`MAX_NESTED_LETS`] locals, declarations in groups first and one
+/// assignment each.
+fn let_statements(
+    mut head: Vec<TokenStream>,
+    locals: Vec<(Ident, TokenStream, Vec<TokenStream>)>,
+) -> Vec<TokenStream> {
+    let mut prefix = Vec::new();
     if locals.len() <= MAX_NESTED_LETS {
         prefix.append(&mut head);
         for (id, v, after) in locals {
@@ -816,10 +1027,12 @@ fn batch_function(
         .copied()
         .zip(plan.used_inputs.iter().copied())
         .collect();
+    let inputs = input_idents(&used);
     let lang = RustLang {
         fields,
-        inputs: input_idents(&used),
+        inputs: &inputs,
         lanes: true,
+        carried: None,
     };
     let name = format_ident!("{}_batch", plan.name);
     let n = plan.out_n;

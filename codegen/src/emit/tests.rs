@@ -353,7 +353,7 @@ fn c_float_and_header_only_variants_compile() {
         COptions {
             float: true,
             header_only: false,
-            batch: None,
+            ..COptions::default()
         },
         1e-4,
     );
@@ -362,7 +362,7 @@ fn c_float_and_header_only_variants_compile() {
         COptions {
             float: false,
             header_only: true,
-            batch: None,
+            ..COptions::default()
         },
         1e-12,
     );
@@ -371,7 +371,7 @@ fn c_float_and_header_only_variants_compile() {
         COptions {
             float: true,
             header_only: true,
-            batch: None,
+            ..COptions::default()
         },
         1e-4,
     );
@@ -465,7 +465,7 @@ fn snapshots() {
         &COptions {
             float: true,
             header_only: true,
-            batch: None,
+            ..COptions::default()
         },
     )
     .unwrap();
@@ -917,7 +917,7 @@ fn depth_first_order_follows_the_entries() {
     );
 }
 
-/// Functions cut into parts (as long ones are, `c::PARTED_ABOVE`), here with tiny parts so
+/// Functions cut into parts (as long ones are, `parts::PARTED_ABOVE`), here with tiny parts so
 /// that every kind of value crosses a part: input copies, sines and cosines, parameters,
 /// locals, output entries written in several parts. Compiled with the strict flags and
 /// checked against the graph's evaluation, in double and single precision, header-only too.
@@ -926,21 +926,31 @@ fn c_functions_cut_into_parts_compile_and_match_eval() {
     let spec = include_str!("../../../robots/ur5.toml");
     let robot = crate::parse_spec(spec, "ur5.toml").expect("ur5 parses");
     let ur5 = crate::generate::build_module_only(&robot, Some(&FunctionKind::ALL));
-    c::PART_SIZES.with(|s| s.set(Some((2, 2))));
+    let parts = PartSizes {
+        above: 2,
+        operations: 2,
+    };
     for module in [&toy(true, true), &toy(false, false), &ur5] {
-        let files = emit_c(module, &COptions::default()).expect("emits");
+        let files = emit_c(
+            module,
+            &COptions {
+                parts,
+                ..COptions::default()
+            },
+        )
+        .expect("emits");
         let source = files.source.expect("a source file");
         assert!(source.contains("_part2(") && source.contains("carry["));
         for (float, header_only) in [(false, false), (true, false), (false, true)] {
             let opts = COptions {
                 float,
                 header_only,
-                batch: None,
+                parts,
+                ..COptions::default()
             };
             check_c(module, opts, if float { 1e-4 } else { 1e-12 });
         }
     }
-    c::PART_SIZES.with(|s| s.set(None));
 }
 
 /// A function long enough to be cut at the default sizes: the floating humanoid's
