@@ -219,17 +219,32 @@ pub mod              {name} {{
     }
 
     let mut batches = String::new();
-    for (stem, batch) in BATCHES {
+    // (robot, batch size, every function cut into parts: the batched forms of functions in
+    // parts call the scalar function once per state).
+    let parted_batch = (PAYLOAD_ROBOT, 4, true);
+    for (stem, batch, parted) in BATCHES
+        .iter()
+        .map(|&(stem, batch)| (stem, batch, false))
+        .chain([parted_batch])
+    {
         let spec = robots_dir.join(format!("{stem}.toml"));
         let mut robot = load_spec(&spec).unwrap_or_else(|e| panic!("{}: {e}", spec.display()));
-        robot.name = format!("{stem}_batch");
+        robot.name = format!("{stem}{}_batch", if parted { "_parts" } else { "" });
         let module = build_module(&robot);
         let name = robot.name.clone();
+        let parts = if parted {
+            PartSizes {
+                above: 0,
+                operations: PARTED_OPERATIONS,
+            }
+        } else {
+            PartSizes::default()
+        };
         let rust = emit_rust_reporting(
             &module,
             &RustOptions {
-                batch: Some(*batch),
-                ..RustOptions::default()
+                batch: Some(batch),
+                parts,
             },
             &mut Silent,
         )
@@ -238,19 +253,31 @@ pub mod              {name} {{
         let c = emit_c(
             &module,
             &COptions {
-                batch: Some(*batch),
+                batch: Some(batch),
+                parts,
                 ..COptions::default()
             },
         )
         .unwrap_or_else(|e| panic!("{name}: emit_c: {e}"));
+        if parted {
+            let once = "the function once per state";
+            let source = c.source.as_deref().unwrap_or_default();
+            assert!(
+                rust.contains(once) && source.contains(once),
+                "{name}: batches by calls"
+            );
+        }
         let source = write_c(&c_dir, &c);
         c_files.push(source);
-        let _ = writeln!(
+        let _ =
+            writeln!(
             gen,
-            "/// Generated Rust of `robots/{stem}.toml` with batched functions.\npub mod {name} {{\n    \
-             include!(concat!(env!(\"OUT_DIR\"), \"/rust/{name}.rs\"));\n}}\n"
+            "/// Generated Rust of `robots/{stem}.toml` with batched functions{}.\npub mod {name} \
+             {{\n    \
+             include!(concat!(env!(\"OUT_DIR\"), \"/rust/{name}.rs\"));\n}}\n",
+            if parted { ", every function in parts" } else { "" }
         );
-        gen.push_str(&batch_glue(&name, &module, *batch));
+        gen.push_str(&batch_glue(&name, &module, batch));
         let _ = writeln!(batches, "    &BATCH_{},", name.to_ascii_uppercase());
     }
     {

@@ -425,10 +425,12 @@ pub fn emit_c_reporting(
                  state k in column k. */\n",
                 plan.name
             );
-            let def = format!(
-                "{storage}{proto}\n{{\n{}}}\n\n",
+            let body = if super::parts::is_long(plan, opts.parts) {
+                batch_by_calls(plan, &lang, real, &name)
+            } else {
                 batch_body(plan, &lang, real, &upper)
-            );
+            };
+            let def = format!("{storage}{proto}\n{{\n{body}}}\n\n");
             h.push_str(&doc);
             if opts.header_only {
                 h.push_str(&def);
@@ -503,6 +505,54 @@ fn batch_prototype(plan: &Plan, name: &str, real: &str, params: bool) -> String 
         ));
     }
     format!("void {name}_{}_batch({})", plan.name, args.join(", "))
+}
+
+/// The body of the batched form of a function in parts ([`super::parts::is_long`]): the
+/// scalar function called once per state, its arguments gathered from and its results
+/// scattered to the state's column.
+fn batch_by_calls(plan: &Plan, lang: &CLang<'_>, real: &str, name: &str) -> String {
+    let upper = lang.upper;
+    let n = plan.out_n;
+    let mut b = format!(
+        "    /* Longer than the functions written as one body: the function once per state (a \
+         vectorised body this long is beyond what compilers build in reasonable memory and \
+         time). */\n    int k, j;\n    for (k = 0; k < {upper}_BATCH; ++k) {{\n"
+    );
+    let mut arguments: Vec<String> = Vec::new();
+    if !lang.fields.is_empty() {
+        arguments.push("params".to_owned());
+    }
+    let mut gathers = String::new();
+    let mut scatters = String::new();
+    for i in &plan.inputs {
+        let len = plan.input_len(*i);
+        let _ = writeln!(b, "        {real} {}_k[{}];", i.name(), len.max(1));
+        if len > 0 {
+            let _ = writeln!(
+                gathers,
+                "        for (j = 0; j < {len}; ++j) {0}_k[j] = {0}[j][k];",
+                i.name()
+            );
+        }
+        arguments.push(format!("{}_k", i.name()));
+    }
+    for o in plan.contract.outputs {
+        let len = o.rows.of(n, plan.counts) * o.cols.map_or(1, |c| c.of(n, plan.counts));
+        let _ = writeln!(b, "        {real} {}_k[{}];", o.name, len.max(1));
+        if len > 0 {
+            let _ = writeln!(
+                scatters,
+                "        for (j = 0; j < {len}; ++j) {0}[j][k] = {0}_k[j];",
+                o.name
+            );
+        }
+        arguments.push(format!("{}_k", o.name));
+    }
+    b.push_str(&gathers);
+    let _ = writeln!(b, "        {name}_{}({});", plan.name, arguments.join(", "));
+    b.push_str(&scatters);
+    b.push_str("    }\n");
+    b
 }
 
 /// The body of a batched function: one loop over the states around the scalar function's

@@ -115,6 +115,19 @@ fn operations(e: &Ex) -> usize {
     }
 }
 
+/// Whether `plan` has more operations than `sizes.above`, so that its body is cut into parts
+/// ([`cut`]) and its batched form calls it once per state (a vectorised body of that length
+/// is beyond what compilers build in reasonable memory and time).
+pub(crate) fn is_long(plan: &Plan, sizes: PartSizes) -> bool {
+    let total: usize = plan
+        .locals
+        .iter()
+        .map(|(_, e)| operations(e))
+        .sum::<usize>()
+        + plan.outputs.iter().flatten().map(operations).sum::<usize>();
+    total > sizes.above
+}
+
 /// `plan`'s body in parts where it has more operations than `sizes.above` (else `None`): the
 /// locals in the emitters' order ([`super::local_order`], the trigonometric block's first
 /// where `block`), each output entry right after the last local it reads
@@ -131,13 +144,7 @@ pub(crate) fn cut<'p>(
     copies: &[String],
     reads: &dyn Fn(&Ex) -> Vec<String>,
 ) -> Option<Parts<'p>> {
-    let total: usize = plan
-        .locals
-        .iter()
-        .map(|(_, e)| operations(e))
-        .sum::<usize>()
-        + plan.outputs.iter().flatten().map(operations).sum::<usize>();
-    if total <= sizes.above {
+    if !is_long(plan, sizes) {
         return None;
     }
     let (order, leading) = super::local_order(plan, block);

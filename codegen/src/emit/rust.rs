@@ -375,7 +375,13 @@ pub fn emit_rust_reporting(
     for plan in &plans {
         items.push(function(plan, &fields, has_params, &allow, options.parts));
         if options.batch.is_some() {
-            items.push(batch_function(plan, &fields, has_params, &allow));
+            items.push(batch_function(
+                plan,
+                &fields,
+                has_params,
+                &allow,
+                options.parts,
+            ));
         }
     }
 
@@ -1011,6 +1017,76 @@ fn let_statements(
     prefix
 }
 
+/// `FUNCTION_batch` of a function in parts ([`super::parts::is_long`]): the scalar function
+/// called once per state, its arguments gathered from and its results scattered to the
+/// state's column (a vectorised body that long is beyond what compilers build in reasonable
+/// memory and time).
+fn batch_by_calls(plan: &Plan, has_params: bool, allow: &TokenStream) -> TokenStream {
+    let name = format_ident!("{}", plan.name);
+    let batched = format_ident!("{}_batch", plan.name);
+    let n = plan.out_n;
+    let mut args = Vec::new();
+    let mut arguments = Vec::new();
+    if has_params {
+        args.push(quote!(p: &Params));
+        arguments.push(quote!(p));
+    }
+    let mut gathers = Vec::new();
+    for i in &plan.inputs {
+        let (id, state) = (
+            format_ident!("{}", i.name()),
+            format_ident!("{}_k", i.name()),
+        );
+        let len = Literal::usize_unsuffixed(plan.input_len(*i));
+        args.push(quote!(#id: &[[f64; BATCH]; #len]));
+        gathers.push(quote!(let #state: [f64; #len] = ::core::array::from_fn(|j| #id[j][k]);));
+        arguments.push(quote!(&#state));
+    }
+    let mut results = Vec::new();
+    let mut scatters = Vec::new();
+    for (r, o) in plan.contract.outputs.iter().enumerate() {
+        let (id, result) = (format_ident!("{}", o.name), format_ident!("r{}", r));
+        let len = o.rows.of(n, plan.counts) * o.cols.map_or(1, |c| c.of(n, plan.counts));
+        let len = Literal::usize_unsuffixed(len);
+        args.push(quote!(#id: &mut [[f64; BATCH]; #len]));
+        let entries = if o.cols.is_some() {
+            quote!(#result.iter().flatten())
+        } else {
+            quote!(#result.iter())
+        };
+        scatters.push(quote! {
+            for (j, v) in #entries.enumerate() {
+                #id[j][k] = *v;
+            }
+        });
+        results.push(result);
+    }
+    let results = if results.len() == 1 {
+        let r = &results[0];
+        quote!(#r)
+    } else {
+        quote!((#(#results),*))
+    };
+    let doc = format!(
+        " `{}` over `BATCH` states: entry `[i][k]` of each argument is entry `i` of state `k` \
+         (matrices flattened row-major); the function once per state, being longer than the \
+         functions written as one body.",
+        plan.name
+    );
+    quote! {
+        #[doc = #doc]
+        #allow
+        #[allow(clippy::too_many_arguments, non_snake_case)]
+        pub fn #batched(#(#args),*) {
+            for k in 0..BATCH {
+                #(#gathers)*
+                let #results = #name(#(#arguments),*);
+                #(#scatters)*
+            }
+        }
+    }
+}
+
 /// `FUNCTION_batch`: the scalar function over `BATCH` states, each argument with the state as
 /// its last index; one loop over the states around the straight-line code, with no branch and
 /// no call (the `sin` and `cos` written out, see [`super::batch_trig`]), so that it
@@ -1020,7 +1096,11 @@ fn batch_function(
     fields: &[Ident],
     has_params: bool,
     allow: &TokenStream,
+    sizes: super::PartSizes,
 ) -> TokenStream {
+    if super::parts::is_long(plan, sizes) {
+        return batch_by_calls(plan, has_params, allow);
+    }
     let used: Vec<(Input, bool)> = plan
         .inputs
         .iter()
