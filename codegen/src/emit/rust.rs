@@ -1027,9 +1027,10 @@ fn batch_by_calls(plan: &Plan, has_params: bool, allow: &TokenStream) -> TokenSt
     let n = plan.out_n;
     let mut args = Vec::new();
     let mut arguments = Vec::new();
+    // Named so as not to clash with an output (`p` of the forward kinematics, `v`).
     if has_params {
-        args.push(quote!(p: &Params));
-        arguments.push(quote!(p));
+        args.push(quote!(params: &Params));
+        arguments.push(quote!(params));
     }
     let mut gathers = Vec::new();
     for i in &plan.inputs {
@@ -1055,8 +1056,8 @@ fn batch_by_calls(plan: &Plan, has_params: bool, allow: &TokenStream) -> TokenSt
             quote!(#result.iter())
         };
         scatters.push(quote! {
-            for (j, v) in #entries.enumerate() {
-                #id[j][k] = *v;
+            for (j, x) in #entries.enumerate() {
+                #id[j][k] = *x;
             }
         });
         results.push(result);

@@ -1036,3 +1036,74 @@ fn humanoid_forward_dynamics_derivatives_in_parts_match_eval() {
         }
     }
 }
+
+/// The batched forms of functions in parts call the scalar function once per state; with
+/// symbolic parameters and outputs named like the usual parameter and loop names (`p` of the
+/// forward kinematics), every batched function still names each of its parameters once
+/// (compiling and running them is the tests crate's, `tests/tests/batch.rs`).
+#[test]
+fn batched_forms_by_calls_name_each_parameter_once() {
+    let spec = include_str!("../../../robots/ur5.toml");
+    let mut robot = crate::parse_spec(spec, "ur5.toml").expect("ur5 parses");
+    robot.bodies.last_mut().expect("a body").symbolic = crate::SymbolicInertial {
+        mass: true,
+        com: true,
+        inertia: true,
+    };
+    let module = crate::generate::build_module_only(&robot, Some(&FunctionKind::ALL));
+    let options = RustOptions {
+        batch: Some(4),
+        parts: PartSizes {
+            above: 0,
+            operations: 40,
+        },
+    };
+    let rust = emit_rust_reporting(&module, &options, &mut crate::Silent).expect("emits");
+    let file = syn::parse_file(&rust).expect("generated Rust parses");
+    let mut batched = 0;
+    for item in &file.items {
+        let syn::Item::Fn(f) = item else { continue };
+        let name = f.sig.ident.to_string();
+        if !name.ends_with("_batch") {
+            continue;
+        }
+        batched += 1;
+        let mut names: Vec<String> = f
+            .sig
+            .inputs
+            .iter()
+            .map(|arg| match arg {
+                syn::FnArg::Typed(t) => {
+                    let pat = &t.pat;
+                    quote::quote!(#pat).to_string()
+                }
+                syn::FnArg::Receiver(_) => "self".to_owned(),
+            })
+            .collect();
+        let count = names.len();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), count, "{name}: a parameter named twice");
+        let body = quote::quote!(#f).to_string();
+        let scalar = name.trim_end_matches("_batch");
+        assert!(
+            body.contains(&format!("{scalar} (")),
+            "{name}: calls {scalar}"
+        );
+    }
+    assert_eq!(batched, module.functions.len());
+    let c = emit_c(
+        &module,
+        &COptions {
+            batch: Some(4),
+            parts: options.parts,
+            ..COptions::default()
+        },
+    )
+    .expect("emits");
+    let source = c.source.expect("a source file");
+    assert_eq!(
+        source.matches("the function once per state").count(),
+        module.functions.len()
+    );
+}
