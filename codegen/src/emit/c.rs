@@ -512,7 +512,6 @@ fn batch_prototype(plan: &Plan, name: &str, real: &str, params: bool) -> String 
 /// scattered to the state's column.
 fn batch_by_calls(plan: &Plan, lang: &CLang<'_>, real: &str, name: &str) -> String {
     let upper = lang.upper;
-    let n = plan.out_n;
     let mut b = format!(
         "    /* Longer than the functions written as one body: the function once per state (a \
          vectorised body this long is beyond what compilers build in reasonable memory and \
@@ -536,8 +535,8 @@ fn batch_by_calls(plan: &Plan, lang: &CLang<'_>, real: &str, name: &str) -> Stri
         }
         arguments.push(format!("{}_k", i.name()));
     }
-    for o in plan.contract.outputs {
-        let len = o.rows.of(n, plan.counts) * o.cols.map_or(1, |c| c.of(n, plan.counts));
+    for (o, entries) in plan.contract.outputs.iter().zip(&plan.outputs) {
+        let len = entries.len();
         let _ = writeln!(b, "        {real} {}_k[{}];", o.name, len.max(1));
         if len > 0 {
             let _ = writeln!(
@@ -830,17 +829,8 @@ fn parted_body(
         copied: true,
         ..*lang
     };
-    let reads = |e: &Ex| {
-        let mut names: Vec<String> = Vec::new();
-        super::visit_leaves(e, &mut |leaf| match leaf {
-            Ex::Local(local) => names.push(local.clone()),
-            Ex::Input(i, j) => names.push(lang.input(*i, *j)),
-            _ => {}
-        });
-        names.sort_unstable();
-        names.dedup();
-        names
-    };
+    // Inputs are read from their copies, values like the locals.
+    let reads = |e: &Ex| super::parts::values_read(e, &|i, j| Some(lang.input(i, j)));
     let copies: Vec<String> = super::input_reads(plan)
         .into_iter()
         .map(|(i, j)| lang.input(i, j))
@@ -848,7 +838,7 @@ fn parted_body(
     let block = super::trig_block(plan).is_some();
     let parted = super::parts::cut(plan, sizes, block, &copies, &reads)?;
     let (prefix, _) = body_prefix(plan, lang, real, upper);
-    let parts = parted.count;
+    let parts = parted.count();
     let store = |value: &str| {
         parted
             .slot(value)

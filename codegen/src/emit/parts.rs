@@ -13,7 +13,7 @@ use std::collections::BTreeSet;
 
 use rustc_hash::FxHashMap as HashMap;
 
-use super::{Ex, Plan};
+use super::{Ex, Input, Plan};
 
 /// Functions of more operations than this have their body cut into parts of about
 /// [`PART_OPERATIONS`] each, functions called in turn, the values one part computes and a
@@ -56,8 +56,6 @@ pub(crate) enum Target<'a> {
 
 /// A long function's statements in parts.
 pub(crate) struct Parts<'p> {
-    /// Number of parts.
-    pub count: usize,
     /// The locals of the trigonometric block, computed first in part 0 (indices into
     /// [`Plan::locals`]).
     pub leading: Vec<usize>,
@@ -74,10 +72,20 @@ pub(crate) struct Parts<'p> {
 }
 
 impl Parts<'_> {
+    /// Number of parts.
+    pub fn count(&self) -> usize {
+        self.writes.len()
+    }
+
     /// The slot value `value` is stored to right after it is computed, if a later part reads
     /// it.
     pub fn slot(&self, value: &str) -> Option<usize> {
         self.slot.get(value).copied()
+    }
+
+    /// Whether part `part` stores a value to the carry array (one a later part reads).
+    pub fn stores(&self, part: usize) -> bool {
+        self.carried.iter().any(|(p, _, _)| *p == part)
     }
 
     /// Calls `f` for every statement in order with its part and the values computed by
@@ -99,6 +107,20 @@ impl Parts<'_> {
             f(q, e, target, &earlier);
         }
     }
+}
+
+/// The values `e` reads, each once, sorted: its locals, and its inputs named by `input` where
+/// that gives a name (the C emitter's input copies).
+pub(crate) fn values_read(e: &Ex, input: &dyn Fn(Input, usize) -> Option<String>) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    super::visit_leaves(e, &mut |leaf| match leaf {
+        Ex::Local(local) => names.push(local.clone()),
+        Ex::Input(i, j) => names.extend(input(*i, *j)),
+        _ => {}
+    });
+    names.sort_unstable();
+    names.dedup();
+    names
 }
 
 /// The operations written in `e` (as `quasidyn stats` counts them: a sum or product of `k`
@@ -232,7 +254,6 @@ pub(crate) fn cut<'p>(
         .map(|(_, value, slot)| (value.clone(), *slot))
         .collect();
     Some(Parts {
-        count,
         leading: order[..leading].to_vec(),
         statements,
         writes,

@@ -757,20 +757,11 @@ fn parted_body(
     allow: &TokenStream,
     sizes: super::PartSizes,
 ) -> Option<TokenStream> {
-    let locals_read = |e: &Ex| {
-        let mut names: Vec<String> = Vec::new();
-        super::visit_leaves(e, &mut |leaf| {
-            if let Ex::Local(local) = leaf {
-                names.push(local.clone());
-            }
-        });
-        names.sort_unstable();
-        names.dedup();
-        names
-    };
+    // Inputs are read from the arguments in every part.
+    let locals_read = |e: &Ex| super::parts::values_read(e, &|_, _| None);
     let block = super::trig_block(plan);
     let parted = super::parts::cut(plan, sizes, block.is_some(), &[], &locals_read)?;
-    let count = parted.count;
+    let count = parted.count();
     let outs = uninit_outputs(plan, n);
     let stored = |value: &str| {
         parted.slot(value).map(|slot| {
@@ -806,8 +797,6 @@ fn parted_body(
     for &k in &parted.leading {
         heads[0].extend(stored(&plan.locals[k].0));
     }
-    let mut stores = vec![false; count];
-    stores[0] = !heads[0].is_empty();
     parted.for_each(|q, e, target, earlier| {
         note(q, e, Some(earlier));
         let lang = &RustLang {
@@ -817,7 +806,6 @@ fn parted_body(
         match target {
             super::parts::Target::Local(name) => {
                 let after: Vec<TokenStream> = stored(name).into_iter().collect();
-                stores[q] |= !after.is_empty();
                 locals[q].push((format_ident!("{}", name), render(lang, e), after));
             }
             super::parts::Target::Entry(o, i) => {
@@ -834,15 +822,15 @@ fn parted_body(
     let mut functions = Vec::with_capacity(count);
     let mut calls = Vec::with_capacity(count);
     let ids: Vec<&Ident> = outs.iter().map(|o| &o.id).collect();
+    // A part's parameters are named with a leading `_` where it does not use them.
+    let named = |used: bool, name: &str| {
+        if used {
+            format_ident!("{}", name)
+        } else {
+            format_ident!("_{}", name)
+        }
+    };
     for (q, (head, part_locals)) in heads.into_iter().zip(locals).enumerate() {
-        // The part's parameters, named with a leading `_` where it does not use them.
-        let named = |used: bool, name: &str| {
-            if used {
-                format_ident!("{}", name)
-            } else {
-                format_ident!("_{}", name)
-            }
-        };
         let mut args = Vec::new();
         if has_params {
             let p = named(params[q], "p");
@@ -858,7 +846,7 @@ fn parted_body(
             let uninit = &o.uninit;
             args.push(quote!(#id: &mut #uninit));
         }
-        let carry = named(carries[q] || stores[q], "carry");
+        let carry = named(carries[q] || parted.stores(q), "carry");
         args.push(quote!(#carry: &mut [f64; #slots]));
         let mut stmts = if q == 0 { prefix.clone() } else { Vec::new() };
         stmts.extend(let_statements(head, part_locals));
@@ -1024,7 +1012,6 @@ fn let_statements(
 fn batch_by_calls(plan: &Plan, has_params: bool, allow: &TokenStream) -> TokenStream {
     let name = format_ident!("{}", plan.name);
     let batched = format_ident!("{}_batch", plan.name);
-    let n = plan.out_n;
     let mut args = Vec::new();
     let mut arguments = Vec::new();
     // Named so as not to clash with an output (`p` of the forward kinematics, `v`).
@@ -1045,10 +1032,9 @@ fn batch_by_calls(plan: &Plan, has_params: bool, allow: &TokenStream) -> TokenSt
     }
     let mut results = Vec::new();
     let mut scatters = Vec::new();
-    for (r, o) in plan.contract.outputs.iter().enumerate() {
+    for (r, (o, entries)) in plan.contract.outputs.iter().zip(&plan.outputs).enumerate() {
         let (id, result) = (format_ident!("{}", o.name), format_ident!("r{}", r));
-        let len = o.rows.of(n, plan.counts) * o.cols.map_or(1, |c| c.of(n, plan.counts));
-        let len = Literal::usize_unsuffixed(len);
+        let len = Literal::usize_unsuffixed(entries.len());
         args.push(quote!(#id: &mut [[f64; BATCH]; #len]));
         let entries = if o.cols.is_some() {
             quote!(#result.iter().flatten())
