@@ -21,7 +21,7 @@ type SiteKinematics<E> = (M3<E>, V3<E>, Vec<S<E>>);
 
 /// The base's rotation (world from base) from the pose quaternion, normalised inside:
 /// `R = I + s w [v]× + s [v]×²` with `s = 2 / |q|²`, exact for any nonzero quaternion.
-fn base_rotation<A: Algebra>(cx: &mut Cx<'_, A>) -> M3<A::E> {
+pub(crate) fn base_rotation<A: Algebra>(cx: &mut Cx<'_, A>) -> M3<A::E> {
     let q: [S<A::E>; 4] = [3, 4, 5, 6].map(|k| S::X(cx.alg.base(BaseVar::Pose(k))));
     let [x, y, z, w] = q;
     let sq = |cx: &mut Cx<'_, A>, a: S<A::E>| cx.mul(a, a);
@@ -48,7 +48,7 @@ fn base_rotation<A: Algebra>(cx: &mut Cx<'_, A>) -> M3<A::E> {
     ]
 }
 
-fn base3<A: Algebra>(cx: &mut Cx<'_, A>, make: impl Fn(u8) -> BaseVar) -> V3<A::E> {
+pub(crate) fn base3<A: Algebra>(cx: &mut Cx<'_, A>, make: impl Fn(u8) -> BaseVar) -> V3<A::E> {
     [0, 1, 2].map(|k| S::X(cx.alg.base(make(k))))
 }
 

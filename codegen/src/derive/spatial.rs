@@ -27,7 +27,9 @@
 //!   `∂τ_i/∂q̇_j = S_i · (-2 I^c_j u_j + İ^c_j S_j + S_j ×* h^c_j)`;
 //! - otherwise zero.
 //!
-//! The gravity forces' derivatives are the same at rest (`v = 0`, `a_k = -g`). The inertial
+//! A floating base's six coordinates come first, as directions that carry every body
+//! ([`spatial_derivatives`]). The gravity forces' derivatives are the same at rest (`v = 0`,
+//! `a_k = -g`). The inertial
 //! parameters are the regrouped ones where the dynamics use them (same joint forces, fewer
 //! nonzeros).
 
@@ -39,6 +41,7 @@ use super::orientation::Orientation;
 use super::params::{params, regroup, sym_add, Params};
 use super::scalar::{k3, k33, zero3, Cx, M3, S, V3};
 use crate::algebra::Algebra;
+use crate::ir::BaseVar;
 use crate::mat3::IDENTITY;
 use crate::model::{BaseMotion, JointKind, ParameterSet, Robot};
 
@@ -81,11 +84,14 @@ struct Inertia<E> {
     j: M3<E>,
 }
 
-/// The derivatives of `robot` (a fixed or prescribed base, no elasticity, physical parameters)
-/// written in `frame`, or `None` where this form or that frame does not apply (body 0's frame
-/// is for fixed bases). A prescribed base's derivatives are with respect to the joints, its
-/// motion held: the base frame then moves, its velocity and acceleration those of the root
-/// bodies' carrier.
+/// The derivatives of `robot` (no elasticity, physical parameters) written in `frame`, or
+/// `None` where this form or that frame does not apply (body 0's frame is for fixed bases). A
+/// prescribed base's derivatives are with respect to the joints, its motion held: the base
+/// frame then moves, its velocity and acceleration those of the root bodies' carrier. A
+/// floating base's are `NV × NV` along the tangent of its pose (its displacement in its own
+/// frame, linear then angular, then the joints): its six directions carry every body, turn
+/// everything but gravity (`u = 0`, `c = S × a_world`), and leave its own acceleration alone
+/// when its velocity changes, so `∂τ_i/∂v_j = -F_i · w_j + G_i · S_j` with `w_j = S_j × v_base`.
 pub fn spatial_derivatives<A: Algebra>(
     alg: &mut A,
     robot: &Robot,
@@ -94,8 +100,8 @@ pub fn spatial_derivatives<A: Algebra>(
 ) -> Option<SpatialDerivatives<A::E>> {
     let single_root = robot.bodies.iter().skip(1).all(|b| b.parent.is_some());
     let fixed = robot.motion == BaseMotion::Fixed;
+    let floating = robot.is_floating();
     if (frame == SpatialFrame::FirstBody && !(single_root && fixed))
-        || robot.is_floating()
         || robot.has_elasticity()
         || robot.parameters == ParameterSet::Base
     {
@@ -126,7 +132,27 @@ pub fn spatial_derivatives<A: Algebra>(
     // under that constant boost): angular velocity and acceleration as given (zero for a
     // base that only translates), the origin at rest, and its acceleration the classical one
     // the recursion reads; gravity `Rᵀ g` from its pose.
-    let (gravity, base_vel, base_acc) = if fixed {
+    let (gravity, base_vel, base_acc) = if floating {
+        // A floating base is seen from the inertial frame that coincides with its own at
+        // this instant (no boost: turning the base turns its velocity with it): its twist
+        // `(ω, v)` and Pinocchio's spatial acceleration, gravity `Rᵀ g`.
+        let rot = super::floating::base_rotation(cx);
+        let g = cx.mat_t_vec(&rot, &k3(robot.gravity));
+        let down = cx.vsub(&zero3(), &g);
+        let v = super::floating::base3(cx, BaseVar::Vel);
+        let w = super::floating::base3(cx, |k| BaseVar::Vel(k + 3));
+        let a = super::floating::base3(cx, BaseVar::Acc);
+        let wd = super::floating::base3(cx, |k| BaseVar::Acc(k + 3));
+        let gravity = Spatial {
+            ang: zero3(),
+            lin: down,
+        };
+        let acc = Spatial {
+            ang: wd,
+            lin: cx.vsub(&a, &g),
+        };
+        (gravity, Spatial { ang: w, lin: v }, acc)
+    } else if fixed {
         let down = k3(robot.gravity.map(|g| -g));
         let lin = if in_first {
             cx.mat_t_vec(&ori.abs[0], &down)
@@ -249,7 +275,9 @@ pub fn spatial_derivatives<A: Algebra>(
         let rate_axis = apply(cx, &rate[k], &s);
         let turned_momentum = force_cross(cx, &s, &momentum[k]);
         g_row.push(sub(cx, &rate_axis, &turned_momentum));
-        if topo.parent(k).is_none() {
+        // A root joint's column is read by the rows of the joints carrying it: a floating
+        // base's six only.
+        if topo.parent(k).is_none() && !floating {
             dq_col.push(zero);
             dqd_col.push(zero);
             dg_col.push(zero);
@@ -274,27 +302,121 @@ pub fn spatial_derivatives<A: Algebra>(
         dg_col.push(sub(cx, &turned, &ic));
     }
 
-    let mut dtau_dq = vec![S::K(0.0); n * n];
-    let mut dtau_dqd = vec![S::K(0.0); n * n];
-    let mut dg_dq = vec![S::K(0.0); n * n];
+    // A floating base's six coordinates come first (Pinocchio's tangent: the base's
+    // displacement in its own frame, linear then angular), its body's own quantities and the
+    // sums over everything for its rows.
+    let nb = if floating { 6 } else { 0 };
+    let size = nb + n;
+    let mut dtau_dq = vec![S::K(0.0); size * size];
+    let mut dtau_dqd = vec![S::K(0.0); size * size];
+    let mut dg_dq = vec![S::K(0.0); size * size];
     for i in 0..n {
+        let row = (nb + i) * size + nb;
         for j in topo.path(i) {
             // -F_i · c_j - G_i · u_j, -2 F_i · u_j + G_i · S_j, -F_i · c_j at rest.
             let fc = pair(cx, &c[j], &f_axis[i]);
             let gu = pair(cx, &u[j], &g_row[i]);
             let sum = cx.add(fc, gu);
-            dtau_dq[i * n + j] = cx.neg(sum);
+            dtau_dq[row + j] = cx.neg(sum);
             let fu = pair(cx, &u[j], &f_axis[i]);
             let fu2 = cx.mul(S::K(-2.0), fu);
             let gs = pair(cx, &axis[j], &g_row[i]);
-            dtau_dqd[i * n + j] = cx.add(fu2, gs);
+            dtau_dqd[row + j] = cx.add(fu2, gs);
             let fg = pair(cx, &c_rest[j], &f_axis[i]);
-            dg_dq[i * n + j] = cx.neg(fg);
+            dg_dq[row + j] = cx.neg(fg);
         }
         for j in topo.subtree(i).into_iter().skip(1) {
-            dtau_dq[i * n + j] = pair(cx, &axis[i], &dq_col[j]);
-            dtau_dqd[i * n + j] = pair(cx, &axis[i], &dqd_col[j]);
-            dg_dq[i * n + j] = pair(cx, &axis[i], &dg_col[j]);
+            dtau_dq[row + j] = pair(cx, &axis[i], &dq_col[j]);
+            dtau_dqd[row + j] = pair(cx, &axis[i], &dqd_col[j]);
+            dg_dq[row + j] = pair(cx, &axis[i], &dg_col[j]);
+        }
+    }
+    if floating {
+        let body = robot
+            .base_body
+            .as_ref()
+            .expect("a floating base has its inertia (checked by the spec)");
+        let bp = super::params::base_body_params(cx, body);
+        let ib = Inertia {
+            m: bp.m,
+            h: bp.h,
+            j: bp.j,
+        };
+        // The whole robot's inertia, its rate and momentum: the base body's, then what every
+        // root carries. (No total force: against the base's own columns its rows are
+        // `-F_i · c_j`, as a joint's against a coordinate carrying it, since turning the axis
+        // and the force together leaves their product as it is.)
+        let mut all_rate = inertia_rate(cx, &ib, &base_vel);
+        let mut all_momentum = apply(cx, &ib, &base_vel);
+        let mut all_inertia = ib;
+        for k in (0..n).filter(|&k| topo.parent(k).is_none()) {
+            all_inertia = inertia_add(cx, &all_inertia, &inertia[k]);
+            all_rate = inertia_add(cx, &all_rate, &rate[k]);
+            all_momentum = add(cx, &all_momentum, &momentum[k]);
+        }
+        // The base's directions: along its axes, then about them through its origin.
+        let unit = |k: usize| {
+            let mut e = zero3();
+            e[k % 3] = S::K(1.0);
+            if k < 3 {
+                Spatial {
+                    ang: zero3(),
+                    lin: e,
+                }
+            } else {
+                Spatial {
+                    ang: e,
+                    lin: zero3(),
+                }
+            }
+        };
+        // Moving the base turns everything with it but gravity (`u = 0`, `c = S × a_world`,
+        // the same at rest); its rates leave its own acceleration alone, so a body's
+        // acceleration changes by `S × v_k - S × v_base` (`w` below) where a joint's changes
+        // by `S × v_k - 2 u`.
+        let base_axis: Vec<Spatial<A::E>> = (0..6).map(unit).collect();
+        let base_c: Vec<Spatial<A::E>> = base_axis
+            .iter()
+            .map(|s| motion_cross(cx, s, &gravity))
+            .collect();
+        let base_w: Vec<Spatial<A::E>> = base_axis
+            .iter()
+            .map(|s| motion_cross(cx, s, &base_vel))
+            .collect();
+        let base_f: Vec<Spatial<A::E>> = base_axis
+            .iter()
+            .map(|s| apply(cx, &all_inertia, s))
+            .collect();
+        let base_g: Vec<Spatial<A::E>> = base_axis
+            .iter()
+            .map(|s| {
+                let rate_axis = apply(cx, &all_rate, s);
+                let turned = force_cross(cx, s, &all_momentum);
+                sub(cx, &rate_axis, &turned)
+            })
+            .collect();
+        // Rows (the base's or a joint's, with its F and G) against the base's columns.
+        let rows = (0..6)
+            .map(|i| (i, base_f[i], base_g[i]))
+            .chain((0..n).map(|i| (nb + i, f_axis[i], g_row[i])));
+        for (row, f, gr) in rows {
+            for j in 0..6 {
+                let fc = pair(cx, &base_c[j], &f);
+                dtau_dq[row * size + j] = cx.neg(fc);
+                dg_dq[row * size + j] = cx.neg(fc);
+                let fw = pair(cx, &base_w[j], &f);
+                let gs = pair(cx, &base_axis[j], &gr);
+                dtau_dqd[row * size + j] = cx.sub(gs, fw);
+            }
+        }
+        // The base's rows against the joints' columns: the columns' components.
+        for i in 0..6 {
+            for j in 0..n {
+                let at = i * size + nb + j;
+                dtau_dq[at] = pair(cx, &base_axis[i], &dq_col[j]);
+                dtau_dqd[at] = pair(cx, &base_axis[i], &dqd_col[j]);
+                dg_dq[at] = pair(cx, &base_axis[i], &dg_col[j]);
+            }
         }
     }
     let mut out = |v: &[S<A::E>]| -> Vec<A::E> { v.iter().map(|&s| cx.e(s)).collect() };
@@ -587,10 +709,68 @@ mod tests {
                 )
                 .is_none());
             }
+        }
+    }
+
+    /// A floating base's derivatives along the tangent of its pose against the graph's
+    /// (forward mode through the quaternion, [`Coordinates::floating`]).
+    #[test]
+    fn match_the_graph_derivatives_with_a_floating_base() {
+        use crate::derive::{derivatives, Coordinates};
+        for path in [
+            "tests/fixtures/floating/floater.toml",
+            "robots/quadruped_floating.toml",
+            "tests/fixtures/floating/humanoid30.toml",
+        ] {
+            let file = format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"));
+            let robot = load_input(std::path::Path::new(&file), None).expect("valid input");
+            let nv = robot.dof() + 6;
+            let mut g = Graph::new();
+            let d = derive_with(&mut g, &robot, true);
+            let parent: Vec<Option<usize>> = robot.bodies.iter().map(|b| b.parent).collect();
+            let coordinates = Coordinates::floating(&mut g, &parent);
+            let exact = derivatives(
+                &mut g,
+                &coordinates,
+                &d.inverse_dynamics,
+                &d.gravity,
+                &d.nonlinear_effects,
+                &d.mass_matrix,
+                None,
+            );
+            let mine = spatial_derivatives(&mut g, &robot, true, SpatialFrame::Base)
+                .expect("a floating base in its frame");
             assert!(
-                spatial_derivatives(&mut Graph::new(), &floating, true, SpatialFrame::Base)
+                spatial_derivatives(&mut Graph::new(), &robot, true, SpatialFrame::FirstBody)
                     .is_none()
             );
+            for seed in 0..3 {
+                let x = |k: usize| ((seed * 7 + k * 13) as f64 * 0.731).sin() * 1.7;
+                let env = Env {
+                    q: (0..robot.dof()).map(x).collect(),
+                    qd: (0..robot.dof()).map(|k| x(k + 31)).collect(),
+                    qdd: (0..robot.dof()).map(|k| x(k + 67)).collect(),
+                    base: (0..19).map(|k| x(k + 97)).collect(),
+                    ..Env::default()
+                };
+                for (name, a, b) in [
+                    ("dtau_dq", &mine.dtau_dq, &exact.dtau_dq),
+                    ("dtau_dqd", &mine.dtau_dqd, &exact.dtau_dqd),
+                    ("dg_dq", &mine.dg_dq, &exact.dg_dq),
+                ] {
+                    assert_eq!(a.len(), nv * nv);
+                    let scale = 1.0 + b.iter().map(|&e| g.eval(e, &env).abs()).fold(0.0, f64::max);
+                    for (k, (&p, &q)) in a.iter().zip(b.iter()).enumerate() {
+                        let (p, q) = (g.eval(p, &env), g.eval(q, &env));
+                        assert!(
+                            (p - q).abs() <= 1e-9 * scale,
+                            "{path} {name} ({}, {}): {p} against {q}",
+                            k / nv,
+                            k % nv
+                        );
+                    }
+                }
+            }
         }
     }
 }
