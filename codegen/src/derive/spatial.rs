@@ -64,7 +64,8 @@ pub struct SpatialDerivatives<E> {
 pub enum SpatialFrame {
     /// The base frame, about its origin.
     Base,
-    /// Body 0's frame, about its pole (only where body 0 carries every other body).
+    /// Each root body's frame, about its pole, for the bodies it carries (body 0's on a chain;
+    /// a fixed base only: the subtrees of different roots share no derivative).
     FirstBody,
 }
 
@@ -98,10 +99,9 @@ pub fn spatial_derivatives<A: Algebra>(
     use_regrouped: bool,
     frame: SpatialFrame,
 ) -> Option<SpatialDerivatives<A::E>> {
-    let single_root = robot.bodies.iter().skip(1).all(|b| b.parent.is_some());
     let fixed = robot.motion == BaseMotion::Fixed;
     let floating = robot.is_floating();
-    if (frame == SpatialFrame::FirstBody && !(single_root && fixed))
+    if (frame == SpatialFrame::FirstBody && !fixed)
         || robot.has_elasticity()
         || robot.parameters == ParameterSet::Base
     {
@@ -153,13 +153,10 @@ pub fn spatial_derivatives<A: Algebra>(
         };
         (gravity, Spatial { ang: w, lin: v }, acc)
     } else if fixed {
-        let down = k3(robot.gravity.map(|g| -g));
-        let lin = if in_first {
-            cx.mat_t_vec(&ori.abs[0], &down)
-        } else {
-            down
+        let gravity = Spatial {
+            ang: zero3(),
+            lin: k3(robot.gravity.map(|g| -g)),
         };
-        let gravity = Spatial { ang: zero3(), lin };
         (gravity, zero, gravity)
     } else {
         let [moving, _] = super::floating::prescribed_motion(cx, robot);
@@ -181,6 +178,24 @@ pub fn spatial_derivatives<A: Algebra>(
             acc,
         )
     };
+
+    // Gravity in each body's reference frame: in a root body's frame it turns with the root.
+    let gravity_of: Vec<Spatial<A::E>> = (0..n)
+        .map(|k| {
+            if in_first {
+                let mut root = k;
+                while let Some(p) = topo.parent(root) {
+                    root = p;
+                }
+                Spatial {
+                    ang: zero3(),
+                    lin: cx.mat_t_vec(&ori.abs[root], &gravity.lin),
+                }
+            } else {
+                gravity
+            }
+        })
+        .collect();
 
     // Outwards: axes, motion, the terms of the turned parent's motion, inertias.
     let mut axis = Vec::with_capacity(n);
@@ -208,6 +223,8 @@ pub fn spatial_derivatives<A: Algebra>(
                 lin: dir,
             },
         };
+        // A fixed base's acceleration is the world's, `-g`, in the frame of the body's root.
+        let base_acc = if fixed { gravity_of[k] } else { base_acc };
         let (v_parent, a_parent) = parent.map_or((base_vel, base_acc), |i| (vel[i], acc[i]));
         let uk = motion_cross(cx, &s, &v_parent);
         let qd = S::X(cx.alg.qd(k));
@@ -221,7 +238,7 @@ pub fn spatial_derivatives<A: Algebra>(
         let sa = motion_cross(cx, &s, &a_parent);
         let uv = motion_cross(cx, &uk, &v_parent);
         let ck = sub(cx, &sa, &uv);
-        c_rest.push(motion_cross(cx, &s, &gravity));
+        c_rest.push(motion_cross(cx, &s, &gravity_of[k]));
 
         let body = &par.body[k];
         let hb = cx.mat_vec(r, &body.h);
@@ -238,7 +255,7 @@ pub fn spatial_derivatives<A: Algebra>(
         let ia = apply(cx, &ik, &ak);
         let vh = force_cross(cx, &vk, &hk);
         force.push(add(cx, &ia, &vh));
-        force_rest.push(apply(cx, &ik, &gravity));
+        force_rest.push(apply(cx, &ik, &gravity_of[k]));
         rate.push(inertia_rate(cx, &ik, &vk));
         momentum.push(hk);
         inertia.push(ik);
@@ -430,8 +447,8 @@ pub fn spatial_derivatives<A: Algebra>(
 /// Each body's axes (`.0`) and pole (`.1`) in the frame the derivatives are written in.
 struct Placements<E>(Vec<M3<E>>, Vec<V3<E>>);
 
-/// Each body's axes and pole in body 0's frame about its pole (`in_first`: body 0 carries
-/// every other body), else in the base frame.
+/// Each body's axes and pole in its root body's frame about that root's pole (`in_first`),
+/// else in the base frame.
 fn reference_frames<A: Algebra>(
     cx: &mut Cx<'_, A>,
     robot: &Robot,
@@ -610,8 +627,8 @@ mod tests {
             .expect("a fixed or prescribed base");
         let physical = spatial_derivatives(&mut g, robot, false, SpatialFrame::Base)
             .expect("a fixed or prescribed base");
-        // Body 0's frame where it carries the others on a fixed base (every fixed robot here
-        // but the quadruped and the hand, whose legs and fingers hang from the base).
+        // The root bodies' frames on a fixed base (body 0's on a chain; each leg's or
+        // finger's first body on the quadruped and the hand).
         let first = spatial_derivatives(&mut g, robot, true, SpatialFrame::FirstBody);
         let joint = |j: usize| u16::try_from(j).expect("few joints");
         let column = |g: &mut Graph, f: &[_], v: Var| g.diff_many(f, v);
@@ -717,13 +734,37 @@ mod tests {
     #[test]
     fn match_the_graph_derivatives_with_a_floating_base() {
         use crate::derive::{derivatives, Coordinates};
-        for path in [
-            "tests/fixtures/floating/floater.toml",
-            "robots/quadruped_floating.toml",
-            "tests/fixtures/floating/humanoid30.toml",
-        ] {
+        let load = |path: &str| {
             let file = format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"));
-            let robot = load_input(std::path::Path::new(&file), None).expect("valid input");
+            load_input(std::path::Path::new(&file), None).expect("valid input")
+        };
+        // The floater again with every inertial parameter symbolic, the base's included.
+        let floater = format!(
+            "{}/../tests/fixtures/floating/floater.toml",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(floater).expect("fixture");
+        let symbolic = text.replacen(
+            "gravity =",
+            "symbolic = [\"mass\", \"com\", \"inertia\"]\ngravity =",
+            1,
+        );
+        let symbolic = crate::parse_spec(&symbolic, "floater.toml").expect("valid spec");
+        for (path, robot) in [
+            (
+                "tests/fixtures/floating/floater.toml",
+                load("tests/fixtures/floating/floater.toml"),
+            ),
+            ("floater, symbolic", symbolic),
+            (
+                "robots/quadruped_floating.toml",
+                load("robots/quadruped_floating.toml"),
+            ),
+            (
+                "tests/fixtures/floating/humanoid30.toml",
+                load("tests/fixtures/floating/humanoid30.toml"),
+            ),
+        ] {
             let nv = robot.dof() + 6;
             let mut g = Graph::new();
             let d = derive_with(&mut g, &robot, true);
@@ -740,6 +781,9 @@ mod tests {
             );
             let mine = spatial_derivatives(&mut g, &robot, true, SpatialFrame::Base)
                 .expect("a floating base in its frame");
+            // Only the symbolic variant has parameters as inputs.
+            let symbolic = path.ends_with("symbolic");
+            assert_eq!(!g.params().is_empty(), symbolic, "{path}");
             assert!(
                 spatial_derivatives(&mut Graph::new(), &robot, true, SpatialFrame::FirstBody)
                     .is_none()
