@@ -372,16 +372,16 @@ pub fn emit_rust_reporting(
             pub const BATCH: usize = #b;
         });
     }
+    let writer = Writer {
+        fields: &fields,
+        has_params,
+        allow: &allow,
+        sizes: options.parts,
+    };
     for plan in &plans {
-        items.push(function(plan, &fields, has_params, &allow, options.parts));
+        items.push(function(plan, &writer));
         if options.batch.is_some() {
-            items.push(batch_function(
-                plan,
-                &fields,
-                has_params,
-                &allow,
-                options.parts,
-            ));
+            items.push(batch_function(plan, &writer));
         }
     }
 
@@ -457,13 +457,26 @@ fn signature_parts(plan: &Plan, n: usize) -> (Vec<Ident>, TokenStream) {
     (inputs, ret)
 }
 
-fn function(
-    plan: &Plan,
-    fields: &[Ident],
+/// What every function of a module is written with.
+#[derive(Clone, Copy)]
+struct Writer<'a> {
+    /// The fields of `Params` (the symbolic parameters), in order.
+    fields: &'a [Ident],
+    /// Whether the functions take the parameters.
     has_params: bool,
-    allow: &TokenStream,
+    /// The lints the generated functions allow.
+    allow: &'a TokenStream,
+    /// From which size functions are cut into parts, and how large the parts are.
     sizes: super::PartSizes,
-) -> TokenStream {
+}
+
+fn function(plan: &Plan, writer: &Writer<'_>) -> TokenStream {
+    let Writer {
+        fields,
+        has_params,
+        allow,
+        sizes,
+    } = *writer;
     let used: Vec<(Input, bool)> = plan
         .inputs
         .iter()
@@ -1078,13 +1091,13 @@ fn batch_by_calls(plan: &Plan, has_params: bool, allow: &TokenStream) -> TokenSt
 /// its last index; one loop over the states around the straight-line code, with no branch and
 /// no call (the `sin` and `cos` written out, see [`super::batch_trig`]), so that it
 /// vectorises.
-fn batch_function(
-    plan: &Plan,
-    fields: &[Ident],
-    has_params: bool,
-    allow: &TokenStream,
-    sizes: super::PartSizes,
-) -> TokenStream {
+fn batch_function(plan: &Plan, writer: &Writer<'_>) -> TokenStream {
+    let Writer {
+        fields,
+        has_params,
+        allow,
+        sizes,
+    } = *writer;
     if super::parts::is_long(plan, sizes) {
         return batch_by_calls(plan, has_params, allow);
     }
