@@ -10,7 +10,7 @@ Each robot is built in Pinocchio by the fixture tooling (tools/reference.py for 
 specs, chains and trees; tools/floating_reference.py for floating-base specs; a URDF arm with
 its fingers locked as tools/derivatives_reference.py times it), written with
 Model::saveToBinary to a temporary directory, and timed by tools/pinocchio_timing.cpp, compiled
-here against the wheel's libpinocchio with -O3 -march=native. Printed per robot: ns per call
+here against the wheel's libpinocchio with -O3 -march=native (or --march, below). Printed per robot: ns per call
 of rnea, crba, aba, computeRNEADerivatives, computeGeneralizedGravityDerivatives,
 computeABADerivatives and computeJointTorqueRegressor (best of 15 runs over 256 random states).
 
@@ -18,6 +18,11 @@ Paired runs:  python3 tools/pinocchio_timing.py --rounds 3 --between "COMMAND" [
 runs the compiled timer ROUNDS times and COMMAND (a shell command: the generated code's bench
 binary, say) right after each, so that both sides of a ratio are timed within seconds of each
 other on a machine whose speed drifts.
+
+Target:  --march ARCH compiles the timer with -march=ARCH instead of -march=native, so that
+Pinocchio is built for the same instruction set as the generated code it is compared with
+(--march x86-64-v3 next to RUSTFLAGS="-C target-cpu=x86-64-v3" CFLAGS="-march=x86-64-v3";
+the default, native, next to target-cpu=native and -march=native).
 """
 import os
 import pathlib
@@ -57,7 +62,7 @@ def model_of(path):
     return raw["name"], build_model(load_spec(path))[0]
 
 
-def compile_timer(out):
+def compile_timer(out, march):
     prefix = pathlib.Path(cmeel.__path__[0]).parent / "cmeel.prefix"
     if not (prefix / "include" / "pinocchio").is_dir():
         prefix = pathlib.Path(pin.__file__).resolve().parents[4]
@@ -65,7 +70,7 @@ def compile_timer(out):
         # Everything instantiated here with these flags (no PINOCCHIO_ENABLE_TEMPLATE_INSTANTIATION:
         # the wheel's prebuilt instantiations assume another vector width, hence another ABI);
         # -w: Eigen's AVX-512 paths warn inside Pinocchio's headers.
-        "-std=c++17", "-O3", "-DNDEBUG", "-march=native", "-w",
+        "-std=c++17", "-O3", "-DNDEBUG", f"-march={march}", "-w",
         # Pinocchio's headers need Boost's MPL/Fusion limits raised, as its CMake config does.
         "-DBOOST_MPL_LIMIT_LIST_SIZE=30", "-DBOOST_MPL_LIMIT_VECTOR_SIZE=30",
         "-DBOOST_MPL_CFG_NO_PREPROCESSED_HEADERS", "-DBOOST_FUSION_INVOKE_MAX_ARITY=12",
@@ -78,12 +83,14 @@ def compile_timer(out):
 
 
 def main(argv):
-    rounds, between = 1, None
-    while argv and argv[0] in ("--rounds", "--between"):
+    rounds, between, march = 1, None, "native"
+    while argv and argv[0] in ("--rounds", "--between", "--march"):
         if len(argv) < 2:
             sys.exit(f"{argv[0]} needs a value")
         if argv[0] == "--rounds":
             rounds = int(argv[1])
+        elif argv[0] == "--march":
+            march = argv[1]
         else:
             between = argv[1]
         argv = argv[2:]
@@ -97,11 +104,11 @@ def main(argv):
             model.saveToBinary(str(file))
             args.append(f"{name}={file}")
         timer = tmp / "pinocchio_timing"
-        compile_timer(timer)
+        compile_timer(timer, march)
         for k in range(rounds):
             if rounds > 1:
                 print(f"== round {k + 1} of {rounds}")
-            print(f"Pinocchio {pin.__version__} C++, g++ -O3 -march=native, load average "
+            print(f"Pinocchio {pin.__version__} C++, g++ -O3 -march={march}, load average "
                   f"{os.getloadavg()[0]:.1f}")
             sys.stdout.flush()
             subprocess.run([str(timer), *args], check=True)
