@@ -64,8 +64,10 @@ pub struct SpatialDerivatives<E> {
 pub enum SpatialFrame {
     /// The base frame, about its origin.
     Base,
-    /// Each root body's frame, about its pole, for the bodies it carries (body 0's on a chain;
-    /// a fixed base only: the subtrees of different roots share no derivative).
+    /// Each root body's frame, about its pole, for the bodies it carries (body 0's on a chain):
+    /// on a fixed base the subtrees of two roots share no derivative; a floating base's rows
+    /// and columns see its directions turned into each root's frame, and its totals turned
+    /// back. Not for a prescribed base.
     FirstBody,
 }
 
@@ -86,9 +88,10 @@ struct Inertia<E> {
 }
 
 /// The derivatives of `robot` (no elasticity, physical parameters) written in `frame`, or
-/// `None` where this form or that frame does not apply (body 0's frame is for fixed bases). A
-/// prescribed base's derivatives are with respect to the joints, its motion held: the base
-/// frame then moves, its velocity and acceleration those of the root bodies' carrier. A
+/// `None` where this form or that frame does not apply (the roots' frames are not for a
+/// prescribed base). A prescribed base's derivatives are with respect to the joints, its
+/// motion held: the base frame then moves, its velocity and acceleration those of the root
+/// bodies' carrier. A
 /// floating base's are `NV × NV` along the tangent of its pose (its displacement in its own
 /// frame, linear then angular, then the joints): its six directions carry every body, turn
 /// everything but gravity (`u = 0`, `c = S × a_world`), and leave its own acceleration alone
@@ -101,7 +104,7 @@ pub fn spatial_derivatives<A: Algebra>(
 ) -> Option<SpatialDerivatives<A::E>> {
     let fixed = robot.motion == BaseMotion::Fixed;
     let floating = robot.is_floating();
-    if (frame == SpatialFrame::FirstBody && !fixed)
+    if (frame == SpatialFrame::FirstBody && !(fixed || floating))
         || robot.has_elasticity()
         || robot.parameters == ParameterSet::Base
     {
@@ -179,23 +182,29 @@ pub fn spatial_derivatives<A: Algebra>(
         )
     };
 
-    // Gravity in each body's reference frame: in a root body's frame it turns with the root.
-    let gravity_of: Vec<Spatial<A::E>> = (0..n)
+    // Each body's reference frame is its root's with `in_first`: the base's motion and
+    // gravity are seen from there (turned into the root's axes, about its pole).
+    let root_of: Vec<usize> = (0..n)
         .map(|k| {
-            if in_first {
-                let mut root = k;
-                while let Some(p) = topo.parent(root) {
-                    root = p;
-                }
-                Spatial {
-                    ang: zero3(),
-                    lin: cx.mat_t_vec(&ori.abs[root], &gravity.lin),
-                }
-            } else {
-                gravity
+            let mut root = k;
+            while let Some(p) = topo.parent(root) {
+                root = p;
             }
+            root
         })
         .collect();
+    // Every body's placement in the base frame, read at the roots.
+    let roots: Option<Placements<A::E>> = in_first.then(|| {
+        let at = base_poles(cx, robot, &ori, &poles);
+        Placements(ori.abs.clone(), at)
+    });
+    let seen = |cx: &mut Cx<'_, A>, m: &Spatial<A::E>, k: usize| match &roots {
+        Some(Placements(r, p)) => motion_to_frame(cx, m, &r[root_of[k]], &p[root_of[k]]),
+        None => *m,
+    };
+    let gravity_of: Vec<Spatial<A::E>> = (0..n).map(|k| seen(cx, &gravity, k)).collect();
+    let base_vel_of: Vec<Spatial<A::E>> = (0..n).map(|k| seen(cx, &base_vel, k)).collect();
+    let base_acc_of: Vec<Spatial<A::E>> = (0..n).map(|k| seen(cx, &base_acc, k)).collect();
 
     // Outwards: axes, motion, the terms of the turned parent's motion, inertias.
     let mut axis = Vec::with_capacity(n);
@@ -223,9 +232,8 @@ pub fn spatial_derivatives<A: Algebra>(
                 lin: dir,
             },
         };
-        // A fixed base's acceleration is the world's, `-g`, in the frame of the body's root.
-        let base_acc = if fixed { gravity_of[k] } else { base_acc };
-        let (v_parent, a_parent) = parent.map_or((base_vel, base_acc), |i| (vel[i], acc[i]));
+        let (v_parent, a_parent) =
+            parent.map_or((base_vel_of[k], base_acc_of[k]), |i| (vel[i], acc[i]));
         let uk = motion_cross(cx, &s, &v_parent);
         let qd = S::X(cx.alg.qd(k));
         let qdd = S::X(cx.alg.qdd(k));
@@ -241,16 +249,12 @@ pub fn spatial_derivatives<A: Algebra>(
         c_rest.push(motion_cross(cx, &s, &gravity_of[k]));
 
         let body = &par.body[k];
-        let hb = cx.mat_vec(r, &body.h);
-        let jp = rotate_sym(cx, r, &body.j);
-        let ik = Inertia {
+        let own = Inertia {
             m: body.m,
-            h: {
-                let mp = cx.scale(body.m, &p);
-                cx.vadd(&mp, &hb)
-            },
-            j: shift_sym(cx, &jp, body.m, &hb, &p),
+            h: body.h,
+            j: body.j,
         };
+        let ik = inertia_from_frame(cx, &own, r, &p);
         let hk = apply(cx, &ik, &vk);
         let ia = apply(cx, &ik, &ak);
         let vh = force_cross(cx, &vk, &hk);
@@ -359,17 +363,26 @@ pub fn spatial_derivatives<A: Algebra>(
             h: bp.h,
             j: bp.j,
         };
-        // The whole robot's inertia, its rate and momentum: the base body's, then what every
-        // root carries. (No total force: against the base's own columns its rows are
-        // `-F_i · c_j`, as a joint's against a coordinate carrying it, since turning the axis
-        // and the force together leaves their product as it is.)
+        // The whole robot's inertia, its rate and momentum in the base frame: the base
+        // body's, then what every root carries (turned back from the root's frame). (No total
+        // force: against the base's own columns its rows are `-F_i · c_j`, as a joint's against
+        // a coordinate carrying it, since turning the axis and the force together leaves
+        // their product as it is.)
         let mut all_rate = inertia_rate(cx, &ib, &base_vel);
         let mut all_momentum = apply(cx, &ib, &base_vel);
         let mut all_inertia = ib;
         for k in (0..n).filter(|&k| topo.parent(k).is_none()) {
-            all_inertia = inertia_add(cx, &all_inertia, &inertia[k]);
-            all_rate = inertia_add(cx, &all_rate, &rate[k]);
-            all_momentum = add(cx, &all_momentum, &momentum[k]);
+            let (i, d, h) = match &roots {
+                Some(Placements(r, p)) => (
+                    inertia_from_frame(cx, &inertia[k], &r[k], &p[k]),
+                    inertia_from_frame(cx, &rate[k], &r[k], &p[k]),
+                    force_from_frame(cx, &momentum[k], &r[k], &p[k]),
+                ),
+                None => (inertia[k], rate[k], momentum[k]),
+            };
+            all_inertia = inertia_add(cx, &all_inertia, &i);
+            all_rate = inertia_add(cx, &all_rate, &d);
+            all_momentum = add(cx, &all_momentum, &h);
         }
         // The base's directions: along its axes, then about them through its origin.
         let unit = |k: usize| {
@@ -390,16 +403,38 @@ pub fn spatial_derivatives<A: Algebra>(
         // Moving the base turns everything with it but gravity (`u = 0`, `c = S × a_world`,
         // the same at rest); its rates leave its own acceleration alone, so a body's
         // acceleration changes by `S × v_k - S × v_base` (`w` below) where a joint's changes
-        // by `S × v_k - 2 u`.
+        // by `S × v_k - 2 u`. Each as seen in the base frame and in each root's.
         let base_axis: Vec<Spatial<A::E>> = (0..6).map(unit).collect();
-        let base_c: Vec<Spatial<A::E>> = base_axis
-            .iter()
-            .map(|s| motion_cross(cx, s, &gravity))
+        let directions = |cx: &mut Cx<'_, A>, k: Option<usize>| -> [Vec<Spatial<A::E>>; 3] {
+            let (axis, gravity, vel) = match k {
+                Some(k) => (
+                    base_axis.iter().map(|s| seen(cx, s, k)).collect(),
+                    gravity_of[k],
+                    base_vel_of[k],
+                ),
+                None => (base_axis.clone(), gravity, base_vel),
+            };
+            let c = axis.iter().map(|s| motion_cross(cx, s, &gravity)).collect();
+            let w = axis.iter().map(|s| motion_cross(cx, s, &vel)).collect();
+            [axis, c, w]
+        };
+        let in_base = directions(cx, None);
+        let in_root: Vec<[Vec<Spatial<A::E>>; 3]> = (0..n)
+            .map(|k| {
+                if root_of[k] == k {
+                    directions(cx, Some(k))
+                } else {
+                    [Vec::new(), Vec::new(), Vec::new()]
+                }
+            })
             .collect();
-        let base_w: Vec<Spatial<A::E>> = base_axis
-            .iter()
-            .map(|s| motion_cross(cx, s, &base_vel))
-            .collect();
+        let seen_from = |k: usize| {
+            if in_first {
+                &in_root[root_of[k]]
+            } else {
+                &in_base
+            }
+        };
         let base_f: Vec<Spatial<A::E>> = base_axis
             .iter()
             .map(|s| apply(cx, &all_inertia, s))
@@ -412,27 +447,30 @@ pub fn spatial_derivatives<A: Algebra>(
                 sub(cx, &rate_axis, &turned)
             })
             .collect();
-        // Rows (the base's or a joint's, with its F and G) against the base's columns.
+        // Rows (the base's or a joint's, with its F and G, and the base's directions seen
+        // from its frame) against the base's columns.
         let rows = (0..6)
-            .map(|i| (i, base_f[i], base_g[i]))
-            .chain((0..n).map(|i| (nb + i, f_axis[i], g_row[i])));
-        for (row, f, gr) in rows {
+            .map(|i| (i, base_f[i], base_g[i], &in_base))
+            .chain((0..n).map(|i| (nb + i, f_axis[i], g_row[i], seen_from(i))));
+        for (row, f, gr, [axis, c, w]) in rows {
             for j in 0..6 {
-                let fc = pair(cx, &base_c[j], &f);
+                let fc = pair(cx, &c[j], &f);
                 dtau_dq[row * size + j] = cx.neg(fc);
                 dg_dq[row * size + j] = cx.neg(fc);
-                let fw = pair(cx, &base_w[j], &f);
-                let gs = pair(cx, &base_axis[j], &gr);
+                let fw = pair(cx, &w[j], &f);
+                let gs = pair(cx, &axis[j], &gr);
                 dtau_dqd[row * size + j] = cx.sub(gs, fw);
             }
         }
-        // The base's rows against the joints' columns: the columns' components.
-        for i in 0..6 {
-            for j in 0..n {
+        // The base's rows against the joints' columns: the columns' components along the
+        // base's directions.
+        for j in 0..n {
+            let [axis, _, _] = seen_from(j);
+            for (i, s) in axis.iter().enumerate() {
                 let at = i * size + nb + j;
-                dtau_dq[at] = pair(cx, &base_axis[i], &dq_col[j]);
-                dtau_dqd[at] = pair(cx, &base_axis[i], &dqd_col[j]);
-                dg_dq[at] = pair(cx, &base_axis[i], &dg_col[j]);
+                dtau_dq[at] = pair(cx, s, &dq_col[j]);
+                dtau_dqd[at] = pair(cx, s, &dqd_col[j]);
+                dg_dq[at] = pair(cx, s, &dg_col[j]);
             }
         }
     }
@@ -476,6 +514,57 @@ fn reference_frames<A: Algebra>(
         pole.push(p);
     }
     Placements(rot, pole)
+}
+
+/// A motion about the origin, in the frame the derivatives are written in, seen in the frame
+/// turned by `r` about the point `p`: `(rᵀ ω, rᵀ (v + ω × p))`.
+fn motion_to_frame<A: Algebra>(
+    cx: &mut Cx<'_, A>,
+    m: &Spatial<A::E>,
+    r: &M3<A::E>,
+    p: &V3<A::E>,
+) -> Spatial<A::E> {
+    let wp = cx.cross(&m.ang, p);
+    let at_p = cx.vadd(&m.lin, &wp);
+    Spatial {
+        ang: cx.mat_t_vec(r, &m.ang),
+        lin: cx.mat_t_vec(r, &at_p),
+    }
+}
+
+/// A force about `p` in the frame turned by `r`, written about the origin in the unturned
+/// frame: `(r n + p × r f, r f)`.
+fn force_from_frame<A: Algebra>(
+    cx: &mut Cx<'_, A>,
+    f: &Spatial<A::E>,
+    r: &M3<A::E>,
+    p: &V3<A::E>,
+) -> Spatial<A::E> {
+    let lin = cx.mat_vec(r, &f.lin);
+    let n = cx.mat_vec(r, &f.ang);
+    let pf = cx.cross(p, &lin);
+    Spatial {
+        ang: cx.vadd(&n, &pf),
+        lin,
+    }
+}
+
+/// A spatial inertia (or its rate) about `p` in the frame turned by `r`, written about the
+/// origin in the unturned frame: the first moment and the inertia turned, then shifted.
+fn inertia_from_frame<A: Algebra>(
+    cx: &mut Cx<'_, A>,
+    i: &Inertia<A::E>,
+    r: &M3<A::E>,
+    p: &V3<A::E>,
+) -> Inertia<A::E> {
+    let h = cx.mat_vec(r, &i.h);
+    let j = rotate_sym(cx, r, &i.j);
+    let mp = cx.scale(i.m, p);
+    Inertia {
+        m: i.m,
+        h: cx.vadd(&mp, &h),
+        j: shift_sym(cx, &j, i.m, &h, p),
+    }
 }
 
 fn add<A: Algebra>(cx: &mut Cx<'_, A>, a: &Spatial<A::E>, b: &Spatial<A::E>) -> Spatial<A::E> {
@@ -779,15 +868,16 @@ mod tests {
                 &d.mass_matrix,
                 None,
             );
-            let mine = spatial_derivatives(&mut g, &robot, true, SpatialFrame::Base)
-                .expect("a floating base in its frame");
+            // The base's frame, and each root body's for what that root carries.
+            let forms: Vec<SpatialDerivatives<_>> = [SpatialFrame::Base, SpatialFrame::FirstBody]
+                .into_iter()
+                .map(|frame| {
+                    spatial_derivatives(&mut g, &robot, true, frame).expect("a floating base")
+                })
+                .collect();
             // Only the symbolic variant has parameters as inputs.
             let symbolic = path.ends_with("symbolic");
             assert_eq!(!g.params().is_empty(), symbolic, "{path}");
-            assert!(
-                spatial_derivatives(&mut Graph::new(), &robot, true, SpatialFrame::FirstBody)
-                    .is_none()
-            );
             for seed in 0..3 {
                 let x = |k: usize| ((seed * 7 + k * 13) as f64 * 0.731).sin() * 1.7;
                 let env = Env {
@@ -797,11 +887,13 @@ mod tests {
                     base: (0..19).map(|k| x(k + 97)).collect(),
                     ..Env::default()
                 };
-                for (name, a, b) in [
-                    ("dtau_dq", &mine.dtau_dq, &exact.dtau_dq),
-                    ("dtau_dqd", &mine.dtau_dqd, &exact.dtau_dqd),
-                    ("dg_dq", &mine.dg_dq, &exact.dg_dq),
-                ] {
+                for (name, a, b) in forms.iter().flat_map(|mine| {
+                    [
+                        ("dtau_dq", &mine.dtau_dq, &exact.dtau_dq),
+                        ("dtau_dqd", &mine.dtau_dqd, &exact.dtau_dqd),
+                        ("dg_dq", &mine.dg_dq, &exact.dg_dq),
+                    ]
+                }) {
                     assert_eq!(a.len(), nv * nv);
                     let scale = 1.0 + b.iter().map(|&e| g.eval(e, &env).abs()).fold(0.0, f64::max);
                     for (k, (&p, &q)) in a.iter().zip(b.iter()).enumerate() {
