@@ -88,13 +88,13 @@ struct Inertia<E> {
 }
 
 /// The derivatives of `robot` (no elasticity, physical parameters) written in `frame`, or
-/// `None` where this form does not apply. A prescribed base's derivatives are with respect to the joints, its
-/// motion held: the base frame then moves, its velocity and acceleration those of the root
-/// bodies' carrier. A
-/// floating base's are `NV × NV` along the tangent of its pose (its displacement in its own
-/// frame, linear then angular, then the joints): its six directions carry every body, turn
-/// everything but gravity (`u = 0`, `c = S × a_world`), and leave its own acceleration alone
-/// when its velocity changes, so `∂τ_i/∂v_j = -F_i · w_j + G_i · S_j` with `w_j = S_j × v_base`.
+/// `None` where this form does not apply. A prescribed base's derivatives are with respect to
+/// the joints, its motion held: the base frame then moves, its velocity and acceleration those
+/// of the root bodies' carrier. A floating base's are `NV × NV` along the tangent of its pose
+/// (its displacement in its own frame, linear then angular, then the joints): its six
+/// directions carry every body, turn everything but gravity (`u = 0`, `c = S × a_world`), and
+/// leave its own acceleration alone when its velocity changes, so
+/// `∂τ_i/∂v_j = -F_i · w_j + G_i · S_j` with `w_j = S_j × v_base`.
 pub fn spatial_derivatives<A: Algebra>(
     alg: &mut A,
     robot: &Robot,
