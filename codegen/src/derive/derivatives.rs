@@ -290,7 +290,7 @@ pub fn derivatives(
         }
     };
 
-    // The derivatives by composite quantities (fixed bases), in either frame, each output kept
+    // The derivatives by composite quantities (any rigid base), in either frame, each output kept
     // where shorter. The forward-dynamics derivatives are built from both the graph's and the
     // shorter composite form of the inverse dynamics' where those are within [`FORMS_CLOSE`]
     // of each other (the shorter of the two need not give the shorter products), else from
