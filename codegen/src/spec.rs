@@ -1,8 +1,9 @@
 //! Reading and writing the TOML robot spec (format in docs/spec.md).
 //!
 //! Reading is two steps: serde deserialises the text into raw structs that mirror the format
-//! (unknown keys and wrong types are rejected there, with toml's span), then [`validate`] turns
-//! them into a [`Robot`], checking the physics and recording a located error for every problem.
+//! (unknown keys and wrong types are rejected there, with toml's span), then a validation step
+//! turns them into a [`Robot`], checking the physics and recording a located error for every
+//! problem.
 
 use std::ops::Range;
 use std::path::Path;

@@ -1,12 +1,12 @@
 //! Derivation: the method's recursions, run on any [`Algebra`].
 //!
-//! One file per concept: [`scalar`] (derivation-time folding of known geometry), [`params`]
-//! (inertial parameters), [`orientation`] (direction cosines), [`kinematics`] (poles, tool pose,
-//! Jacobian), [`dynamics`] (the backward vector recursion), [`mass_matrix`] (composite bodies),
-//! [`ldlt`] (forward dynamics), [`split`] (centrifugal / Coriolis / gyroscopic split) and
-//! [`derivatives`] (analytical derivatives of the joint-space outputs, on the graph),
-//! [`spatial`] (the inverse dynamics' derivatives by composite quantities) and
-//! [`regressor`] (the inertial-parameter regressor), [`base`] (the minimal base parameters).
+//! One file per concept: `scalar` (derivation-time folding of known geometry), `params`
+//! (inertial parameters), `orientation` (direction cosines), `kinematics` (poles, tool pose,
+//! Jacobian), `dynamics` (the backward vector recursion), `mass_matrix` (composite bodies),
+//! `ldlt` (forward dynamics), `split` (centrifugal / Coriolis / gyroscopic split) and
+//! `derivatives` (analytical derivatives of the joint-space outputs, on the graph),
+//! `spatial` (the inverse dynamics' derivatives by composite quantities) and
+//! `regressor` (the inertial-parameter regressor), `base` (the minimal base parameters).
 
 // Index loops mirror the papers' component formulas (ξ, η over x, y, z; joints i < j < k).
 #![allow(clippy::needless_range_loop)]
@@ -130,7 +130,7 @@ pub fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
     derive_with(alg, robot, true)
 }
 
-/// [`derive`], choosing whether the joint-space quantities use the regrouped (base) inertial
+/// [`derive()`], choosing whether the joint-space quantities use the regrouped (base) inertial
 /// parameters (exactly equal results, fewer operations) or the physical ones as in the papers.
 ///
 /// The regrouped parameters are expressions of the physical ones (see `params::regroup`), so

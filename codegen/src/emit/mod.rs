@@ -533,9 +533,8 @@ pub(crate) fn contract(kind: FunctionKind) -> Contract {
                     name: "R",
                     rows: Dim::Fixed(3),
                     cols: Some(Dim::Fixed(3)),
-                    doc:
-                        "tool rotation to first order, R0 + [dtheta]x R0 (not re-orthonormalised; \
-                          columns are the tool axes)",
+                    doc: "tool rotation to first order, each column c of R0 plus cross(dtheta, c) \
+                          (not re-orthonormalised; columns are the tool axes)",
                 },
                 OutSpec {
                     name: "p",

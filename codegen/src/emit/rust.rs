@@ -185,7 +185,7 @@ pub fn emit_rust_reporting(
         .collect();
     let has_params = !fields.is_empty();
     // Constants and defaults read no input.
-    let no_inputs = input_idents(&[]);
+    let no_inputs = input_idents(&[], &[]);
     let allow = quote! {
         #[allow(
             clippy::approx_constant,
@@ -408,9 +408,11 @@ pub fn emit_rust_reporting(
     Ok(out)
 }
 
-fn input_idents(used: &[(Input, bool)]) -> [Ident; INPUTS.len()] {
+/// Every input's name in a function taking `inputs` (with whether each is read): an input the
+/// function takes but never reads is `_q`.
+fn input_idents(inputs: &[Input], read: &[bool]) -> [Ident; INPUTS.len()] {
     INPUTS.map(|i| {
-        let unused = used.iter().any(|(u, flag)| *u == i && !flag);
+        let unused = inputs.iter().zip(read).any(|(u, flag)| *u == i && !flag);
         if unused {
             format_ident!("_{}", i.name())
         } else {
@@ -430,8 +432,7 @@ fn shape_type(rows: usize, cols: Option<usize>) -> TokenStream {
     }
 }
 
-fn signature_parts(plan: &Plan, n: usize) -> (Vec<Ident>, TokenStream) {
-    let _ = n;
+fn signature_parts(plan: &Plan) -> (Vec<Ident>, TokenStream) {
     let n = plan.out_n;
     let inputs: Vec<Ident> = plan
         .inputs
@@ -477,13 +478,7 @@ fn function(plan: &Plan, writer: &Writer<'_>) -> TokenStream {
         allow,
         sizes,
     } = *writer;
-    let used: Vec<(Input, bool)> = plan
-        .inputs
-        .iter()
-        .copied()
-        .zip(plan.used_inputs.iter().copied())
-        .collect();
-    let inputs = input_idents(&used);
+    let inputs = input_idents(&plan.inputs, &plan.used_inputs);
     let lang = RustLang {
         fields,
         inputs: &inputs,
@@ -502,20 +497,20 @@ fn function(plan: &Plan, writer: &Writer<'_>) -> TokenStream {
         args.push(quote!(#p: &Params));
         arg_names.push(p);
     }
-    for (i, _) in &used {
+    for i in &plan.inputs {
         let id = &lang.inputs[input_index(*i)];
         let len = Literal::usize_unsuffixed(plan.input_len(*i));
         args.push(quote!(#id: &[f64; #len]));
         arg_names.push(id.clone());
     }
     let n = plan.out_n;
-    let (_, ret) = signature_parts(plan, n);
+    let (_, ret) = signature_parts(plan);
 
     let mut doc = vec![format!(" {}", plan.contract.doc), String::new()];
     if has_params {
         doc.push(" - `p`: robot parameters".to_owned());
     }
-    for (i, _) in &used {
+    for i in &plan.inputs {
         doc.push(format!(" - `{}`: {}", i.name(), i.doc()));
     }
     for o in plan.contract.outputs {
@@ -1101,13 +1096,7 @@ fn batch_function(plan: &Plan, writer: &Writer<'_>) -> TokenStream {
     if super::parts::is_long(plan, sizes) {
         return batch_by_calls(plan, has_params, allow);
     }
-    let used: Vec<(Input, bool)> = plan
-        .inputs
-        .iter()
-        .copied()
-        .zip(plan.used_inputs.iter().copied())
-        .collect();
-    let inputs = input_idents(&used);
+    let inputs = input_idents(&plan.inputs, &plan.used_inputs);
     let lang = RustLang {
         fields,
         inputs: &inputs,
@@ -1125,7 +1114,7 @@ fn batch_function(plan: &Plan, writer: &Writer<'_>) -> TokenStream {
         };
         args.push(quote!(#p: &Params));
     }
-    for (i, _) in &used {
+    for i in &plan.inputs {
         let id = &lang.inputs[input_index(*i)];
         let len = Literal::usize_unsuffixed(plan.input_len(*i));
         args.push(quote!(#id: &[[f64; BATCH]; #len]));
@@ -1197,7 +1186,7 @@ fn trait_impl(module: &Module, plans: &[Plan], n: usize, has_params: bool) -> To
     let in_trait = plans.iter().filter(|p| FunctionKind::ALL.contains(&p.kind));
     let methods = in_trait.map(|plan| {
         let name = format_ident!("{}", plan.name);
-        let (inputs, ret) = signature_parts(plan, n);
+        let (inputs, ret) = signature_parts(plan);
         let pass_self = if has_params { quote!(self,) } else { quote!() };
         quote! {
             fn #name(&self, #(#inputs: &[f64; #n_lit]),*) -> #ret {

@@ -55,7 +55,7 @@ impl Graph {
     }
 
     /// Derivations on this graph write turned inertias with the double angle from now on
-    /// ([`crate::Algebra::double_angle`]).
+    /// ([`crate::algebra::Algebra::double_angle`]).
     pub fn set_double_angle(&mut self, on: bool) {
         self.double_angle = on;
     }
@@ -66,7 +66,7 @@ impl Graph {
     }
 
     /// Derivations on this graph carry mass-matrix wrenches through runs of hinges about one
-    /// axis by the summed angle from now on ([`crate::Algebra::run_shift`]).
+    /// axis by the summed angle from now on ([`crate::algebra::Algebra::run_shift`]).
     pub fn set_run_shift(&mut self, on: bool) {
         self.run_shift = on;
     }
