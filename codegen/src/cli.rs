@@ -269,6 +269,15 @@ pub enum Command {
 /// Parses the process arguments, runs the subcommand and returns the exit code: 0 on success,
 /// 1 on bad input (the error is rendered on stderr), 2 on usage errors (from clap).
 pub fn main() -> ExitCode {
+    // Every error's message already ends with its cause (`FILE: No such file or directory`),
+    // so the report does not list the cause again below it.
+    let _ = miette::set_hook(Box::new(|_| {
+        Box::new(
+            miette::MietteHandlerOpts::new()
+                .without_cause_chain()
+                .build(),
+        )
+    }));
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,

@@ -186,6 +186,9 @@ struct RawInertia {
     ixz: Option<Num>,
     iyz: Option<Num>,
     about: Option<Spanned<About>>,
+    /// `false`: the tensor is taken as given, not checked to be that of a real mass
+    /// distribution (published tables and CAD exports that are not).
+    physical: Option<bool>,
 }
 
 #[derive(Deserialize, Clone, Copy, PartialEq, Eq)]
@@ -779,7 +782,7 @@ impl Validator<'_> {
                     About::Pole => mat3::mat_sub(&tensor, &mat3::point_mass_inertia(mass, com)),
                 };
                 if let Some(i) = &t.inertia {
-                    self.check_inertia(&inertia_com, about, i.span(), "base.inertia")?;
+                    self.check_inertia(&inertia_com, about, i, "base.inertia")?;
                 }
                 Some(BaseBody {
                     mass,
@@ -1163,7 +1166,7 @@ impl Validator<'_> {
             About::Pole => mat3::mat_sub(&tensor, &mat3::point_mass_inertia(p.mass, com)),
         };
         if let Some(i) = &rb.inertia {
-            self.check_inertia(&inertia_com, about, i.span(), &f("inertia"))?;
+            self.check_inertia(&inertia_com, about, i, &f("inertia"))?;
         }
 
         Ok(RobotBody {
@@ -1433,13 +1436,13 @@ impl Validator<'_> {
         Ok(([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]], about))
     }
 
-    /// Symmetric positive semidefinite with principal moments satisfying the triangle
-    /// inequality: exactly the tensors of some real mass distribution.
+    /// Finite, and unless the table says `physical = false`, that of a real mass distribution
+    /// ([`unphysical_inertia`]).
     fn check_inertia(
         &self,
         t: &M3,
         about: About,
-        span: Range<usize>,
+        table: &Spanned<RawInertia>,
         field: &str,
     ) -> Result<(), SpecError> {
         let moved = if about == About::Pole {
@@ -1447,6 +1450,7 @@ impl Validator<'_> {
         } else {
             ""
         };
+        let span = table.span();
         if t.iter().flatten().any(|x| !x.is_finite()) {
             return Err(self.err(
                 span,
@@ -1454,33 +1458,43 @@ impl Validator<'_> {
                 format!("the inertia tensor{moved} is not finite (numbers too large)"),
             ));
         }
-        let ev = mat3::sym_eigenvalues(t);
-        let trace = t[0][0] + t[1][1] + t[2][2];
-        let tol = INERTIA_TOLERANCE * trace.abs().max(f64::MIN_POSITIVE);
-        let shown = format!("{}, {}, {}", ev[0], ev[1], ev[2]);
-        if !at_least(ev[0], -tol) {
-            return Err(self.err(
+        if table.get_ref().physical == Some(false) {
+            return Ok(());
+        }
+        match unphysical_inertia(t) {
+            Some(why) => Err(self.err(
                 span,
                 field,
                 format!(
-                    "the inertia tensor about the centre of mass{moved} must be positive semidefinite; \
-                     principal moments are {shown}"
+                    "the inertia tensor about the centre of mass{moved} {why} (`physical = false` \
+                     takes it as given)"
                 ),
-            ));
+            )),
+            None => Ok(()),
         }
-        // Ascending order, so the only inequality that can fail is I1 + I2 >= I3.
-        if !at_least(ev[0] + ev[1], ev[2] - tol) {
-            return Err(self.err(
-                span,
-                field,
-                format!(
-                    "the principal moments about the centre of mass{moved} violate the triangle \
-                     inequality I1 + I2 >= I3: {shown}"
-                ),
-            ));
-        }
-        Ok(())
     }
+}
+
+/// Why `t` (finite, about the centre of mass) is not the inertia tensor of a real mass
+/// distribution, if it is not: it must be symmetric positive semidefinite with principal moments
+/// satisfying the triangle inequality, within `INERTIA_TOLERANCE` of the trace for rounding.
+fn unphysical_inertia(t: &M3) -> Option<String> {
+    let ev = mat3::sym_eigenvalues(t);
+    let trace = t[0][0] + t[1][1] + t[2][2];
+    let tol = INERTIA_TOLERANCE * trace.abs().max(f64::MIN_POSITIVE);
+    let shown = format!("{}, {}, {}", ev[0], ev[1], ev[2]);
+    if !at_least(ev[0], -tol) {
+        return Some(format!(
+            "must be positive semidefinite; principal moments are {shown}"
+        ));
+    }
+    // Ascending order, so the only inequality that can fail is I1 + I2 >= I3.
+    if !at_least(ev[0] + ev[1], ev[2] - tol) {
+        return Some(format!(
+            "violates the triangle inequality I1 + I2 >= I3 of its principal moments: {shown}"
+        ));
+    }
+    None
 }
 
 /// `|x| <= tol`, false for NaN.
@@ -1553,22 +1567,12 @@ pub fn to_toml(robot: &Robot) -> String {
         }
     }
     if let (BaseMotion::Floating, Some(b)) = (robot.motion, &robot.base_body) {
-        let t = &b.inertia_com;
         let _ = writeln!(s, "\n[base]");
         let _ = writeln!(s, "position = {}", vec_toml(robot.base));
         let _ = writeln!(s, "motion = \"floating\"");
         let _ = writeln!(s, "mass = {}", float(b.mass));
         let _ = writeln!(s, "com = {}", vec_toml(b.com));
-        let _ = writeln!(
-            s,
-            "inertia = {{ ixx = {}, iyy = {}, izz = {}, ixy = {}, ixz = {}, iyz = {}, about = \"com\" }}",
-            float(t[0][0]),
-            float(t[1][1]),
-            float(t[2][2]),
-            float(t[0][1]),
-            float(t[0][2]),
-            float(t[1][2]),
-        );
+        let _ = writeln!(s, "inertia = {}", inertia_toml(&b.inertia_com));
     }
     for (i, b) in robot.bodies.iter().enumerate() {
         let _ = writeln!(s, "\n[[body]]");
@@ -1590,17 +1594,7 @@ pub fn to_toml(robot: &Robot) -> String {
         let _ = writeln!(s, "next = {}", vec_toml(b.next));
         let _ = writeln!(s, "mass = {}", float(b.mass));
         let _ = writeln!(s, "com = {}", vec_toml(b.com));
-        let t = &b.inertia_com;
-        let _ = writeln!(
-            s,
-            "inertia = {{ ixx = {}, iyy = {}, izz = {}, ixy = {}, ixz = {}, iyz = {}, about = \"com\" }}",
-            float(t[0][0]),
-            float(t[1][1]),
-            float(t[2][2]),
-            float(t[0][1]),
-            float(t[0][2]),
-            float(t[1][2]),
-        );
+        let _ = writeln!(s, "inertia = {}", inertia_toml(&b.inertia_com));
         match b.parent {
             Some(k) => {
                 let _ = writeln!(s, "parent = {}", quote(&robot.bodies[k].name));
@@ -1708,6 +1702,26 @@ fn float(x: f64) -> String {
     } else {
         "-inf".to_owned()
     }
+}
+
+/// An inertia table about the centre of mass; `physical = false` where the tensor is not that
+/// of a real mass distribution (as imported from a table or a URDF that gives one), so that the
+/// spec reads back.
+fn inertia_toml(t: &M3) -> String {
+    let physical = if unphysical_inertia(t).is_some() {
+        ", physical = false"
+    } else {
+        ""
+    };
+    format!(
+        "{{ ixx = {}, iyy = {}, izz = {}, ixy = {}, ixz = {}, iyz = {}, about = \"com\"{physical} }}",
+        float(t[0][0]),
+        float(t[1][1]),
+        float(t[2][2]),
+        float(t[0][1]),
+        float(t[0][2]),
+        float(t[1][2]),
+    )
 }
 
 fn vec_toml(v: [f64; 3]) -> String {

@@ -21,6 +21,15 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// A rendered report's words without its gutter (`×`, `│`): the report wraps its message at
+/// the terminal's width.
+fn unwrapped(report: &str) -> String {
+    let words = report
+        .split_whitespace()
+        .filter(|w| !["×", "│"].contains(w));
+    words.collect::<Vec<_>>().join(" ")
+}
+
 fn files_in(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .map(|entries| {
@@ -525,7 +534,7 @@ fn batch_size_out_of_range_writes_nothing() {
         ]);
         assert_eq!(run.status.code(), Some(1));
         assert!(
-            text(&run.stderr).contains(&format!(
+            unwrapped(&text(&run.stderr)).contains(&format!(
                 "batch size {n}: the batched functions take 1 to 1024 states"
             )),
             "{}",

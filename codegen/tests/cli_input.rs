@@ -230,3 +230,48 @@ fn a_pathological_input_gives_a_short_message() {
     let longest = stderr.lines().map(|l| l.chars().count()).max().unwrap();
     assert!(longest < 200, "a line of {longest} characters");
 }
+
+#[test]
+fn a_missing_file_is_reported_once() {
+    let run = quasidyn(&["check", "no_such_robot.toml"]);
+    assert_eq!(run.status.code(), Some(1));
+    let stderr = text(&run.stderr);
+    assert!(stderr.contains("no_such_robot.toml: "), "{stderr}");
+    assert_eq!(stderr.matches("os error").count(), 1, "once: {stderr}");
+}
+
+/// A spec whose values are beyond single precision is refused for `--float` (the C would hold
+/// `inf` literals, which do not compile), with nothing written; double precision takes it.
+#[test]
+fn values_beyond_single_precision_are_refused_for_float() {
+    let spec_text = std::fs::read_to_string(root().join("robots/planar3r.toml")).unwrap();
+    let heavy = spec_text.replacen("mass = ", "mass = 1e300 # ", 1);
+    assert_ne!(heavy, spec_text, "planar3r has a mass");
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("heavy.toml");
+    std::fs::write(&spec, heavy).unwrap();
+    let out = dir.path().join("out");
+    let (spec, out_dir) = (spec.to_str().unwrap(), out.to_str().unwrap());
+    let run = |extra: &[&str]| {
+        let mut args = vec!["generate", spec, "--lang", "c", "--out", out_dir];
+        args.extend_from_slice(extra);
+        quasidyn(&args)
+    };
+    let refused = run(&["--float"]);
+    assert_eq!(refused.status.code(), Some(1));
+    let stderr = text(&refused.stderr);
+    // The report wraps its message behind a gutter.
+    let words: Vec<&str> = stderr
+        .split_whitespace()
+        .filter(|w| !["×", "│"].contains(w))
+        .collect();
+    assert!(
+        words.join(" ").contains("beyond single precision"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.matches("beyond").count(), 1, "once: {stderr}");
+    assert!(!out.exists(), "nothing written");
+    let taken = run(&[]);
+    assert!(taken.status.success(), "{}", text(&taken.stderr));
+    assert!(out.join("planar3r.c").exists());
+}

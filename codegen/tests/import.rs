@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use quasidyn_codegen::import::{
     detect, import_dh, import_urdf, import_urdf_with, ImportError, ImportOptions, InputKind,
 };
-use quasidyn_codegen::{JointKind, Robot};
+use quasidyn_codegen::{parse_spec, to_toml, JointKind, Robot};
 
 type V3 = [f64; 3];
 type M3 = [[f64; 3]; 3];
@@ -346,7 +346,22 @@ fn urdf_case(name: &str) {
         .robot;
     assert_eq!(robot.gravity, [0.0, 0.0, -9.81]);
     assert!(robot.bodies.iter().all(|b| b.mass > 0.0));
+    reads_back(&robot);
     check_against_fixture(&robot, &json);
+}
+
+/// What `quasidyn import` writes for `robot` is a spec that reads back to the same robot (an
+/// inertia that is not physical, as published tables give, marked `physical = false`).
+fn reads_back(robot: &Robot) {
+    let written = to_toml(robot);
+    match parse_spec(&written, "imported.toml") {
+        Ok(back) => assert!(
+            back == *robot,
+            "{} reads back different:\n{written}",
+            robot.name
+        ),
+        Err(e) => panic!("{e}\n{written}"),
+    }
 }
 
 fn dh_case(name: &str) {
@@ -355,6 +370,7 @@ fn dh_case(name: &str) {
     let text = std::fs::read_to_string(dir.join(&file)).expect("table");
     assert_eq!(detect(Path::new(&file), &text), InputKind::Dh);
     let robot = import_dh(&text, &file).unwrap_or_else(|e| panic!("{e}"));
+    reads_back(&robot);
     check_against_fixture(&robot, &dir.join(format!("{name}.json")));
 }
 

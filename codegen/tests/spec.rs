@@ -260,6 +260,40 @@ fn rejects_triangle_inequality() {
     );
 }
 
+/// `physical = false` takes a tensor as given (published tables that violate the triangle
+/// inequality); it must still be finite, and the key is a boolean.
+#[test]
+fn physical_false_takes_an_inertia_as_given() {
+    let robot = parse_spec(
+        &one_body("inertia = { ixx = 1.0, iyy = 1.0, izz = 3.0, physical = false }\n"),
+        "test.toml",
+    )
+    .unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(robot.bodies[0].inertia_com[2][2], 3.0);
+    let written = to_toml(&robot);
+    assert!(written.contains("physical = false"), "{written}");
+    assert_eq!(parse_spec(&written, "written.toml").ok(), Some(robot));
+    rejects(
+        &one_body("inertia = { ixx = 1.0, iyy = 1.0, izz = 3.0, physical = true }\n"),
+        6,
+        11,
+        "body[1].inertia",
+        "`physical = false` takes it as given",
+    );
+    rejects(
+        &one_body("inertia = { ixx = 1e308, iyy = 1.0, izz = 1.0, about = \"pole\", physical = false }\ncom = [1e200, 0.0, 0.0]\n"),
+        6,
+        11,
+        "body[1].inertia",
+        "not finite",
+    );
+    let valid = parse_spec(
+        &one_body("inertia = { ixx = 1.0, iyy = 1.0, izz = 1.5 }\n"),
+        "t.toml",
+    );
+    assert!(!to_toml(&valid.expect("valid")).contains("physical"));
+}
+
 #[test]
 fn rejects_pole_inertia_too_small_for_its_com() {
     // About the pole, a 1 kg body with its centre of mass 1 m away along x has

@@ -172,6 +172,7 @@ pub fn emit_c_reporting(
     progress: &mut dyn Progress,
 ) -> Result<CFiles, EmitError> {
     let (lowered, plans) = plan_module(module, progress)?;
+    super::check_literals(&lowered, &plans, opts.float)?;
     let n = lowered.dof;
     let name = snake_ident(&module.robot_name);
     let upper = name.to_ascii_uppercase();

@@ -73,6 +73,26 @@ pub enum EmitError {
         /// The constant.
         value: f64,
     },
+    /// A constant array of the module (`base_parameters`, ...) holds an infinite or NaN value.
+    #[error("the constant array `{name}` holds the non-finite value {value}")]
+    NonFiniteConstant {
+        /// The array.
+        name: String,
+        /// The value.
+        value: f64,
+    },
+    /// A value of single-precision output (`--float`) is beyond the range of `float`.
+    #[error(
+        "{what}: {value:e} is beyond single precision (largest float {:e}); generate in double \
+         precision or scale the spec's values",
+        f32::MAX
+    )]
+    BeyondFloat {
+        /// The function, constant array or parameter holding the value.
+        what: String,
+        /// The value.
+        value: f64,
+    },
     /// Two functions of the same kind.
     #[error("{0:?} is generated twice")]
     Duplicate(FunctionKind),
@@ -1308,6 +1328,59 @@ pub(crate) fn store_schedule(plan: &Plan, order: &[usize]) -> Vec<Vec<(usize, us
         at[slot].push(entries[r - n]);
     }
     at
+}
+
+/// Refuses literals the emitted code cannot hold: a non-finite value in a constant array, and
+/// with `single` precision any literal, constant or parameter default beyond `float`'s range
+/// (written as `inf`, which is not C). The functions' own non-finite constants are refused
+/// when they are planned.
+pub(crate) fn check_literals(
+    lowered: &Module,
+    plans: &[Plan],
+    single: bool,
+) -> Result<(), EmitError> {
+    let beyond = |v: f64| single && v.is_finite() && (v as f32).is_infinite();
+    for c in &lowered.constants {
+        for &value in &c.values {
+            if !value.is_finite() {
+                let name = c.name.to_owned();
+                return Err(EmitError::NonFiniteConstant { name, value });
+            }
+            if beyond(value) {
+                let what = format!("the constant array `{}`", c.name);
+                return Err(EmitError::BeyondFloat { what, value });
+            }
+        }
+    }
+    for p in lowered.graph.params() {
+        if beyond(p.default) {
+            let what = format!("the parameter `{}`", p.name);
+            return Err(EmitError::BeyondFloat {
+                what,
+                value: p.default,
+            });
+        }
+    }
+    if !single {
+        return Ok(());
+    }
+    for plan in plans {
+        let mut found = None;
+        let exprs = plan.locals.iter().map(|(_, e)| e);
+        for e in exprs.chain(plan.outputs.iter().flatten()) {
+            visit_leaves(e, &mut |leaf| match leaf {
+                Ex::Lit(v) if beyond(*v) => {
+                    found.get_or_insert(*v);
+                }
+                _ => {}
+            });
+        }
+        if let Some(value) = found {
+            let what = format!("`{}`", plan.name);
+            return Err(EmitError::BeyondFloat { what, value });
+        }
+    }
+    Ok(())
 }
 
 /// Calls `f` with every leaf of `e` (literals, inputs, parameters, locals).

@@ -178,6 +178,7 @@ pub fn emit_rust_reporting(
         super::check_batch(batch)?;
     }
     let (lowered, plans) = plan_module(module, progress)?;
+    super::check_literals(&lowered, &plans, false)?;
     let n = lowered.dof;
     let fields: Vec<Ident> = param_fields(&lowered.graph)
         .iter()

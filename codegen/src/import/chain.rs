@@ -53,7 +53,11 @@ pub(crate) fn transpose(a: &M3) -> M3 {
 
 /// `R I Rᵀ`: a tensor given in rotated axes, expressed in the outer axes.
 pub(crate) fn rotate_tensor(r: &M3, i: &M3) -> M3 {
-    mat_mul(&mat_mul(r, i), &transpose(r))
+    // The two products round the mirrored entries differently; the upper ones are kept on
+    // both sides so that the tensor is exactly symmetric, as a spec reads it back.
+    let mut t = mat_mul(&mat_mul(r, i), &transpose(r));
+    (t[1][0], t[2][0], t[2][1]) = (t[0][1], t[0][2], t[1][2]);
+    t
 }
 
 pub(crate) fn rot_x(a: f64) -> M3 {
