@@ -222,6 +222,16 @@ pub fn import_urdf_with(
             }
         }
     }
+    if options.floating_base && !finite_props(&base_props) {
+        let link = &links[root];
+        return Err(ImportError::NotFinite {
+            at: cx.node_loc(link.node),
+            what: format!("link[{}]", link.name),
+            message: "the mass, centre of mass and inertia of the floating base body, with the \
+                      links fixed to it, are not finite (numbers too large)"
+                .to_owned(),
+        });
+    }
     if options.floating_base && base_props.mass <= 0.0 {
         let link = &links[root];
         return Err(ImportError::ZeroMassBody {
@@ -266,7 +276,32 @@ pub fn import_urdf_with(
                 link: child.name.clone(),
             });
         }
+        if !finite_props(&body) {
+            return Err(ImportError::NotFinite {
+                at: cx.node_loc(child.node),
+                what: format!("link[{}]", child.name),
+                message: format!(
+                    "the mass, centre of mass and inertia of the body moved by joint `{}`, with \
+                     the links fixed to it, are not finite (numbers too large)",
+                    joint.name
+                ),
+            });
+        }
         let frame = &tree.pose[joint.child];
+        if frame
+            .p
+            .iter()
+            .chain(frame.r.iter().flatten())
+            .any(|x| !x.is_finite())
+        {
+            return Err(ImportError::NotFinite {
+                at: cx.node_loc(joint.node),
+                what: format!("joint[{}]", joint.name),
+                message: "the joint's position in the base frame is not finite (numbers too \
+                          large)"
+                    .to_owned(),
+            });
+        }
         // The joint frame is the child link frame: its origin lies on the axis.
         let axis = super::chain::mat_vec(&frame.r, joint.axis);
         chain_joints.push(ChainJoint {
@@ -680,6 +715,13 @@ struct Link<'a, 'i> {
     name: String,
     node: Node<'a, 'i>,
     inertial: Option<Inertial>,
+}
+
+/// Whether merged mass properties are finite (large written values can overflow when links
+/// are merged with the parallel-axis theorem).
+fn finite_props(p: &MassProps) -> bool {
+    let values = p.com.iter().chain(p.inertia.iter().flatten());
+    p.mass.is_finite() && values.into_iter().all(|x| x.is_finite())
 }
 
 struct Joint<'a, 'i> {
