@@ -9,7 +9,7 @@
 use quasidyn_tests::timing::{ns_per_call, SAMPLES, STATES};
 use std::hint::black_box;
 
-use quasidyn::reference::{NewtonEulerModel, ReferenceModel};
+use quasidyn_reference::{NewtonEulerModel, ReferenceModel};
 use quasidyn_tests::generated::{self, ur5};
 use quasidyn_tests::{chain_of, random_states, workspace_root};
 

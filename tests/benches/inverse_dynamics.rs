@@ -11,7 +11,7 @@ use quasidyn_tests::timing::{ns_per_call, print_rows, SAMPLES, STATES};
 use std::hint::black_box;
 
 use quasidyn::math::{cos, sin};
-use quasidyn::reference::{NewtonEulerModel, QuasiVelocityModel, ReferenceModel};
+use quasidyn_reference::{NewtonEulerModel, QuasiVelocityModel, ReferenceModel};
 use quasidyn_tests::generated::{
     self, hand, quadruped_floating, quadruped_floating_c, C_PUMA560, C_UR5,
 };

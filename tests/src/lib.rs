@@ -1,12 +1,12 @@
 //! Shared helpers of the workspace integration tests: conversion of a parsed spec into the
-//! runtime's numeric chain, fixture loading and tolerant comparison, and the code generated
-//! from every robot in `robots/` (by `build.rs`) behind one slice-based interface.
+//! reference models' numeric chain, fixture loading and tolerant comparison, and the code
+//! generated from every robot in `robots/` (by `build.rs`) behind one slice-based interface.
 
 use std::path::{Path, PathBuf};
 
-use quasidyn::reference::ReferenceModel;
-use quasidyn::{Body, Chain, Dynamics, Tree, TreeBody};
+use quasidyn::Dynamics;
 use quasidyn_codegen::{FunctionKind, JointKind, Robot};
+use quasidyn_reference::{Body, Chain, ReferenceModel, Tree, TreeBody};
 use serde::Deserialize;
 
 pub mod timing;
@@ -64,7 +64,7 @@ fn robots_of_base(floating: bool) -> Vec<PathBuf> {
     paths
 }
 
-/// The runtime's numeric chain for a validated robot.
+/// The reference models' numeric chain for a validated robot.
 pub fn chain_of(robot: &Robot) -> Chain {
     Chain {
         bodies: robot
@@ -72,8 +72,8 @@ pub fn chain_of(robot: &Robot) -> Chain {
             .iter()
             .map(|body| Body {
                 joint: match body.joint {
-                    JointKind::Revolute => quasidyn::JointKind::Revolute,
-                    JointKind::Prismatic => quasidyn::JointKind::Prismatic,
+                    JointKind::Revolute => quasidyn_reference::JointKind::Revolute,
+                    JointKind::Prismatic => quasidyn_reference::JointKind::Prismatic,
                 },
                 axis: body.axis,
                 next: body.next,
@@ -88,8 +88,9 @@ pub fn chain_of(robot: &Robot) -> Chain {
     }
 }
 
-/// The runtime's numeric tree for a validated robot (chain or tree): parents, origins and the
-/// spec's named frames in spec order (a chain's tool is not among them; see [`chain_of`]).
+/// The reference models' numeric tree for a validated robot (chain or tree): parents, origins
+/// and the spec's named frames in spec order (a chain's tool is not among them; see
+/// [`chain_of`]).
 pub fn tree_of(robot: &Robot) -> Tree {
     Tree {
         bodies: robot
@@ -98,8 +99,8 @@ pub fn tree_of(robot: &Robot) -> Tree {
             .map(|body| TreeBody {
                 parent: body.parent,
                 joint: match body.joint {
-                    JointKind::Revolute => quasidyn::JointKind::Revolute,
-                    JointKind::Prismatic => quasidyn::JointKind::Prismatic,
+                    JointKind::Revolute => quasidyn_reference::JointKind::Revolute,
+                    JointKind::Prismatic => quasidyn_reference::JointKind::Prismatic,
                 },
                 axis: body.axis,
                 origin: body.origin,
@@ -112,8 +113,11 @@ pub fn tree_of(robot: &Robot) -> Tree {
         frames: robot
             .frames
             .iter()
-            .map(|frame| quasidyn::Frame {
-                body: frame.body,
+            .map(|frame| quasidyn_reference::Frame {
+                // Only a floating base carries frames itself, and these models are fixed-base.
+                body: frame
+                    .body
+                    .expect("a frame of a fixed-base robot is on a body"),
                 position: frame.position,
                 rotation: frame.rotation,
             })

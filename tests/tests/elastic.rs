@@ -8,11 +8,12 @@
 //!   first-order functions must match to second order;
 //! - central differences in time of the elastic forward kinematics and velocity along
 //!   trajectories;
-//! - the runtime's Newton–Euler reference model (gravity, Jacobian, pose) for the statics.
+//! - the Newton–Euler reference model of quasidyn-reference (gravity, Jacobian, pose) for the
+//!   statics.
 
-use quasidyn::reference::{NewtonEulerModel, ReferenceModel};
 use quasidyn_codegen::ir::{ElasticInputs, Env};
 use quasidyn_codegen::{build_module, parse_spec, FunctionKind, JointKind, Module, Robot};
+use quasidyn_reference::{NewtonEulerModel, ReferenceModel};
 use quasidyn_tests::generated::{ELASTIC_ROBOTS, ROBOTS};
 use quasidyn_tests::{assert_close, chain_of, ElasticRobot, ElasticState, Rng, State, OUT_DIR};
 

@@ -3,9 +3,9 @@
 //! states; the single-precision and header-only C variants; the structural properties the
 //! equations promise; byte-deterministic emission.
 
-use quasidyn::reference::{NewtonEulerModel, QuasiVelocityModel, ReferenceModel};
 use quasidyn::Dynamics;
 use quasidyn_codegen::{build_module, emit_c, emit_rust, COptions, FunctionKind};
+use quasidyn_reference::{NewtonEulerModel, QuasiVelocityModel, ReferenceModel};
 use quasidyn_tests::generated::{
     self, C_COMPILER_ARGS, FLOATING, FLOAT_C, HEADER_ONLY_C, ROBOTS, TREES,
 };

@@ -2,8 +2,8 @@
 //! `Y π = τ` against both numeric reference models, at the spec's parameters and at changed
 //! ones; `Y` and `π` against Pinocchio's `computeJointTorqueRegressor` and dynamic parameters.
 
-use quasidyn::reference::{NewtonEulerModel, QuasiVelocityModel, ReferenceModel};
 use quasidyn_codegen::{FunctionKind, Robot};
+use quasidyn_reference::{NewtonEulerModel, QuasiVelocityModel, ReferenceModel};
 use quasidyn_tests::generated::ROBOTS;
 use quasidyn_tests::{
     assert_close, chain_of, flat, load_derivative_fixture, random_states, Rng, State,

@@ -1,7 +1,7 @@
 //! Both numeric reference models against Pinocchio fixtures, for every chain in robots/ (the
 //! trees: tree_reference.rs).
 
-use quasidyn::reference::{NewtonEulerModel, QuasiVelocityModel, ReferenceModel};
+use quasidyn_reference::{NewtonEulerModel, QuasiVelocityModel, ReferenceModel};
 use quasidyn_tests::{assert_close, chain_of, flat, load_fixture, random_states, shipped_robots};
 
 const REL: f64 = 1e-10;

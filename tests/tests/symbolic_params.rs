@@ -2,7 +2,7 @@
 //! symbolic, in Rust (`Params`) and C (`ur5_payload_params`), against the all-numeric module
 //! at the spec's values and against the reference model of the robot with another payload.
 
-use quasidyn::reference::{NewtonEulerModel, ReferenceModel};
+use quasidyn_reference::{NewtonEulerModel, ReferenceModel};
 use quasidyn_tests::generated::{
     ur5, ur5_payload, ur5_payload_inverse_dynamics_with, ur5_payload_mass_matrix_with,
     PAYLOAD_PARAMS,

@@ -3,13 +3,12 @@
 //! effects, mass matrix, kinetic energy, static joint reactions, the seed-001 split, and every
 //! frame's pose and Jacobian.
 //!
-//! The tree robots of `robots/` are read by the spec parser and turned into the runtime's tree
-//! by `tree_of`.
+//! The tree robots of `robots/` are read by the spec parser and turned into the reference
+//! models' tree by `tree_of`.
 
 use std::path::{Path, PathBuf};
 
-use quasidyn::reference::{NewtonEulerModel, QuasiVelocityModel, ReferenceModel};
-use quasidyn::{JointKind, Tree};
+use quasidyn_reference::{JointKind, NewtonEulerModel, QuasiVelocityModel, ReferenceModel, Tree};
 use quasidyn_tests::{assert_close, flat, load_fixture, shipped_robots, tree_of};
 
 const REL: f64 = 1e-9;
@@ -22,7 +21,7 @@ fn tree_specs() -> Vec<PathBuf> {
         .collect()
 }
 
-/// Name, runtime tree and whether the spec is a chain.
+/// Name, reference tree and whether the spec is a chain.
 fn read_tree(path: &Path) -> (String, Tree, bool) {
     let robot =
         quasidyn_codegen::load_spec(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));

@@ -35,7 +35,6 @@ pub struct Body {
 
 /// A serial chain: bodies from the base outwards.
 #[derive(Clone, Debug, PartialEq)]
-#[cfg(feature = "std")]
 pub struct Chain {
     /// Moving bodies, base to tip.
     pub bodies: Vec<Body>,

@@ -1,9 +1,9 @@
 //! Cross-checks of the two reference models against each other, against physical properties
 //! and against textbook closed forms.
 
-use quasidyn::chain::MAX_BODIES;
-use quasidyn::reference::{NewtonEulerModel, QuasiVelocityModel, ReferenceModel};
-use quasidyn::{Body, Chain, JointKind};
+use quasidyn_reference::{
+    Body, Chain, JointKind, NewtonEulerModel, QuasiVelocityModel, ReferenceModel, MAX_BODIES,
+};
 
 /// Agreement between the two models: both are exact formulations evaluated in f64, so they may
 /// differ only by rounding.

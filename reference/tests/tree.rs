@@ -3,8 +3,9 @@
 //! identities, finite-difference checks of the frame Jacobians and of the mass-matrix
 //! derivatives, and a closed form.
 
-use quasidyn::reference::{NewtonEulerModel, QuasiVelocityModel, ReferenceModel};
-use quasidyn::{Frame, JointKind, Tree, TreeBody};
+use quasidyn_reference::{
+    Frame, JointKind, NewtonEulerModel, QuasiVelocityModel, ReferenceModel, Tree, TreeBody,
+};
 
 /// Both models are exact formulations evaluated in f64: they may differ only by rounding.
 const AGREE: f64 = 1e-12;
@@ -233,9 +234,9 @@ fn a_chain_as_a_tree_is_the_chain() {
         }
         tree.frames.truncate(1);
         tree.frames[0].body = n - 1;
-        let chain = quasidyn::Chain {
+        let chain = quasidyn_reference::Chain {
             bodies: (0..n)
-                .map(|i| quasidyn::Body {
+                .map(|i| quasidyn_reference::Body {
                     joint: tree.bodies[i].joint,
                     axis: tree.bodies[i].axis,
                     next: if i + 1 < n {

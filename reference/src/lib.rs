@@ -1,5 +1,11 @@
-//! Two independent numeric reference models of a serial [`Chain`](crate::Chain) or a
-//! [`Tree`](crate::Tree) of bodies, used to judge generated code:
+//! # quasidyn reference models
+//!
+//! Numeric reference models that the workspace's tests and benches judge generated code
+//! against. A dev-only crate, not published: controllers depend on `quasidyn` (the `Dynamics`
+//! trait and the math shims generated code calls) and never need these loop-based models, nor
+//! the allocation they bring.
+//!
+//! Two independent models of a serial [`Chain`] or a [`Tree`] of bodies:
 //!
 //! - [`QuasiVelocityModel`]: the method of the papers (Telegin et al.): direction-cosine
 //!   recurrences, quasi-velocities in body components, the backward vector recursion of the
@@ -7,15 +13,15 @@
 //! - [`NewtonEulerModel`]: a textbook formulation in base-frame components: homogeneous
 //!   transforms, recursive Newton–Euler, composite rigid bodies, the geometric Jacobian.
 //!
-//! The two share nothing but the [`Tree`](crate::Tree) they are built from (a chain is turned
-//! into the tree whose frame 0 is its tool), so agreement between them is evidence that both
-//! are right. The provided methods of [`ReferenceModel`] (the derivatives of the mass matrix and
-//! the seed-001 split) are algebra on top of each model's own inverse dynamics.
+//! The two share nothing but the [`Tree`] they are built from (a chain is turned into the tree
+//! whose frame 0 is its tool), so agreement between them is evidence that both are right. The
+//! provided methods of [`ReferenceModel`] (the derivatives of the mass matrix and the seed-001
+//! split) are algebra on top of each model's own inverse dynamics.
 //!
-//! Both are loop-based, generic in the number of bodies (up to
-//! [`MAX_BODIES`](crate::chain::MAX_BODIES)), and allocate only in `new`: every evaluation works
-//! on fixed-size stack arrays and caller-provided slices (except the provided methods
-//! [`ReferenceModel::mass_matrix_derivatives`] and [`ReferenceModel::velocity_split`]).
+//! Both are loop-based, generic in the number of bodies (up to [`MAX_BODIES`]), and allocate
+//! only in `new`: every evaluation works on fixed-size stack arrays and caller-provided slices
+//! (except the provided methods [`ReferenceModel::mass_matrix_derivatives`] and
+//! [`ReferenceModel::velocity_split`]).
 //!
 //! # Panics
 //!
@@ -24,12 +30,18 @@
 //! `new` / `from_tree` panic on an empty robot, one with more than `MAX_BODIES` bodies, a parent
 //! not listed before its child or a frame on a missing body; the frame methods panic on a frame
 //! index out of range.
+#![forbid(unsafe_code)]
+
+pub mod chain;
+pub mod tree;
 
 mod newton_euler;
 mod quasi;
 
+pub use chain::{Body, Chain, JointKind, MAX_BODIES};
 pub use newton_euler::NewtonEulerModel;
 pub use quasi::QuasiVelocityModel;
+pub use tree::{Frame, Tree, TreeBody};
 
 /// Common interface of the reference models. Joint indices are 0-based, in body order (parents
 /// before children); matrices are flat row-major slices. See the module docs for the panics on
