@@ -16,7 +16,8 @@ the generator):
   parent's `next` (or `[base] position` for a child of the base); revolute or prismatic about
   the spec axis (JointModelRevoluteUnaligned / PrismaticUnaligned, unit axis); inertia
   pin.Inertia(mass, com, inertia about the CoM);
-- every [[frame]] an OP_FRAME on its body's joint at SE3(rotation or rpy, position);
+- every [[frame]] an OP_FRAME on its body's joint at SE3(rotation or rpy, position) (on the
+  free-flyer for `body = "base"`, unless a body has that name);
 - gravity from the spec.
 
 For a fixed seed and 20 random states it records, per state:
@@ -132,10 +133,10 @@ def build(spec):
         else:
             R = np.eye(3)
         placement = pin.SE3(R, np.array(f.get("position", [0, 0, 0]), float))
+        body = f["body"]
+        joint = root if body == "base" and body not in jid else jid[body]
         fids.append(
-            model.addFrame(
-                pin.Frame(f["name"], jid[f["body"]], 0, placement, pin.FrameType.OP_FRAME)
-            )
+            model.addFrame(pin.Frame(f["name"], joint, 0, placement, pin.FrameType.OP_FRAME))
         )
     return model, fids
 
@@ -255,7 +256,7 @@ def fixture_of(model, fids, name, frame_names):
 
 # URDF fixtures (tests/fixtures/urdf/NAME.urdf) whose NAME.json is this script's floating-base
 # fixture of Pinocchio's free-flyer model of the file.
-URDF_FLOATING = ["solo12"]
+URDF_FLOATING = ["solo12", "trunk_sensors", "massless_root"]
 
 
 def is_floating(path):

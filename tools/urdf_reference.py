@@ -112,11 +112,12 @@ PUBLIC_URDFS = {
 # name -> tip link, for every URDF fixture
 URDF_ROBOTS = {"ur5": "tool0", "panda": "panda_hand_tcp", "so101": "gripper_frame_link",
                "synthetic": "tool", "ur10": "tool0", "kinova": "j2s6s200_end_effector",
-               "xarm7": "link_eef"}
+               "xarm7": "link_eef", "massless_link": "tool"}
 
 # Random seeds are 1000 + the position here: robots added later go at the end, so the
 # fixtures of the others do not change.
-URDF_SEED_ORDER = ["panda", "so101", "synthetic", "ur5", "ur10", "kinova", "xarm7"]
+URDF_SEED_ORDER = ["panda", "so101", "synthetic", "ur5", "ur10", "kinova", "xarm7",
+                   "massless_link"]
 assert sorted(URDF_SEED_ORDER) == sorted(URDF_ROBOTS)
 
 # name -> links that become frames besides the moving leaf links, for every tree fixture

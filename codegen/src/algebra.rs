@@ -44,14 +44,14 @@ pub trait Algebra {
     ///
     /// # Panics
     /// By default: an algebra that does not provide it cannot derive a moving base.
-    fn base(&mut self, v: crate::ir::BaseVar) -> Self::E {
+    fn base(&mut self, v: crate::inputs::BaseVar) -> Self::E {
         panic!("this algebra has no moving-base input {v:?}")
     }
     /// An input of the elastic functions (only read for a robot with elasticity).
     ///
     /// # Panics
     /// By default: an algebra that does not provide it cannot derive elasticity.
-    fn elastic(&mut self, v: crate::ir::ElasticVar) -> Self::E {
+    fn elastic(&mut self, v: crate::inputs::ElasticVar) -> Self::E {
         panic!("this algebra has no elastic input {v:?}")
     }
     /// Whether a symmetric matrix turned about a joint axis is written with the double angle
@@ -93,7 +93,7 @@ pub struct Numeric {
     /// Moving-base inputs, laid out as [`crate::ir::Env::base`].
     pub base: Vec<f64>,
     /// Elastic inputs.
-    pub elastic: crate::ir::ElasticInputs,
+    pub elastic: crate::inputs::ElasticInputs,
     /// [`Algebra::double_angle`].
     pub double_angle: bool,
     /// [`Algebra::run_shift`].
@@ -159,13 +159,13 @@ impl Algebra for Numeric {
     fn param(&mut self, _name: &str, value: f64, _symbolic: bool) -> f64 {
         value
     }
-    fn base(&mut self, v: crate::ir::BaseVar) -> f64 {
+    fn base(&mut self, v: crate::inputs::BaseVar) -> f64 {
         self.base
-            .get(crate::ir::base_slot(v))
+            .get(crate::inputs::base_slot(v))
             .copied()
             .unwrap_or(0.0)
     }
-    fn elastic(&mut self, v: crate::ir::ElasticVar) -> f64 {
+    fn elastic(&mut self, v: crate::inputs::ElasticVar) -> f64 {
         self.elastic.get(v)
     }
 }

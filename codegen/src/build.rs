@@ -5,6 +5,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::derive::SingularMotion;
 use crate::emit::{
     emit_c_reporting, emit_rust_reporting, snake_ident, CFiles, COptions, EmitError, RustOptions,
 };
@@ -87,6 +88,20 @@ pub enum Error {
         joint: String,
         /// The body it carries.
         body: String,
+    },
+    /// A motion of the robot moves no mass or inertia, so the mass matrix is singular at every
+    /// configuration (massless bodies arranged so; a massless floating base with a single
+    /// joint under it).
+    #[error(
+        "{what}: the mass matrix is singular at every configuration: {how} moves no mass or \
+         inertia; give the bodies it moves mass or inertia"
+    )]
+    SingularMotion {
+        /// The joint whose motion it mostly is (`joint NAME (body `BODY`)`), or the floating
+        /// base.
+        what: String,
+        /// The motion, in words.
+        how: &'static str,
     },
 }
 
@@ -291,6 +306,21 @@ fn checked_module(
             }
         }
     }
+    if let Some(motion) = crate::derive::singular_motion(&robot) {
+        return Err(match motion {
+            SingularMotion::Joint(j) => Error::SingularMotion {
+                what: format!(
+                    "joint {} (body `{}`)",
+                    robot.bodies[j].joint_name, robot.bodies[j].name
+                ),
+                how: "its motion, with the other joints' (and the floating base's),",
+            },
+            SingularMotion::Base => Error::SingularMotion {
+                what: "the floating base".to_owned(),
+                how: "its motion",
+            },
+        });
+    }
     if let Some(only) = &only {
         module.functions.retain(|f| only.contains(&f.kind));
     }
@@ -299,24 +329,113 @@ fn checked_module(
 
 /// Writes `contents` to `path` unless the file already holds exactly that (so cargo does not
 /// rebuild needlessly). The new contents go to a temporary file renamed into place, so a
-/// failed run never leaves a partial file.
+/// failed run never leaves a partial file, nor the temporary file.
 pub fn write_if_changed(path: &Path, contents: &str) -> Result<bool, Error> {
     if std::fs::read(path).is_ok_and(|old| old == contents.as_bytes()) {
         return Ok(false);
     }
-    let io = |source| Error::Io {
-        path: path.to_path_buf(),
-        source,
-    };
-    let mut temporary = path.as_os_str().to_owned();
-    temporary.push(format!(".tmp{}", std::process::id()));
-    let temporary = PathBuf::from(temporary);
-    std::fs::write(&temporary, contents).map_err(io)?;
-    std::fs::rename(&temporary, path).map_err(|source| {
-        let _ = std::fs::remove_file(&temporary);
-        io(source)
-    })?;
+    replace_files(&[(path.to_path_buf(), contents.as_bytes())])?;
     Ok(true)
+}
+
+/// Replaces every file of `files` (target path, new contents) or none of them: a C header is
+/// never installed beside a source file that could not be. On failure, every target holds what
+/// it held before (a target that did not exist still does not), no temporary or backup file is
+/// left behind (but for the backup of an old file that could not be put back) and the error
+/// names the target, not a temporary file.
+pub(crate) fn replace_files(files: &[(PathBuf, &[u8])]) -> Result<(), Error> {
+    for (target, _) in files {
+        // Caught before anything is written: a directory cannot be replaced by a file.
+        if std::fs::symlink_metadata(target).is_ok_and(|m| m.is_dir()) {
+            return Err(Error::Io {
+                path: target.clone(),
+                source: std::io::Error::other("is a directory, not a file"),
+            });
+        }
+    }
+    let mut staged = Vec::with_capacity(files.len());
+    for (target, contents) in files {
+        let temporary = sibling(target, "tmp");
+        if let Err(source) = std::fs::write(&temporary, contents) {
+            let _ = std::fs::remove_file(&temporary);
+            for (temporary, _) in &staged {
+                let _ = std::fs::remove_file(temporary);
+            }
+            return Err(Error::Io {
+                path: target.clone(),
+                source,
+            });
+        }
+        staged.push((temporary, target.clone()));
+    }
+    install(&staged)
+}
+
+/// Renames each staged temporary file onto its target, the previous file of each target set
+/// aside under a backup name until all are in place; if one rename fails, the targets already
+/// replaced get their previous files back.
+fn install(staged: &[(PathBuf, PathBuf)]) -> Result<(), Error> {
+    // (target, its previous file's backup if it had one), in the order installed.
+    let mut installed: Vec<(&Path, Option<PathBuf>)> = Vec::with_capacity(staged.len());
+    let mut failure = None;
+    for (temporary, target) in staged {
+        let backup = match std::fs::symlink_metadata(target) {
+            Ok(_) => {
+                let backup = sibling(target, "old");
+                if let Err(source) = std::fs::rename(target, &backup) {
+                    failure = Some((target, source));
+                    break;
+                }
+                Some(backup)
+            }
+            Err(_) => None,
+        };
+        if let Err(source) = std::fs::rename(temporary, target) {
+            if let Some(backup) = backup {
+                let _ = std::fs::rename(backup, target);
+            }
+            failure = Some((target, source));
+            break;
+        }
+        installed.push((target, backup));
+    }
+    let Some((target, source)) = failure else {
+        for (_, backup) in installed {
+            if let Some(backup) = backup {
+                let _ = std::fs::remove_file(backup);
+            }
+        }
+        return Ok(());
+    };
+    for (target, backup) in installed.into_iter().rev() {
+        match backup {
+            // A backup that cannot be put back is the only copy of the old file: it stays.
+            Some(backup) => {
+                let _ = std::fs::rename(backup, target);
+            }
+            None => {
+                let _ = std::fs::remove_file(target);
+            }
+        }
+    }
+    for (temporary, _) in staged {
+        let _ = std::fs::remove_file(temporary);
+    }
+    Err(Error::Io {
+        path: target.clone(),
+        source,
+    })
+}
+
+/// A hidden file beside `target` for this process: `.NAME.PID-N.KIND`. The counter keeps two
+/// writes of the same process (builders on several threads) apart.
+fn sibling(target: &Path, kind: &str) -> PathBuf {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let mut name = std::ffi::OsString::from(".");
+    name.push(target.file_name().unwrap_or_default());
+    name.push(format!(".{}-{n}.{kind}", std::process::id()));
+    target.with_file_name(name)
 }
 
 /// A progress callback shared by clones of a [`Builder`].
@@ -515,4 +634,99 @@ impl Builder {
 /// leaf as tip, or the whole tree) or DH table. Include it with `quasidyn::include_robot!("<name>")`.
 pub fn compile(path: impl AsRef<Path>) -> Result<PathBuf, Error> {
     Builder::new().spec(path).generate()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn replaces_existing_files_and_creates_new_ones() {
+        let dir = tempfile::tempdir().unwrap();
+        let (h, c) = (dir.path().join("a.h"), dir.path().join("a.c"));
+        std::fs::write(&h, "old").unwrap();
+        replace_files(&[(h.clone(), b"new h"), (c.clone(), b"new c")]).unwrap();
+        assert_eq!(std::fs::read(&h).unwrap(), b"new h");
+        assert_eq!(std::fs::read(&c).unwrap(), b"new c");
+        assert_eq!(names(dir.path()), ["a.c", "a.h"]);
+    }
+
+    /// The rollback itself: the last rename fails (its temporary file is missing) after the
+    /// first target was replaced and the second created.
+    #[test]
+    fn a_failed_rename_puts_back_the_targets_already_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let (h, rs, c) = (
+            dir.path().join("a.h"),
+            dir.path().join("a.rs"),
+            dir.path().join("a.c"),
+        );
+        std::fs::write(&h, "old h").unwrap();
+        std::fs::write(&c, "old c").unwrap();
+        let mut staged: Vec<(PathBuf, PathBuf)> = [(&h, "new h"), (&rs, "new rs")]
+            .into_iter()
+            .map(|(target, contents)| {
+                let temporary = sibling(target, "tmp");
+                std::fs::write(&temporary, contents).unwrap();
+                (temporary, target.clone())
+            })
+            .collect();
+        staged.push((sibling(&c, "tmp"), c.clone()));
+        let Err(Error::Io { path, .. }) = install(&staged) else {
+            panic!("a missing file was installed");
+        };
+        assert_eq!(path, c);
+        assert_eq!(std::fs::read(&h).unwrap(), b"old h");
+        assert_eq!(std::fs::read(&c).unwrap(), b"old c");
+        assert_eq!(names(dir.path()), ["a.c", "a.h"]);
+    }
+
+    #[test]
+    fn a_directory_in_the_way_writes_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let (h, c) = (dir.path().join("a.h"), dir.path().join("a.c"));
+        std::fs::create_dir(&c).unwrap();
+        let err = replace_files(&[(h, b"new h"), (c.clone(), b"new c")]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            format!("{}: is a directory, not a file", c.display())
+        );
+        assert_eq!(names(dir.path()), ["a.c"]);
+    }
+
+    /// A temporary file that cannot be created (root ignores a read-only directory; a parent
+    /// that is a regular file stops it too) is reported under the target's name.
+    #[test]
+    fn a_file_that_cannot_be_staged_is_named_in_the_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let (h, not_a_dir) = (dir.path().join("a.h"), dir.path().join("file"));
+        std::fs::write(&not_a_dir, "").unwrap();
+        let c = not_a_dir.join("a.c");
+        let Err(Error::Io { path, .. }) = replace_files(&[(h, b"new h"), (c.clone(), b"new c")])
+        else {
+            panic!("a file was written under a regular file");
+        };
+        assert_eq!(path, c);
+        assert_eq!(names(dir.path()), ["file"]);
+    }
+
+    #[test]
+    fn write_if_changed_leaves_an_unchanged_file_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a.rs");
+        assert!(write_if_changed(&path, "one").unwrap());
+        assert!(!write_if_changed(&path, "one").unwrap());
+        assert!(write_if_changed(&path, "two").unwrap());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "two");
+        assert_eq!(names(dir.path()), ["a.rs"]);
+    }
 }

@@ -9,10 +9,11 @@ use std::time::{Duration, Instant};
 use clap::{Parser, Subcommand};
 
 use crate::build::{
-    c_code_reporting, load_input_with, module_name, rust_code_reporting, Error, Options,
+    c_code_reporting, load_input_with, module_name, replace_files, rust_code_reporting, Error,
+    Options,
 };
 use crate::emit::COptions;
-use crate::equations::{function_by_name, function_name, try_equations, Format};
+use crate::equations::{try_equations, Format};
 use crate::generate::{build_module_only, select_functions};
 use crate::import::{ImportOptions, Imported};
 use crate::params::MethodParams;
@@ -187,9 +188,10 @@ pub enum Command {
         /// Plain text or a LaTeX `align*` block.
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
-        /// Which function: inverse_dynamics, gravity, mass_matrix, centrifugal, ...
-        #[arg(long, default_value = "inverse_dynamics", value_parser = parse_function)]
-        function: FunctionKind,
+        /// Which function: inverse_dynamics, gravity, mass_matrix, centrifugal, a frame's
+        /// forward_kinematics_FRAME or jacobian_FRAME, ... (`stats` lists the robot's).
+        #[arg(long, default_value = "inverse_dynamics")]
+        function: String,
     },
     /// Print the method's parameters (masses, L, e, p, b, a, inertia about the poles) per body.
     Params {
@@ -375,15 +377,23 @@ pub fn run(cli: Cli) -> miette::Result<()> {
             function,
         } => {
             let robot = load(&spec, &options(tip, frames, no_snap, floating_base))?;
-            match try_equations(&robot, function, format) {
+            // Resolved against the robot: its frames' functions are named after its frames.
+            let kind = match select_functions(&robot, &[function.as_str()])?.as_slice() {
+                [kind] => *kind,
+                _ => {
+                    return Err(miette::miette!(
+                        "--function takes one function: `{function}` names several"
+                    ))
+                }
+            };
+            match try_equations(&robot, kind, format) {
                 Some(text) => {
                     say!("{text}");
                     Ok(())
                 }
                 None => Err(miette::miette!(
-                    "`{}` is not generated for {} (docs/spec.md says which functions a robot \
-                     gets)",
-                    function_name(function),
+                    "`{function}` is not generated for {} (docs/spec.md says which functions a \
+                     robot gets)",
                     robot.name
                 )),
             }
@@ -407,16 +417,6 @@ fn options(
 
 fn load(path: &Path, options: &ImportOptions) -> Result<Robot, Error> {
     load_input_with(path, options).map(|imported| imported.robot)
-}
-
-fn parse_function(name: &str) -> Result<FunctionKind, String> {
-    function_by_name(name).ok_or_else(|| {
-        let all: Vec<&str> = FunctionKind::every()
-            .chain(FunctionKind::ELASTIC)
-            .map(function_name)
-            .collect();
-        format!("unknown function `{name}`; one of {}", all.join(", "))
-    })
 }
 
 /// Arguments of `generate`.
@@ -529,30 +529,17 @@ fn generate(args: &Generate) -> miette::Result<()> {
     Ok(())
 }
 
-/// Writes every file or none: all go to temporary files first, then are renamed into place.
+/// Writes every file into `dir` (created if missing) or none: see [`replace_files`].
 fn write_all(dir: &Path, files: &[(String, String)]) -> Result<(), Error> {
-    let io = |path: &Path| {
-        let path = path.to_path_buf();
-        move |source| Error::Io { path, source }
-    };
-    std::fs::create_dir_all(dir).map_err(io(dir))?;
-    let mut staged = Vec::new();
-    for (file, contents) in files {
-        let target = dir.join(file);
-        let temporary = dir.join(format!(".{file}.tmp{}", std::process::id()));
-        if let Err(err) = std::fs::write(&temporary, contents).map_err(io(&temporary)) {
-            for (temporary, _) in &staged {
-                let _ = std::fs::remove_file(temporary);
-            }
-            let _ = std::fs::remove_file(&temporary);
-            return Err(err);
-        }
-        staged.push((temporary, target));
-    }
-    for (temporary, target) in &staged {
-        std::fs::rename(temporary, target).map_err(io(target))?;
-    }
-    Ok(())
+    std::fs::create_dir_all(dir).map_err(|source| Error::Io {
+        path: dir.to_path_buf(),
+        source,
+    })?;
+    let files: Vec<(PathBuf, &[u8])> = files
+        .iter()
+        .map(|(file, contents)| (dir.join(file), contents.as_bytes()))
+        .collect();
+    replace_files(&files)
 }
 
 fn stats(path: &Path, options: &ImportOptions, only: Option<&[String]>) -> miette::Result<()> {

@@ -194,7 +194,7 @@ fn add_base_terms(module: &mut Module, robot: &Robot) {
             }
             // Bilinear in ω_b and q̇ (the angular velocity only: v_b enters with ω_b alone).
             if k >= 3 {
-                for c in 0..n {
+                for c in 0..robot.dof() {
                     let qd = Var::Qd(u16::try_from(c).expect("at most 64 joints"));
                     let dd = g.diff_many(&d, qd);
                     let xq = g.var(qd);
@@ -249,14 +249,9 @@ pub fn render(module: &Module, robot: &Robot, function: FunctionKind, format: Fo
                 row: r,
                 col: (o.cols > 1).then_some(c),
             };
-            let comment = (per_joint && o.cols == 1).then(|| {
-                let b = &robot.bodies[k];
-                let kind = match b.joint {
-                    JointKind::Revolute => "revolute",
-                    JointKind::Prismatic => "prismatic",
-                };
-                format!("joint {} ({kind})", b.joint_name)
-            });
+            let comment = (per_joint && o.cols == 1)
+                .then(|| coordinate(robot, o.values.len(), k))
+                .flatten();
             outputs.push((name, id, comment));
         }
     }
@@ -401,6 +396,27 @@ pub fn render(module: &Module, robot: &Robot, function: FunctionKind, format: Fo
         }
     }
     out
+}
+
+/// What entry `k` of a joint-space vector of `len` entries stands for: with a floating base
+/// the first six are the base's (Pinocchio's free-flyer layout: linear then angular, base
+/// frame), then one per joint. `None` for a vector of another length, so that an output with
+/// other rows goes without comments rather than with wrong ones.
+fn coordinate(robot: &Robot, len: usize, k: usize) -> Option<String> {
+    let base = if robot.is_floating() { 6 } else { 0 };
+    if len != base + robot.dof() {
+        return None;
+    }
+    if k < base {
+        let part = if k < 3 { "linear" } else { "angular" };
+        return Some(format!("base {part} {}", ["x", "y", "z"][k % 3]));
+    }
+    let b = &robot.bodies[k - base];
+    let kind = match b.joint {
+        JointKind::Revolute => "revolute",
+        JointKind::Prismatic => "prismatic",
+    };
+    Some(format!("joint {} ({kind})", b.joint_name))
 }
 
 /// Operands of the live sums that contain the terms of an earlier named sum: that name, then
@@ -568,6 +584,15 @@ impl Printer<'_> {
                 "{c} prescribed base: base_q = base_pose, base_v = base_vel, base_a = base_acc; \
                  parts of tau: Gb = gyroscopic forces of the base's rotation (linear in qd), \
                  Ab = forces of the base's own motion (seed 004's -d alpha_b/dt)"
+            );
+        }
+        if robot.is_floating() {
+            let _ = writeln!(
+                out,
+                "{c} floating base (Pinocchio's free-flyer): base_q0 .. base_q6 = base \
+                 position, quaternion x y z w; base_v0 .. base_v5 = base velocity, base_a0 .. \
+                 base_a5 = its derivative (linear then angular, base frame); vectors over the \
+                 coordinates hold the base's six entries before the joints'"
             );
         }
         if !params.is_empty() {
@@ -867,6 +892,43 @@ mod tests {
             assert_eq!(function_by_name(function_name(k)), Some(k));
         }
         assert_eq!(function_by_name("nope"), None);
+    }
+
+    /// A floating base's joint-space outputs have six rows for the base before the joints':
+    /// each row's comment names its coordinate (the comments once indexed the bodies by row).
+    #[test]
+    fn floating_base_rows_name_the_base_then_the_joints() {
+        let spec = "name = \"float\"\n[base]\nmotion = \"floating\"\nmass = 3.0\n\
+                    [[body]]\njoint = \"revolute\"\naxis = \"x\"\nnext = [0.0, 0.0, -0.3]\n\
+                    mass = 1.0\ncom = [0.0, 0.0, -0.1]\n[[body]]\njoint = \"prismatic\"\n\
+                    axis = \"z\"\nmass = 0.5\ncom = [0.0, 0.0, -0.05]\n";
+        let robot = crate::parse_spec(spec, "float.toml").expect("valid spec");
+        let want = [
+            "base linear x",
+            "base linear y",
+            "base linear z",
+            "base angular x",
+            "base angular y",
+            "base angular z",
+            "joint q1 (revolute)",
+            "joint q2 (prismatic)",
+        ];
+        for (function, out) in [
+            (FunctionKind::InverseDynamics, "tau"),
+            (FunctionKind::Gravity, "tau"),
+            (FunctionKind::NonlinearEffects, "h"),
+            (FunctionKind::ForwardDynamics, "qdd"),
+        ] {
+            let text = equations(&robot, function, Format::Text);
+            for (k, comment) in want.iter().enumerate() {
+                let line = text
+                    .lines()
+                    .find(|l| l.starts_with(&format!("{out}{} = ", k + 1)))
+                    .unwrap_or_else(|| panic!("{out}{}: {text}", k + 1));
+                assert!(line.ends_with(&format!("  # {comment}")), "{line}");
+            }
+            assert!(!text.contains(&format!("\n{out}9 = ")), "{text}");
+        }
     }
 
     /// The prescribed base's parts: `tau = tau(base still) + Gb + Ab` at random states, `Gb`

@@ -121,9 +121,10 @@ impl FlexDirection {
 pub struct Frame {
     /// Frame name as written in the spec or URDF (function names use [`Frame::ident`]).
     pub name: String,
-    /// Index of the body carrying it.
-    pub body: usize,
-    /// Origin from the body's pole, in the body's frame.
+    /// Index of the body carrying it; `None` for the base itself, which only a floating base
+    /// gives a frame from a spec or a URDF (on any other base such a frame never moves).
+    pub body: Option<usize>,
+    /// Origin from the body's pole (from the base origin for the base), in the body's frame.
     pub position: [f64; 3],
     /// Orientation in the body's frame (rows; columns are the frame's axes).
     pub rotation: [[f64; 3]; 3],
@@ -133,7 +134,7 @@ impl Frame {
     /// The name as a lower-case identifier: ASCII letters and digits kept (lower-cased),
     /// every other character replaced by `_` (`link_3.0_tip` → `link_3_0_tip`).
     pub fn ident(&self) -> String {
-        crate::emit::frame_ident(&self.name)
+        crate::names::frame_ident(&self.name)
     }
 }
 

@@ -28,7 +28,7 @@ const FIXED_BASE_INERTIA: &str =
     "only a floating base (motion = \"floating\") has inertial parameters: a fixed or \
      prescribed base's inertia enters no function";
 
-/// The reserved name of the fixed base in `parent`.
+/// The reserved name of the base in `parent` and in a frame's `body`.
 const BASE_NAME: &str = "base";
 
 /// Tolerance on the length of axis-like vectors given in a spec.
@@ -664,7 +664,7 @@ impl Validator<'_> {
 
         let mut frames: Vec<Frame> = Vec::new();
         for (i, rf) in raw.frame.iter().flat_map(|f| f.get_ref()).enumerate() {
-            frames.push(self.frame(rf, i + 1, &bodies, &frames)?);
+            frames.push(self.frame(rf, i + 1, &bodies, &frames, motion)?);
         }
 
         if let (true, ParameterSet::Base, Some(p)) =
@@ -762,11 +762,11 @@ impl Validator<'_> {
             }
             (BaseMotion::Floating, Some(m)) => {
                 let mass = self.num(m, "base.mass")?;
-                if mass <= 0.0 {
+                if mass < 0.0 {
                     return Err(self.err(
                         m.span(),
                         "base.mass",
-                        format!("mass must be positive, got {mass}"),
+                        format!("mass must not be negative, got {mass}"),
                     ));
                 }
                 let com = match &t.com {
@@ -817,6 +817,7 @@ impl Validator<'_> {
         idx: usize,
         bodies: &[RobotBody],
         prev: &[Frame],
+        motion: BaseMotion,
     ) -> Result<Frame, SpecError> {
         let f = |k: &str| format!("frame[{idx}].{k}");
         let raw = rf.get_ref();
@@ -833,7 +834,7 @@ impl Validator<'_> {
         }
         let ident = Frame {
             name: name.clone(),
-            body: 0,
+            body: None,
             position: [0.0; 3],
             rotation: mat3::IDENTITY,
         }
@@ -850,16 +851,22 @@ impl Validator<'_> {
                 ),
             ));
         }
-        let body = bodies
-            .iter()
-            .position(|b| b.name == *raw.body.get_ref())
-            .ok_or_else(|| {
-                self.err(
-                    raw.body.span(),
-                    f("body"),
-                    format!("no body named \"{}\"", raw.body.get_ref()),
-                )
-            })?;
+        let wanted = raw.body.get_ref();
+        // As in `parent`, a body named "base" takes precedence over the base.
+        let body = match bodies.iter().position(|b| b.name == *wanted) {
+            Some(k) => Some(k),
+            None if wanted == BASE_NAME && motion == BaseMotion::Floating => None,
+            None => {
+                let message = if wanted == BASE_NAME {
+                    "a frame on the base needs a floating base ([base] motion = \"floating\"): \
+                     on a fixed or prescribed base its pose in the base frame never changes"
+                        .to_owned()
+                } else {
+                    format!("no body named \"{wanted}\"")
+                };
+                return Err(self.err(raw.body.span(), f("body"), message));
+            }
+        };
         let position = match &raw.position {
             Some(p) => self.vec3(p, &f("position"))?,
             None => [0.0; 3],
@@ -1049,12 +1056,14 @@ impl Validator<'_> {
             }
         };
 
+        // A massless body is allowed (what is refused is a mass matrix that is singular
+        // everywhere, found when code is generated).
         let mass = self.num(&rb.mass, &f("mass"))?;
-        if mass <= 0.0 {
+        if mass < 0.0 {
             return Err(self.err(
                 rb.mass.span(),
                 f("mass"),
-                format!("mass must be positive, got {mass}"),
+                format!("mass must not be negative, got {mass}"),
             ));
         }
 
@@ -1150,6 +1159,14 @@ impl Validator<'_> {
                 }
                 // b a = m_oi com + Σ_c m_c origin_c (for a chain m_{i+1} L_i e_i)
                 //   =>  com = (b a - Σ_c m_c origin_c) / m_oi.
+                if p.mass == 0.0 {
+                    return Err(self.err(
+                        b.span(),
+                        f("b"),
+                        "the method form (`b`, `a`) needs a positive mass: the centre of mass is \
+                         found by dividing by it; give a massless body's `com` instead",
+                    ));
+                }
                 mat3::scale(mat3::sub(mat3::scale(av, bv), carried), 1.0 / p.mass)
             }
         };
@@ -1660,7 +1677,8 @@ pub fn to_toml(robot: &Robot) -> String {
     for f in &robot.frames {
         let _ = writeln!(s, "\n[[frame]]");
         let _ = writeln!(s, "name = {}", quote(&f.name));
-        let _ = writeln!(s, "body = {}", quote(&robot.bodies[f.body].name));
+        let body = f.body.map_or(BASE_NAME, |k| &robot.bodies[k].name);
+        let _ = writeln!(s, "body = {}", quote(body));
         let _ = writeln!(s, "position = {}", vec_toml(f.position));
         if f.rotation != mat3::IDENTITY {
             let r = &f.rotation;

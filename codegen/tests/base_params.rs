@@ -178,3 +178,77 @@ fn light_bodies_give_the_combinations_of_the_geometry() {
         emit_c(&module, &COptions::default()).expect("C emits");
     }
 }
+
+/// The base set is as large as the numeric rank of Pinocchio's joint-torque regressor
+/// (tests/fixtures/regressor_ranks.json, written by tools/regressor_rank.py) on every URDF and
+/// DH fixture, and its regressor's columns are independent at random states. The xArm 7 had two
+/// base parameters too many: axes `3.7e-6` rad from perpendicular (the URDF's `1.5708`) left
+/// sets of columns independent to that little, and the column-by-column elimination missed
+/// two exact dependences among them.
+#[test]
+fn base_sets_have_the_rank_of_pinocchios_regressor() {
+    use quasidyn_codegen::import::ImportOptions;
+    use quasidyn_codegen::{load_input_with, Graph};
+
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures");
+    let text = std::fs::read_to_string(root.join("regressor_ranks.json")).expect("fixture");
+    let doc: serde_json::Value = serde_json::from_str(&text).expect("fixture is JSON");
+    let robots = doc["robots"].as_object().expect("robots");
+    assert!(robots.len() >= 14, "every URDF and DH fixture");
+    let mut rng = Rng(4_242);
+    for (name, entry) in robots {
+        let gap = entry["gap"].as_array().expect("gap");
+        let (kept, cut) = (gap[0].as_f64().unwrap(), gap[1].as_f64().unwrap());
+        assert!(
+            kept > 1e-3 && cut < 1e-8,
+            "{name}: the rank is clear ({kept} | {cut})"
+        );
+        let options = ImportOptions {
+            tip: entry["tip"].as_str().map(str::to_owned),
+            floating_base: entry["floating_base"].as_bool().unwrap(),
+            ..ImportOptions::default()
+        };
+        let input = root.join(entry["input"].as_str().unwrap());
+        let robot = load_input_with(&input, &options)
+            .expect("fixture imports")
+            .robot;
+        let rank = entry["rank"].as_u64().unwrap() as usize;
+        let set = base_set(&robot);
+        assert_eq!(
+            set.names.len(),
+            rank,
+            "{name}: base parameters against the rank"
+        );
+
+        // The base regressor's columns at random states: full column rank, with the same
+        // margin the fixture's rank has.
+        let mut g = Graph::new();
+        let (set, yb) = quasidyn_codegen::derive::base_regressor(&mut g, &robot);
+        let nb = set.names.len();
+        let rows = yb.len() / nb;
+        let samples = (3 * nb).div_ceil(rows);
+        let mut stacked = Vec::with_capacity(samples * rows * nb);
+        for _ in 0..samples {
+            let n = robot.dof();
+            let env = Env {
+                q: (0..n).map(|_| 3.0 * rng.uniform()).collect(),
+                qd: (0..n).map(|_| 2.0 * rng.uniform()).collect(),
+                qdd: (0..n).map(|_| 2.0 * rng.uniform()).collect(),
+                base: (0..19).map(|_| rng.uniform()).collect(),
+                ..Env::default()
+            };
+            stacked.extend(g.eval_many(&yb, &env));
+        }
+        let mut m = nalgebra::DMatrix::from_row_slice(samples * rows, nb, &stacked);
+        for mut col in m.column_iter_mut() {
+            let norm = col.norm();
+            col /= norm;
+        }
+        let s = m.singular_values();
+        let ratio = s.min() / s.max();
+        assert!(
+            ratio > 1e-8,
+            "{name}: base regressor columns dependent (smallest singular value {ratio:e} of the largest)"
+        );
+    }
+}

@@ -33,7 +33,7 @@ fn check_reports_located_error() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(stderr.contains("bad.toml:12:8: body[2].mass:"), "{stderr}");
-    assert!(stderr.contains("mass must be positive"), "{stderr}");
+    assert!(stderr.contains("mass must not be negative"), "{stderr}");
 }
 
 #[test]

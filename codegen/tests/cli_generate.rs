@@ -123,7 +123,7 @@ fn bad_input_leaves_no_files_and_a_located_error() {
     let spec = work.path().join("bad.toml");
     std::fs::write(
         &spec,
-        "name = \"bad\"\n[[body]]\njoint = \"revolute\"\naxis = \"z\"\nmass = 0\n",
+        "name = \"bad\"\n[[body]]\njoint = \"revolute\"\naxis = \"z\"\nmass = -1\n",
     )
     .unwrap();
     let out = work.path().join("out");
@@ -137,6 +137,80 @@ fn bad_input_leaves_no_files_and_a_located_error() {
     let stderr = text(&run.stderr);
     assert!(stderr.contains("bad.toml:5:8: body[1].mass:"), "{stderr}");
     assert!(!out.exists(), "no output directory for a failed run");
+}
+
+/// A report with its gutter and every line break and space taken out (a long path is broken
+/// across lines), and `dir` shown as `DIR` (a temporary directory's name starts with `.tmp`).
+fn squeezed(report: &str, dir: &Path) -> String {
+    let report = report.replace(['×', '│'], "");
+    let report: String = report.split_whitespace().collect();
+    report.replace(dir.to_str().unwrap(), "DIR")
+}
+
+/// A `.h`/`.c` pair is replaced whole or not at all: a source that cannot be replaced (here a
+/// directory of its name) leaves the old header as it was, and no temporary file behind.
+#[test]
+fn an_output_that_cannot_be_replaced_leaves_every_output_as_it_was() {
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().to_str().unwrap();
+    let header = out.path().join("ur5.h");
+    std::fs::write(&header, "old header\n").unwrap();
+    std::fs::create_dir(out.path().join("ur5.c")).unwrap();
+    std::fs::write(out.path().join("ur5.c/kept"), "kept\n").unwrap();
+    let generate = || {
+        quasidyn(&[
+            "generate",
+            "robots/ur5.toml",
+            "--lang",
+            "c",
+            "--out",
+            dir,
+            "--quiet",
+        ])
+    };
+    let run = generate();
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&header).unwrap(), "old header\n");
+    assert_eq!(files_in(out.path()), ["ur5.c", "ur5.h"], "{stderr}");
+    assert_eq!(files_in(&out.path().join("ur5.c")), ["kept"]);
+    let shown = squeezed(&stderr, out.path());
+    assert!(shown.contains("DIR/ur5.c:"), "{stderr}");
+    assert!(!shown.contains(".tmp"), "{stderr}");
+    assert!(run.stdout.is_empty(), "no file reported written");
+
+    // Without an old header, none is left.
+    std::fs::remove_file(&header).unwrap();
+    let run = generate();
+    assert_eq!(run.status.code(), Some(1), "{}", text(&run.stderr));
+    assert_eq!(files_in(out.path()), ["ur5.c"]);
+}
+
+/// A file that cannot be created is reported under its own name, not its temporary file's.
+/// Root ignores a read-only directory, so the temporary file fails for another reason: its
+/// name, longer than the output's, exceeds the file system's limit.
+#[test]
+fn an_output_that_cannot_be_written_is_named_in_the_error() {
+    let out = tempfile::tempdir().unwrap();
+    let name = "a".repeat(250);
+    let run = quasidyn(&[
+        "generate",
+        "robots/ur5.toml",
+        "--lang",
+        "c",
+        "--out",
+        out.path().to_str().unwrap(),
+        "--name",
+        &name,
+        "--quiet",
+    ]);
+    let stderr = text(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    let shown = squeezed(&stderr, out.path());
+    assert!(shown.contains(&format!("DIR/{name}.h:")), "{stderr}");
+    assert!(!shown.contains(".tmp"), "{stderr}");
+    let left = files_in(out.path());
+    assert!(left.is_empty(), "{left:?}");
 }
 
 /// The `void NAME_FUNCTION(` definitions of a C source, in order.
@@ -891,7 +965,11 @@ fn elastic_robot_c_variants_compile_and_bad_elasticity_leaves_no_files() {
         "static_deflection",
     ]);
     assert_eq!(run.status.code(), Some(1));
-    assert!(text(&run.stderr).contains("not generated for ur5"));
+    assert!(
+        text(&run.stderr).contains("no function `static_deflection` for `ur5`"),
+        "{}",
+        text(&run.stderr)
+    );
 
     let work = tempfile::tempdir().unwrap();
     let spec = work.path().join("bad.toml");

@@ -11,18 +11,22 @@ use quasidyn_codegen::import::ImportOptions;
 use quasidyn_codegen::ir::Env;
 use quasidyn_codegen::{
     available_functions, build_module, build_module_only, emit_c, emit_rust, load_input_with,
-    load_spec, COptions, FunctionKind, Module,
+    load_spec, parse_spec, to_toml, COptions, FunctionKind, Module,
 };
 use serde_json::Value;
 
 /// Fixture stems under tests/fixtures: three specs (a 30-joint humanoid, a small floater and
-/// the quadruped, whose spec is shipped in robots/), and Solo-12's URDF imported with
-/// `--floating-base` (its fixture from Pinocchio's own URDF parser under a free-flyer).
-const SPECS: [&str; 4] = [
+/// the quadruped, whose spec is shipped in robots/), and URDFs imported with `--floating-base`
+/// (their fixtures from Pinocchio's own URDF parser under a free-flyer): Solo-12, and a trunk
+/// whose sensor links, welded to it, are frames on the base body, and a massless trunk that
+/// carries two legs and an arm.
+const SPECS: [&str; 6] = [
     "floating/humanoid30",
     "floating/floater",
     "floating/quadruped_floating",
     "urdf/solo12",
+    "urdf/trunk_sensors",
+    "urdf/massless_root",
 ];
 
 fn dir() -> PathBuf {
@@ -51,6 +55,9 @@ fn module(name: &str) -> Module {
             .map(|j| j.as_str().unwrap())
             .collect();
         assert_eq!(joints, want, "{name}: Pinocchio's joint order");
+        // What `quasidyn import --floating-base` prints reads back as the same robot.
+        let printed = parse_spec(&to_toml(&robot), "printed.toml").expect("printed spec parses");
+        assert_eq!(printed, robot, "{name}: the printed spec reads back");
         robot
     } else {
         // A spec shipped in robots/ keeps its fixture here.

@@ -345,7 +345,6 @@ fn urdf_case(name: &str) {
         .unwrap_or_else(|e| panic!("{e}"))
         .robot;
     assert_eq!(robot.gravity, [0.0, 0.0, -9.81]);
-    assert!(robot.bodies.iter().all(|b| b.mass > 0.0));
     reads_back(&robot);
     check_against_fixture(&robot, &json);
 }
@@ -407,6 +406,12 @@ fn urdf_kinova_matches_pinocchio() {
 #[test]
 fn urdf_xarm7_matches_pinocchio() {
     urdf_case("xarm7");
+}
+
+/// A massless link between two joints imports as a massless body (it was refused).
+#[test]
+fn urdf_massless_link_matches_pinocchio() {
+    urdf_case("massless_link");
 }
 
 #[test]
@@ -651,7 +656,7 @@ fn several_leaves_import_as_a_tree_in_pinocchio_order() {
     let frames: Vec<&str> = robot.frames.iter().map(|f| f.name.as_str()).collect();
     assert_eq!(frames, ["link_0.0", "link_12.0", "link_4.0", "link_8.0"]);
     for (k, b) in robot.bodies.iter().enumerate() {
-        assert_eq!(robot.frames[k].body, k);
+        assert_eq!(robot.frames[k].body, Some(k));
         assert_eq!(robot.frames[k].position, [0.0; 3]);
         assert_eq!(b.next, [0.0; 3], "a leaf of a tree has no tool point");
     }
@@ -711,7 +716,7 @@ fn depth_first_through_fixed_joints() {
         ["link_0.0", "link_12.0", "tip", "link_4.0", "link_8.0"]
     );
     let tip = &robot.frames[2];
-    assert_eq!(tip.body, 2);
+    assert_eq!(tip.body, Some(2));
     assert!(approx(tip.position[2], 0.2) && approx(tip.position[0], 0.0));
     assert!(approx(tip.rotation[1][0], 1.0) && approx(tip.rotation[0][1], -1.0));
 }
@@ -801,33 +806,64 @@ fn mimic_joints_are_named() {
     assert_eq!(robot.dof(), 1);
 }
 
+/// Massless links import as massless bodies; what is refused, when code is generated, is a
+/// mass matrix that is singular everywhere, naming the joint.
 #[test]
-fn massless_chain_is_rejected() {
+fn a_singular_mass_matrix_is_refused_naming_the_joint() {
+    use quasidyn_codegen::{c_code, COptions, Error};
+    // One joint over a massless link: it moves nothing.
     let xml = "<robot name=\"x\">\n<link name=\"a\"/>\n<link name=\"b\"/>\n\
                <joint name=\"j1\" type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/></joint>\n</robot>";
-    let e = urdf_err(xml, None);
-    assert!(matches!(e, ImportError::ZeroTotalMass { .. }), "{e:?}");
-    assert_eq!(e.location().line, 1);
-    assert!(e.message().contains("no mass"), "{e}");
-}
+    let robot = import_urdf(xml, "r.urdf", None).expect("a massless link imports");
+    assert_eq!(robot.bodies[0].mass, 0.0);
+    reads_back(&robot);
+    let e = c_code(&robot, "x", &COptions::default()).expect_err("singular");
+    assert!(
+        matches!(e, Error::SingularMassMatrix { ref joint, .. } if joint == "j1"),
+        "{e}"
+    );
 
-#[test]
-fn massless_body_names_the_link() {
-    // Body b has no mass even after merging; body c has some.
-    let xml = "<robot name=\"x\">\n<link name=\"a\"/>\n<link name=\"b\"/>\n\
-               <link name=\"c\"><inertial><mass value=\"1\"/><inertia ixx=\"1\" iyy=\"1\" izz=\"1\"/></inertial></link>\n\
-               <joint name=\"j1\" type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/></joint>\n\
-               <joint name=\"j2\" type=\"revolute\"><parent link=\"b\"/><child link=\"c\"/></joint>\n</robot>";
-    let e = urdf_err(xml, None);
-    match &e {
-        ImportError::ZeroMassBody { link, .. } => assert_eq!(link, "b"),
-        other => panic!("{other:?}"),
-    }
+    // A massless floating root with a single joint under it: turning the base one way and the
+    // joint the other moves nothing, though no diagonal entry is zero.
+    let xml = "<robot name=\"x\">\n<link name=\"trunk\"/>\n\
+               <link name=\"arm\"><inertial><origin xyz=\"0.1 0 0\"/><mass value=\"1\"/>\
+               <inertia ixx=\"0.01\" iyy=\"0.01\" izz=\"0.01\"/></inertial></link>\n\
+               <joint name=\"shoulder\" type=\"revolute\"><parent link=\"trunk\"/><child link=\"arm\"/>\
+               <axis xyz=\"0 0 1\"/></joint>\n</robot>";
+    let options = ImportOptions {
+        floating_base: true,
+        ..ImportOptions::default()
+    };
+    let robot = import_urdf_with(xml, "r.urdf", &options)
+        .expect("a massless root imports")
+        .robot;
+    reads_back(&robot);
+    let e = c_code(&robot, "x", &COptions::default()).expect_err("singular");
     assert_eq!(
         e.to_string(),
-        "r.urdf:3:1: link[b]: the body moved by joint `j1` has zero mass, also with the links \
-         fixed to it; add an <inertial> with a positive mass to link `b`"
+        "joint shoulder (body `arm`): the mass matrix is singular at every configuration: its \
+         motion, with the other joints' (and the floating base's), moves no mass or inertia; \
+         give the bodies it moves mass or inertia"
     );
+
+    // The same root with two legs is regular.
+    let leg = |side: &str, y: f64| {
+        format!(
+            "<link name=\"{side}\"><inertial><origin xyz=\"0 0 -0.1\"/><mass value=\"1\"/>\
+             <inertia ixx=\"0.01\" iyy=\"0.01\" izz=\"0.01\"/></inertial></link>\n\
+             <joint name=\"hip_{side}\" type=\"revolute\"><parent link=\"trunk\"/>\
+             <child link=\"{side}\"/><origin xyz=\"0 {y} 0\"/><axis xyz=\"1 0 0\"/></joint>\n"
+        )
+    };
+    let xml = format!(
+        "<robot name=\"x\">\n<link name=\"trunk\"/>\n{}{}</robot>",
+        leg("l", 0.1),
+        leg("r", -0.1)
+    );
+    let robot = import_urdf_with(&xml, "r.urdf", &options)
+        .expect("imports")
+        .robot;
+    c_code(&robot, "x", &COptions::default()).expect("two legs under a massless root are regular");
 }
 
 #[test]
@@ -974,7 +1010,7 @@ fn dh_standard_pole_is_on_the_previous_z_axis() {
 }
 
 #[test]
-fn floating_base_needs_a_root_with_mass() {
+fn floating_base_takes_a_massless_root() {
     let xml = "<robot name=\"r\">\n<link name=\"trunk\"/>\n\
         <link name=\"leg\"><inertial><mass value=\"1\"/>\
         <inertia ixx=\"0.1\" iyy=\"0.1\" izz=\"0.1\"/></inertial></link>\n\
@@ -984,14 +1020,12 @@ fn floating_base_needs_a_root_with_mass() {
         floating_base: true,
         ..ImportOptions::default()
     };
-    let e = import_urdf_with(xml, "r.urdf", &options).expect_err("a massless floating base");
-    assert!(
-        e.to_string().starts_with(
-            "r.urdf:2:1: link[trunk]: --floating-base makes the root link `trunk` the floating \
-             base body, which has no mass"
-        ),
-        "{e}"
-    );
+    // A massless root is a massless base body (whether the mass matrix is regular is checked
+    // when code is generated).
+    let robot = import_urdf_with(xml, "r.urdf", &options)
+        .expect("a massless floating base")
+        .robot;
+    assert_eq!(robot.base_body.as_ref().map(|b| b.mass), Some(0.0));
     // Without the option the root's mass is dropped as before, and the base is fixed.
     let robot = import_urdf_with(xml, "r.urdf", &ImportOptions::default())
         .expect("fixed base")
@@ -1010,4 +1044,44 @@ fn floating_base_needs_a_root_with_mass() {
     let base = robot.base_body.expect("a base body");
     assert_eq!((base.mass, base.com), (3.0, [0.1, 0.0, 0.0]));
     assert_eq!(base.inertia_com[2][2], 0.4);
+}
+
+#[test]
+fn leaves_fixed_to_a_floating_base_are_frames_on_it() {
+    let path = fixtures_dir().join("urdf/trunk_sensors.urdf");
+    let xml = std::fs::read_to_string(&path).expect("fixture");
+    let import = |floating_base: bool, frames: &[&str]| {
+        let options = ImportOptions {
+            floating_base,
+            frames: frames.iter().map(|f| (*f).to_owned()).collect(),
+            ..ImportOptions::default()
+        };
+        import_urdf_with(&xml, "trunk_sensors.urdf", &options)
+    };
+    let names =
+        |robot: &Robot| -> Vec<String> { robot.frames.iter().map(|f| f.name.clone()).collect() };
+    // The camera and the IMU are welded to the trunk: on a fixed base they never move.
+    let fixed = import(false, &[]).expect("import").robot;
+    assert_eq!(names(&fixed), ["fl_foot", "rh_foot"]);
+    // On a floating base they move with the trunk: frames on the base, in Pinocchio's order.
+    let floating = import(true, &[]).expect("import").robot;
+    assert_eq!(names(&floating), ["camera", "fl_foot", "imu", "rh_foot"]);
+    let bodies: Vec<Option<usize>> = floating.frames.iter().map(|f| f.body).collect();
+    assert_eq!(bodies, [None, Some(1), None, Some(3)]);
+    // From the base origin (the trunk's frame), as written in the fixed joint.
+    assert_eq!(floating.frames[0].position, [0.28, 0.015, 0.06]);
+    assert_eq!(
+        parse_spec(&to_toml(&floating), "t.toml").ok(),
+        Some(floating)
+    );
+    // A link asked for as a frame may be the floating root link itself.
+    let trunk = import(true, &["trunk"]).expect("import").robot;
+    assert_eq!(trunk.frames[0].name, "trunk");
+    assert_eq!(trunk.frames[0].body, None);
+    assert_eq!(trunk.frames[0].position, [0.0; 3]);
+    let e = import(false, &["trunk"]).expect_err("fixed to a fixed base");
+    assert!(
+        e.to_string().contains("so a frame on it never moves"),
+        "{e}"
+    );
 }

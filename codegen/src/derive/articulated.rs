@@ -15,7 +15,7 @@
 //! products with the axis.
 
 use super::dynamics::Statics;
-use super::mass_matrix::rotate_sym;
+use super::inertia::rotate_sym;
 use super::scalar::{k3, transpose, Cx, M3, S, V3};
 use crate::algebra::Algebra;
 use crate::model::{JointKind, Robot};

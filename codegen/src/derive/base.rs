@@ -4,9 +4,10 @@
 //! inertial parameter symbolic is derived with the regrouped entries (`mr1`, `mxr1`, ..,
 //! `xxr1`, ..) as its parameters, entries no joint-space output reads left out. Then any linear
 //! dependence that remains among their regressor columns is removed numerically: the columns,
-//! evaluated at random states, are orthogonalised in order (modified Gram-Schmidt, twice); a
-//! column whose residual is below `1e-8` of its norm is a combination `β` of the kept ones, so
-//! its parameter is added to theirs with the weights `β`. The kept columns are the base
+//! evaluated at random states and scaled to unit norm, have a null space (singular values
+//! below `1e-8` of the largest); a column that this null space makes a combination `β` of the
+//! columns before it is dropped, and its parameter added to theirs with the weights `β`. This
+//! is the numeric rank of the regressor, which is what identification can resolve. The kept columns are the base
 //! regressor `Yb`; each base parameter is a linear combination of the standard ones.
 
 use std::collections::HashMap;
@@ -20,8 +21,13 @@ use super::{derive_with, params, snap_axes, unread_base_entries};
 use crate::ir::{Env, Graph, NodeId};
 use crate::model::{BaseMotion, JointKind, ParameterSet, Robot};
 
-/// Residual, relative to the column's norm, below which a column counts as dependent.
+/// Singular value of the columns scaled to unit norm, relative to the largest, at or below
+/// which it counts as zero (a dependence among the columns).
 const DEPENDENT: f64 = 1e-8;
+
+/// Entry of a null-space row (rows of unit norm), at or below which it counts as zero when the
+/// rows are brought to echelon form.
+const PIVOT: f64 = 1e-9;
 
 /// Norm, relative to the largest column's, at or below which a column counts as zero.
 const ZERO_COLUMN: f64 = 1e-10;
@@ -142,57 +148,7 @@ fn analyse(robot: &Robot) -> (Graph, Vec<Vec<NodeId>>, BaseSet) {
         }
     }
 
-    // Modified Gram-Schmidt in column order: kept columns and, for each dropped one, its
-    // weights on the kept ones.
-    let mut q: Vec<Vec<f64>> = Vec::new();
-    let mut r: Vec<Vec<f64>> = Vec::new(); // r[i][k]: column of kept k on q_i
-    let mut kept: Vec<usize> = Vec::new();
-    let mut dropped: Vec<(usize, Vec<f64>)> = Vec::new();
-    // A column whose norm is rounding noise against the largest (a parameter no joint force
-    // depends on, computed as a difference of equal terms) is zero, not a base parameter.
-    let largest = a.iter().map(|c| dot(c, c).sqrt()).fold(0.0, f64::max);
-    for (j, col) in a.iter().enumerate() {
-        let norm = dot(col, col).sqrt();
-        let norm = if norm <= ZERO_COLUMN * largest {
-            0.0
-        } else {
-            norm
-        };
-        let mut res = col.clone();
-        let mut c = vec![0.0; q.len()];
-        for _ in 0..2 {
-            for (i, qi) in q.iter().enumerate() {
-                let t = dot(qi, &res);
-                c[i] += t;
-                for (x, y) in res.iter_mut().zip(qi) {
-                    *x -= t * y;
-                }
-            }
-        }
-        let rn = dot(&res, &res).sqrt();
-        if norm > 0.0 && rn > DEPENDENT * norm {
-            for (ri, ci) in r.iter_mut().zip(&c) {
-                ri.push(*ci);
-            }
-            let mut last = vec![0.0; kept.len()];
-            last.push(rn);
-            r.push(last);
-            for x in &mut res {
-                *x /= rn;
-            }
-            q.push(res);
-            kept.push(j);
-        } else {
-            // col = Q c = A_K R⁻¹ c: back substitution.
-            let m = kept.len();
-            let mut beta = vec![0.0; m];
-            for i in (0..m).rev() {
-                let s: f64 = (i + 1..m).map(|k| r[i][k] * beta[k]).sum();
-                beta[i] = (c[i] - s) / r[i][i];
-            }
-            dropped.push((j, beta));
-        }
-    }
+    let (kept, dropped) = eliminate_in_order(&a);
 
     // Each parameter of the analysis as a combination of the standard ones: a standard
     // parameter is itself; regrouped entries are linear in them, so found by differences.
@@ -266,6 +222,98 @@ fn analyse(robot: &Robot) -> (Graph, Vec<Vec<NodeId>>, BaseSet) {
     };
     let cols = kept.iter().map(|&k| cols[k].clone()).collect();
     (g, cols, set)
+}
+
+/// Splits `columns` into independent ones and dependent ones, in order: a column is dropped
+/// when it is a combination of the columns before it, or zero against the largest (to
+/// [`ZERO_COLUMN`]: a parameter no joint force depends on, computed as a difference of equal
+/// terms). Returns the kept indices and, for each dropped column, its weights on the kept
+/// columns before it.
+///
+/// The dependences are read from the null space of the columns scaled to unit norm (singular
+/// values below [`DEPENDENT`] of the largest), not found column by column: a residual against
+/// the columns kept so far is only as accurate as those are independent, and robots whose axes
+/// are a few microradians from perpendicular (a URDF's `1.5708` for `pi/2`) give sets of
+/// columns that are independent to that little, which hid exact dependences behind residuals
+/// of `1e-6`. The null space is brought to echelon form from the last column back: the columns
+/// where its rows end are the ones that depend on columns before them.
+fn eliminate_in_order(columns: &[Vec<f64>]) -> (Vec<usize>, Vec<(usize, Vec<f64>)>) {
+    let norms: Vec<f64> = columns.iter().map(|c| norm(c)).collect();
+    let largest = norms.iter().copied().fold(0.0, f64::max);
+    let nonzero: Vec<usize> = (0..columns.len())
+        .filter(|&j| norms[j] > ZERO_COLUMN * largest)
+        .collect();
+    let rows = columns.first().map_or(0, Vec::len);
+    let mut null_rows: Vec<Vec<f64>> = Vec::new();
+    if !nonzero.is_empty() {
+        let scaled = nalgebra::DMatrix::from_fn(rows.max(nonzero.len()), nonzero.len(), |i, k| {
+            let j = nonzero[k];
+            columns[j].get(i).map_or(0.0, |x| x / norms[j])
+        });
+        let svd = scaled.svd(false, true);
+        let v_t = svd.v_t.expect("asked for");
+        let top = svd.singular_values.max();
+        for (i, &sigma) in svd.singular_values.iter().enumerate() {
+            if sigma <= DEPENDENT * top {
+                null_rows.push(v_t.row(i).iter().copied().collect());
+            }
+        }
+    }
+    // Echelon form from the right: each row ends at a column of its own (coefficient 1 there,
+    // 0 at every other row's end), which is then a combination of the columns before it.
+    let mut ends: Vec<(usize, usize)> = Vec::new(); // (row, column of nonzero)
+    for k in (0..nonzero.len()).rev() {
+        let free = (0..null_rows.len()).filter(|r| ends.iter().all(|e| e.0 != *r));
+        let Some(pivot) =
+            free.max_by(|&a, &b| null_rows[a][k].abs().total_cmp(&null_rows[b][k].abs()))
+        else {
+            break;
+        };
+        if null_rows[pivot][k].abs() <= PIVOT {
+            continue;
+        }
+        let scale = null_rows[pivot][k];
+        for x in &mut null_rows[pivot] {
+            *x /= scale;
+        }
+        let pivot_row = null_rows[pivot].clone();
+        for (r, row) in null_rows.iter_mut().enumerate() {
+            if r != pivot {
+                let f = row[k];
+                for (x, y) in row.iter_mut().zip(&pivot_row) {
+                    *x -= f * y;
+                }
+            }
+        }
+        ends.push((pivot, k));
+    }
+    let mut kept = Vec::new();
+    let mut dropped = Vec::new();
+    for j in 0..columns.len() {
+        let Ok(k) = nonzero.binary_search(&j) else {
+            dropped.push((j, vec![0.0; kept.len()]));
+            continue;
+        };
+        match ends.iter().find(|e| e.1 == k) {
+            // Scaled: s_j = -Σ ρ_i s_i, so column j = -Σ ρ_i (|c_j| / |c_i|) c_i.
+            Some(&(r, _)) => {
+                let beta = kept
+                    .iter()
+                    .map(|&i: &usize| {
+                        let ki = nonzero.binary_search(&i).expect("kept columns are nonzero");
+                        -null_rows[r][ki] * norms[j] / norms[i]
+                    })
+                    .collect();
+                dropped.push((j, beta));
+            }
+            None => kept.push(j),
+        }
+    }
+    (kept, dropped)
+}
+
+fn norm(a: &[f64]) -> f64 {
+    dot(a, a).sqrt()
 }
 
 fn dot(a: &[f64], b: &[f64]) -> f64 {

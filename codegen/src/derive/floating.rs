@@ -180,7 +180,7 @@ pub(crate) fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
     let mut sites: Vec<Site> = Vec::new();
     if robot.is_chain() {
         sites.push(Site {
-            body: n - 1,
+            body: Some(n - 1),
             position: robot.bodies[n - 1].next,
             rotation: robot.tool_rotation,
             labelled: false,

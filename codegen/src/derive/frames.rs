@@ -147,7 +147,10 @@ pub(crate) fn reframe(robot: &Robot) -> Option<Robot> {
         b.inertia_com = mat3::mul(&mat3::transpose(g), &mat3::mul(&b.inertia_com, g));
     }
     for f in &mut out.frames {
-        let g = &turn[f.body];
+        // The base keeps its frame.
+        let Some(g) = f.body.map(|b| &turn[b]) else {
+            continue;
+        };
         f.position = mat3::mat_t_vec(g, f.position);
         f.rotation = mat3::mul(&mat3::transpose(g), &f.rotation);
     }

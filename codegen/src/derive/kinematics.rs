@@ -59,9 +59,9 @@ pub(crate) fn base_poles<A: Algebra>(
 /// A point fixed on a body, and the frame there: what forward kinematics and a Jacobian are
 /// computed for (the chain's tool, or a named frame).
 pub(crate) struct Site {
-    /// Carrying body.
-    pub body: usize,
-    /// Point from the body's pole, body frame.
+    /// Carrying body; `None` for the base itself.
+    pub body: Option<usize>,
+    /// Point from the body's pole (from the base origin for the base), body frame.
     pub position: [f64; 3],
     /// Orientation in the body frame (rows).
     pub rotation: [[f64; 3]; 3],
@@ -92,7 +92,7 @@ pub(crate) fn site_pose<A: Algebra>(
 ) -> SitePose<A::E> {
     let n = robot.dof();
     let topo = robot.topology();
-    let path = topo.path(site.body);
+    let path = site.body.map_or_else(Vec::new, |b| topo.path(b));
     let mut arm = vec![[S::K(0.0); 3]; n];
     let mut acc = [S::K(0.0); 3];
     // Body j's contribution is its vector to the next point on the path, in its own frame.
@@ -106,9 +106,12 @@ pub(crate) fn site_pose<A: Algebra>(
         arm[j] = acc;
         step = poles.o[j];
     }
-    // `step` is now the root body's pole in the base frame.
+    // `step` is now the root body's pole in the base frame (the site itself on the base).
     let position = cx.vadd(&step, &acc);
-    let (rotation, _) = cx.mat_mul(&ori.abs[site.body], &k33(site.rotation));
+    let rotation = match site.body {
+        Some(b) => cx.mat_mul(&ori.abs[b], &k33(site.rotation)).0,
+        None => k33(site.rotation),
+    };
     SitePose {
         rotation,
         position,

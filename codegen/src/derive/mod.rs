@@ -18,12 +18,14 @@ mod dynamics;
 mod elastic;
 mod floating;
 mod frames;
+mod inertia;
 mod kinematics;
 mod ldlt;
 mod mass_matrix;
 mod orientation;
 mod params;
 mod regressor;
+mod regular;
 mod scalar;
 mod spatial;
 mod split;
@@ -35,6 +37,7 @@ pub use elastic::{elastic_dynamics, elastic_rates, time_derivative, Elastic};
 pub(crate) use mass_matrix::same_hinge_axis;
 pub(crate) use regressor::DetachedRegressor;
 pub use regressor::{all_symbolic, regressor, Regressor, STANDARD_NAMES};
+pub use regular::{singular_motion, SingularMotion};
 pub use spatial::{spatial_derivatives, SpatialDerivatives, SpatialFrame};
 pub use split::{velocity_split, Split};
 
@@ -220,7 +223,7 @@ fn derive_inner<A: Algebra>(
     let chain = robot.is_chain();
     let tool = chain.then(|| {
         let site = kinematics::Site {
-            body: n - 1,
+            body: Some(n - 1),
             position: robot.bodies[n - 1].next,
             rotation: robot.tool_rotation,
             labelled: true,

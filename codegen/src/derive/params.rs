@@ -6,8 +6,8 @@
 
 use std::collections::HashSet;
 
+use super::inertia::{shift_sym, sym_add};
 use super::kinematics::Poles;
-use super::mass_matrix::shift_sym;
 use super::scalar::{k3, k33, Cx, M3, S, V3};
 use crate::algebra::Algebra;
 use crate::mat3;
@@ -330,19 +330,6 @@ pub(crate) fn regroup<A: Algebra>(
         .map(|k| body_params(cx, k + 1, m[k], h[k], j[k]))
         .collect();
     subsystems(cx, robot, body)
-}
-
-/// `a + b` for symmetric matrices, upper triangle mirrored.
-pub(crate) fn sym_add<A: Algebra>(cx: &mut Cx<'_, A>, a: &M3<A::E>, b: &M3<A::E>) -> M3<A::E> {
-    let mut out = *a;
-    for r in 0..3 {
-        for c in r..3 {
-            let v = cx.add(a[r][c], b[r][c]);
-            out[r][c] = v;
-            out[c][r] = v;
-        }
-    }
-    out
 }
 
 /// Names of the base parameters of body `n` (1-based): mass, first moment, inertia entries.

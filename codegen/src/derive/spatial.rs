@@ -33,12 +33,12 @@
 //! parameters are the regrouped ones where the dynamics use them (same joint forces, fewer
 //! nonzeros).
 
+use super::inertia::{rotate_sym, shift_sym, sym_add};
 use super::kinematics::Poles;
 use super::kinematics::{base_poles, poles};
-use super::mass_matrix::{rotate_sym, shift_sym};
 use super::orientation::orientation;
 use super::orientation::Orientation;
-use super::params::{params, regroup, sym_add, Params};
+use super::params::{params, regroup, Params};
 use super::scalar::{k3, k33, zero3, Cx, M3, S, V3};
 use crate::algebra::Algebra;
 use crate::ir::BaseVar;

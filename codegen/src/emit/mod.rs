@@ -16,6 +16,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use crate::ir::{BaseVar, ElasticVar, Function, FunctionKind, Graph, Module, Node, NodeId, Var};
 use crate::model::BaseMotion;
+pub use crate::names::{camel_ident, frame_ident, snake_ident};
 use crate::progress::{Counter, Progress, Stage};
 
 pub use c::{emit_c, emit_c_reporting, CFiles, COptions};
@@ -688,38 +689,6 @@ pub(crate) fn contract(kind: FunctionKind) -> Contract {
     }
 }
 
-/// A snake_case identifier made from a robot name (lowercase; non-alphanumerics become `_`).
-pub fn snake_ident(name: &str) -> String {
-    let mut s: String = name
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '_'
-            }
-        })
-        .collect();
-    if s.is_empty() || s.starts_with(|c: char| c.is_ascii_digit()) {
-        s.insert_str(0, "robot_");
-    }
-    s
-}
-
-/// The identifier form of a frame name used in function names: ASCII letters and digits
-/// (lower-cased) kept, every other character `_` (`link_3.0_tip` → `link_3_0_tip`).
-pub fn frame_ident(name: &str) -> String {
-    name.chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() {
-                c.to_ascii_lowercase()
-            } else {
-                '_'
-            }
-        })
-        .collect()
-}
-
 /// The public name of a function of `module` (without the robot's prefix):
 /// `inverse_dynamics`, ..., `forward_kinematics_FRAME` and `jacobian_FRAME` for a named frame
 /// (`None` if the module has no such frame).
@@ -736,22 +705,6 @@ pub fn function_name(kind: FunctionKind, frame_names: &[String]) -> Option<Strin
             .map(|frame| format!("{base}_{}", frame_ident(frame))),
         _ => Some(base.to_owned()),
     }
-}
-
-/// A CamelCase type name made from a robot name.
-pub fn camel_ident(name: &str) -> String {
-    let mut out = String::new();
-    for part in name.split(|c: char| !c.is_ascii_alphanumeric()) {
-        let mut chars = part.chars();
-        if let Some(first) = chars.next() {
-            out.push(first.to_ascii_uppercase());
-            out.extend(chars.map(|c| c.to_ascii_lowercase()));
-        }
-    }
-    if out.is_empty() || out.starts_with(|c: char| c.is_ascii_digit()) {
-        out.insert_str(0, "Robot");
-    }
-    out
 }
 
 /// Field names of the generated parameter struct (Rust `Params`, C `NAME_params`), in the

@@ -202,8 +202,8 @@ pub(crate) struct ChainJoint {
 #[derive(Clone, Debug)]
 pub(crate) struct ChainFrame {
     pub name: String,
-    /// Index into [`Chain::joints`] of the body carrying it.
-    pub body: usize,
+    /// Index into [`Chain::joints`] of the body carrying it; `None` for the base.
+    pub body: Option<usize>,
     /// The frame (axes and origin) in base axes at `q = 0`.
     pub pose: Pose,
 }
@@ -280,7 +280,7 @@ impl Chain {
             .map(|f| Frame {
                 name: f.name,
                 body: f.body,
-                position: sub(f.pose.p, poles[f.body]),
+                position: sub(f.pose.p, f.body.map_or([0.0; 3], |b| poles[b])),
                 rotation: f.pose.r,
             })
             .collect();

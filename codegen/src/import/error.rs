@@ -119,30 +119,6 @@ pub enum ImportError {
         /// What is wrong.
         message: String,
     },
-    /// The moving part of the chain or tree has no mass at all.
-    #[error("{at}: {what}: {message}")]
-    #[diagnostic(code(quasidyn::import::zero_total_mass))]
-    ZeroTotalMass {
-        /// Where.
-        at: Location,
-        /// The element or field concerned.
-        what: String,
-        /// What is wrong.
-        message: String,
-    },
-    /// A moving body has zero mass after merging fixed and locked links into it.
-    #[error("{at}: {what}: {message}")]
-    #[diagnostic(code(quasidyn::import::zero_mass_body))]
-    ZeroMassBody {
-        /// Where.
-        at: Location,
-        /// The element or field concerned.
-        what: String,
-        /// What is wrong.
-        message: String,
-        /// The link that starts the massless body.
-        link: String,
-    },
 }
 
 impl ImportError {
@@ -154,9 +130,7 @@ impl ImportError {
             | ImportError::NotFinite { at, .. }
             | ImportError::UnsupportedJoint { at, .. }
             | ImportError::Topology { at, .. }
-            | ImportError::UnknownTip { at, .. }
-            | ImportError::ZeroTotalMass { at, .. }
-            | ImportError::ZeroMassBody { at, .. } => at,
+            | ImportError::UnknownTip { at, .. } => at,
         }
     }
 
@@ -168,9 +142,7 @@ impl ImportError {
             | ImportError::NotFinite { what, .. }
             | ImportError::UnsupportedJoint { what, .. }
             | ImportError::Topology { what, .. }
-            | ImportError::UnknownTip { what, .. }
-            | ImportError::ZeroTotalMass { what, .. }
-            | ImportError::ZeroMassBody { what, .. } => what,
+            | ImportError::UnknownTip { what, .. } => what,
         }
     }
 
@@ -182,9 +154,7 @@ impl ImportError {
             | ImportError::NotFinite { message, .. }
             | ImportError::UnsupportedJoint { message, .. }
             | ImportError::Topology { message, .. }
-            | ImportError::UnknownTip { message, .. }
-            | ImportError::ZeroTotalMass { message, .. }
-            | ImportError::ZeroMassBody { message, .. } => message,
+            | ImportError::UnknownTip { message, .. } => message,
         }
     }
 }

@@ -40,7 +40,9 @@ pub fn import_urdf(xml: &str, file_name: &str, tip: Option<&str>) -> Result<Robo
 ///   tool frame is the tip link's frame (other movable joints locked at zero).
 /// - No tip and several leaf links: the whole tree. Every movable joint is a joint, in the order
 ///   of Pinocchio's URDF parser: depth first from the root link, siblings sorted by joint name
-///   (byte-wise, not file order). Every leaf link that moves becomes a named frame.
+///   (byte-wise, not file order). Every leaf link that moves becomes a named frame: with
+///   `options.floating_base` that includes the links fixed to the root link, which move with
+///   the base (frames on the base body).
 ///
 /// Every link in `options.frames` also becomes a named frame; frames are listed in the same
 /// depth-first order of their links, named after the links, at the link's frame. Fixed joints
@@ -232,50 +234,13 @@ pub fn import_urdf_with(
                 .to_owned(),
         });
     }
-    if options.floating_base && base_props.mass <= 0.0 {
-        let link = &links[root];
-        return Err(ImportError::ZeroMassBody {
-            at: cx.node_loc(link.node),
-            what: format!("link[{}]", link.name),
-            message: format!(
-                "--floating-base makes the root link `{}` the floating base body, which has no \
-                 mass, also with the links fixed to it; add an <inertial> with a positive mass \
-                 to link `{}`",
-                link.name, link.name
-            ),
-            link: link.name.clone(),
-        });
-    }
-
-    let total: f64 = bodies.iter().map(|b| b.mass).sum();
-    if total <= 0.0 {
-        return Err(ImportError::ZeroTotalMass {
-            at: cx.node_loc(robot),
-            what: what.to_owned(),
-            message: format!(
-                "the links moved by the joints {between} have no mass; add <inertial> elements \
-                 with positive masses"
-            ),
-        });
-    }
-
+    // Massless links are taken as they are (Pinocchio takes them too); a robot whose mass
+    // matrix they make singular everywhere is refused when code is generated, naming the joint.
     let mut chain_joints = Vec::with_capacity(moving.len());
     for (k, &j) in moving.iter().enumerate() {
         let joint = &joints[j];
         let child = &links[joint.child];
         let body = bodies[k];
-        if body.mass <= 0.0 {
-            return Err(ImportError::ZeroMassBody {
-                at: cx.node_loc(child.node),
-                what: format!("link[{}]", child.name),
-                message: format!(
-                    "the body moved by joint `{}` has zero mass, also with the links fixed to it; \
-                     add an <inertial> with a positive mass to link `{}`",
-                    joint.name, child.name
-                ),
-                link: child.name.clone(),
-            });
-        }
         if !finite_props(&body) {
             return Err(ImportError::NotFinite {
                 at: cx.node_loc(child.node),
@@ -316,7 +281,8 @@ pub fn import_urdf_with(
     }
 
     // Named frames, in the depth-first order of their links: the links named in the options,
-    // and for a tree every leaf link that moves.
+    // and for a tree every leaf link that moves. A link fixed to a floating base moves with it;
+    // one fixed to a fixed base never moves, so it is no frame.
     let mut frames: Vec<LinkFrame> = Vec::new();
     let mut idents: HashMap<String, usize> = HashMap::new();
     for &l in &tree.links {
@@ -325,7 +291,8 @@ pub fn import_urdf_with(
             continue;
         }
         let link = &links[l];
-        let Some(body) = owner[l] else {
+        let body = owner[l];
+        if body.is_none() && !options.floating_base {
             if named[l] {
                 return Err(ImportError::Invalid {
                     at: cx.node_loc(link.node),
@@ -338,8 +305,8 @@ pub fn import_urdf_with(
                 });
             }
             continue;
-        };
-        let ident = crate::emit::frame_ident(&link.name);
+        }
+        let ident = crate::names::frame_ident(&link.name);
         if let Some(&other) = idents.get(&ident) {
             return Err(ImportError::Invalid {
                 at: cx.node_loc(link.node),

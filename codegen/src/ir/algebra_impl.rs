@@ -4,7 +4,8 @@
 use crate::algebra::{Algebra, Joint};
 
 use super::graph::Graph;
-use super::node::{BaseVar, ElasticVar, NodeId, Var};
+use super::node::{NodeId, Var};
+use crate::inputs::{BaseVar, ElasticVar};
 
 fn joint(j: Joint) -> u16 {
     u16::try_from(j).expect("joint index fits in u16")

@@ -3,7 +3,8 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use super::graph::Graph;
-use super::node::{ElasticVar, Node, NodeId, Var};
+use super::node::{Node, NodeId, Var};
+use crate::inputs::{base_slot, ElasticInputs};
 
 /// Values of the leaves for [`Graph::eval`]. Missing joint entries read as 0; an empty
 /// `params` means "use every parameter's default".
@@ -26,50 +27,6 @@ pub struct Env {
     pub elastic: ElasticInputs,
 }
 
-/// Values of the elastic inputs: compliance angles, modal coordinates and their derivatives.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ElasticInputs {
-    /// `beta` (NBETA).
-    pub beta: Vec<f64>,
-    /// Its rate.
-    pub betad: Vec<f64>,
-    /// Its second derivative.
-    pub betadd: Vec<f64>,
-    /// `w` (NW).
-    pub w: Vec<f64>,
-    /// Its rate.
-    pub wd: Vec<f64>,
-    /// Its second derivative.
-    pub wdd: Vec<f64>,
-    /// Motor-side positions of the elastic joints (NBETA).
-    pub theta: Vec<f64>,
-    /// Their rates.
-    pub thetad: Vec<f64>,
-    /// Third time derivatives of the joint positions (N).
-    pub qddd: Vec<f64>,
-    /// Fourth time derivatives of the joint positions (N).
-    pub qdddd: Vec<f64>,
-}
-
-impl ElasticInputs {
-    /// The value of one elastic input.
-    pub fn get(&self, v: ElasticVar) -> f64 {
-        let (values, k) = match v {
-            ElasticVar::Beta(k) => (&self.beta, k),
-            ElasticVar::BetaD(k) => (&self.betad, k),
-            ElasticVar::BetaDd(k) => (&self.betadd, k),
-            ElasticVar::W(k) => (&self.w, k),
-            ElasticVar::WD(k) => (&self.wd, k),
-            ElasticVar::WDd(k) => (&self.wdd, k),
-            ElasticVar::Theta(k) => (&self.theta, k),
-            ElasticVar::ThetaD(k) => (&self.thetad, k),
-            ElasticVar::Qddd(k) => (&self.qddd, k),
-            ElasticVar::Qdddd(k) => (&self.qdddd, k),
-        };
-        values.get(usize::from(k)).copied().unwrap_or(0.0)
-    }
-}
-
 impl Env {
     fn at(v: &[f64], j: u16) -> f64 {
         v.get(usize::from(j)).copied().unwrap_or(0.0)
@@ -80,17 +37,6 @@ impl Env {
             .filter(|j| mask & (1u64 << j) != 0)
             .map(|j| Env::at(&self.q, j))
             .sum()
-    }
-}
-
-/// Position of a base input in [`Env::base`] (pose, velocity, acceleration, wrench).
-pub fn base_slot(b: super::node::BaseVar) -> usize {
-    use super::node::BaseVar;
-    match b {
-        BaseVar::Pose(k) => usize::from(k),
-        BaseVar::Vel(k) => 7 + usize::from(k),
-        BaseVar::Acc(k) => 13 + usize::from(k),
-        BaseVar::Wrench(k) => 19 + usize::from(k),
     }
 }
 

@@ -14,9 +14,10 @@ mod signs;
 #[cfg(test)]
 mod tests;
 
+pub use crate::inputs::{base_slot, BaseVar, ElasticInputs, ElasticVar};
 pub use count::OpCount;
-pub use eval::{base_slot, ElasticInputs, Env};
+pub use eval::Env;
 pub use graph::{Graph, Param};
 pub use module::{Constant, Function, FunctionKind, Module, Output, BASE_PARAMETERS};
-pub use node::{BaseVar, ElasticVar, Node, NodeId, Operands, Var};
+pub use node::{Node, NodeId, Operands, Var};
 pub use rules::{Rule, RuleStats};

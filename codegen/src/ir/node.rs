@@ -1,5 +1,7 @@
 //! Node handles, leaves and node kinds of the IR arena.
 
+use crate::inputs::{BaseVar, ElasticVar};
+
 /// Handle of a node in a [`Graph`](super::Graph). Children always have smaller ids than their
 /// parents, so one walk in id order visits every operand before its users.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -33,63 +35,6 @@ pub enum Var {
     Base(BaseVar),
     /// An input of the elastic functions.
     Elastic(ElasticVar),
-}
-
-/// Inputs of the elastic functions (indices 0-based into `beta` and `w`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum ElasticVar {
-    /// Compliance angle (or displacement) `beta_k` of the `k`-th elastic joint.
-    Beta(u16),
-    /// Its rate.
-    BetaD(u16),
-    /// Its second derivative.
-    BetaDd(u16),
-    /// Modal coordinate `w_k` of a flexible link.
-    W(u16),
-    /// Its rate.
-    WD(u16),
-    /// Its second derivative.
-    WDd(u16),
-    /// Motor-side position `theta_k` of the `k`-th elastic joint (elastic-joint dynamics).
-    Theta(u16),
-    /// Its rate.
-    ThetaD(u16),
-    /// Third time derivative of joint position `q_j` (elastic-joint feedforward).
-    Qddd(u16),
-    /// Fourth time derivative of `q_j`.
-    Qdddd(u16),
-}
-
-impl ElasticVar {
-    /// The time derivative of this input (`None` for the second derivatives).
-    pub fn rate(self) -> Option<ElasticVar> {
-        match self {
-            ElasticVar::Beta(k) => Some(ElasticVar::BetaD(k)),
-            ElasticVar::BetaD(k) => Some(ElasticVar::BetaDd(k)),
-            ElasticVar::W(k) => Some(ElasticVar::WD(k)),
-            ElasticVar::WD(k) => Some(ElasticVar::WDd(k)),
-            ElasticVar::Qddd(j) => Some(ElasticVar::Qdddd(j)),
-            ElasticVar::BetaDd(_)
-            | ElasticVar::WDd(_)
-            | ElasticVar::Theta(_)
-            | ElasticVar::ThetaD(_)
-            | ElasticVar::Qdddd(_) => None,
-        }
-    }
-}
-
-/// Inputs describing a moving base (Pinocchio's free-flyer layout).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum BaseVar {
-    /// Base pose: position x, y, z in the world, then the quaternion x, y, z, w (0..7).
-    Pose(u8),
-    /// Base velocity in base-frame components: linear (0..3), then angular (3..6).
-    Vel(u8),
-    /// Its time derivative (Pinocchio's spatial acceleration: the linear part is
-    /// `Rᵀ p̈ - ω × v`), 0..6.
-    Acc(u8),
-    /// Wrench on the base in base-frame components: force (0..3), moment (3..6).
-    Wrench(u8),
 }
 
 impl Var {

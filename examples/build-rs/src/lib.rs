@@ -1,50 +1,16 @@
-//! A joint-space controller for the UR5. `build.rs` generates its dynamics from
-//! `robots/ur5.toml` with `quasidyn_codegen::Builder`; `include_robot!` brings them in as the
-//! module `ur5` (`ur5::DOF`, `ur5::gravity`, ..., and `ur5::Ur5: quasidyn::Dynamics<6>`).
+//! The robots that `build.rs` generates, for the tests: the UR5 (`ur5`, from
+//! `robots/ur5.toml`), a tree (`hand`) and a floating-base quadruped (`quadruped_floating`),
+//! each brought in by `include_robot!` (`ur5::DOF`, `ur5::gravity`, ..., and
+//! `ur5::Ur5: quasidyn::Dynamics<6>`). The programs in `src/main.rs` and `src/bin/trees.rs`
+//! include the modules themselves, so that each stands alone as the README quotes it.
 
 // The generated modules compile in a crate that denies unsafe code: the one conversion of the
 // functions that write their entries as computed is allowed where it stands.
 #![deny(unsafe_code)]
 
-use quasidyn::Dynamics;
-
 quasidyn::include_robot!(pub "ur5");
-// A tree (four fingers on a palm) and a floating-base quadruped, generated the same way.
 quasidyn::include_robot!(pub "hand");
 quasidyn::include_robot!(pub "quadruped_floating");
-
-/// Control and integration step: 1 kHz.
-pub const DT: f64 = 1e-3;
-
-/// Simulates PD control with gravity compensation from rest at `q0` towards `target` for
-/// `steps` steps of [`DT`], integrating the forward dynamics with semi-implicit Euler.
-/// Returns the final joint positions and velocities.
-pub fn simulate<const N: usize>(
-    robot: &impl Dynamics<N>,
-    q0: [f64; N],
-    target: [f64; N],
-    steps: usize,
-) -> ([f64; N], [f64; N]) {
-    // PD gains shaped by the mass matrix at the target, so that near it every joint behaves
-    // as a decoupled, critically damped oscillator at OMEGA.
-    const OMEGA: f64 = 10.0;
-    let m = robot.mass_matrix(&target);
-    let (mut q, mut qd) = (q0, [0.0; N]);
-    for _ in 0..steps {
-        let g = robot.gravity(&q);
-        let pd: [f64; N] =
-            std::array::from_fn(|j| OMEGA * OMEGA * (target[j] - q[j]) - 2.0 * OMEGA * qd[j]);
-        let tau: [f64; N] =
-            std::array::from_fn(|i| m[i].iter().zip(&pd).map(|(m, a)| m * a).sum::<f64>() + g[i]);
-        let qdd = robot.forward_dynamics(&q, &qd, &tau);
-        // Semi-implicit Euler: the new velocity moves the position.
-        for ((q, qd), qdd) in q.iter_mut().zip(&mut qd).zip(qdd) {
-            *qd += DT * qdd;
-            *q += DT * *qd;
-        }
-    }
-    (q, qd)
-}
 
 /// Largest absolute difference between two joint vectors.
 pub fn max_error<const N: usize>(a: &[f64; N], b: &[f64; N]) -> f64 {

@@ -1,6 +1,10 @@
 //! A tree and a floating base: the hand's fingertip and the torques that hold the quadruped.
 
-use example_build_rs::{hand, quadruped_floating as quadruped};
+// The modules that build.rs wrote to `$OUT_DIR`.
+quasidyn::include_robot!("hand");
+quasidyn::include_robot!("quadruped_floating");
+
+use quadruped_floating as quadruped;
 
 fn main() {
     // The hand: one function per named frame, joints in the spec's order.
