@@ -4,10 +4,12 @@
 //! inertial parameter symbolic is derived with the regrouped entries (`mr1`, `mxr1`, ..,
 //! `xxr1`, ..) as its parameters, entries no joint-space output reads left out. Then any linear
 //! dependence that remains among their regressor columns is removed numerically: the columns,
-//! evaluated at random states and scaled to unit norm, have a null space (singular values
-//! below `1e-8` of the largest); a column that this null space makes a combination `β` of the
-//! columns before it is dropped, and its parameter added to theirs with the weights `β`. This
-//! is the numeric rank of the regressor, which is what identification can resolve. The kept columns are the base
+//! evaluated at random states, are orthogonalised in order (modified Gram-Schmidt); a column
+//! whose residual is below `1e-8` of its norm is a combination `β` of the kept ones, so its
+//! parameter is added to theirs with the weights `β`. Where that keeps more columns than their
+//! numeric rank (singular values of the unit-norm columns above `1e-8` of the largest), the
+//! dependences are read from the null space instead. `NB` is the numeric rank of the
+//! regressor, which is what identification can resolve. The kept columns are the base
 //! regressor `Yb`; each base parameter is a linear combination of the standard ones.
 
 use std::collections::HashMap;
@@ -24,6 +26,10 @@ use crate::model::{BaseMotion, JointKind, ParameterSet, Robot};
 /// Singular value of the columns scaled to unit norm, relative to the largest, at or below
 /// which it counts as zero (a dependence among the columns).
 const DEPENDENT: f64 = 1e-8;
+
+/// Residual, relative to the column's norm, at or below which Gram-Schmidt counts a column as
+/// dependent.
+const GRAM_SCHMIDT_DEPENDENT: f64 = 1e-8;
 
 /// Entry of a null-space row (rows of unit norm), at or below which it counts as zero when the
 /// rows are brought to echelon form.
@@ -148,7 +154,13 @@ fn analyse(robot: &Robot) -> (Graph, Vec<Vec<NodeId>>, BaseSet) {
         }
     }
 
-    let (kept, dropped) = eliminate_in_order(&a);
+    // Gram-Schmidt gives every shipped robot its base set; where it keeps more columns than
+    // the columns' numeric rank (axes a few microradians from perpendicular), the null space
+    // decides instead.
+    let (kept, dropped) = match gram_schmidt_in_order(&a) {
+        (kept, _) if kept.len() != numeric_rank(&a) => eliminate_in_order(&a),
+        found => found,
+    };
 
     // Each parameter of the analysis as a combination of the standard ones: a standard
     // parameter is itself; regrouped entries are linear in them, so found by differences.
@@ -222,6 +234,66 @@ fn analyse(robot: &Robot) -> (Graph, Vec<Vec<NodeId>>, BaseSet) {
     };
     let cols = kept.iter().map(|&k| cols[k].clone()).collect();
     (g, cols, set)
+}
+
+/// Splits `columns` in order by modified Gram-Schmidt (two passes): a column is dropped when
+/// its residual against the kept ones is at most [`GRAM_SCHMIDT_DEPENDENT`] of its norm, or
+/// when it is zero against the largest ([`ZERO_COLUMN`]). Returns the kept indices and, for
+/// each dropped column, its weights on the kept columns before it.
+fn gram_schmidt_in_order(a: &[Vec<f64>]) -> (Vec<usize>, Vec<(usize, Vec<f64>)>) {
+    // Modified Gram-Schmidt in column order: kept columns and, for each dropped one, its
+    // weights on the kept ones.
+    let mut q: Vec<Vec<f64>> = Vec::new();
+    let mut r: Vec<Vec<f64>> = Vec::new(); // r[i][k]: column of kept k on q_i
+    let mut kept: Vec<usize> = Vec::new();
+    let mut dropped: Vec<(usize, Vec<f64>)> = Vec::new();
+    // A column whose norm is rounding noise against the largest (a parameter no joint force
+    // depends on, computed as a difference of equal terms) is zero, not a base parameter.
+    let largest = a.iter().map(|c| dot(c, c).sqrt()).fold(0.0, f64::max);
+    for (j, col) in a.iter().enumerate() {
+        let norm = dot(col, col).sqrt();
+        let norm = if norm <= ZERO_COLUMN * largest {
+            0.0
+        } else {
+            norm
+        };
+        let mut res = col.clone();
+        let mut c = vec![0.0; q.len()];
+        for _ in 0..2 {
+            for (i, qi) in q.iter().enumerate() {
+                let t = dot(qi, &res);
+                c[i] += t;
+                for (x, y) in res.iter_mut().zip(qi) {
+                    *x -= t * y;
+                }
+            }
+        }
+        let rn = dot(&res, &res).sqrt();
+        if norm > 0.0 && rn > GRAM_SCHMIDT_DEPENDENT * norm {
+            for (ri, ci) in r.iter_mut().zip(&c) {
+                ri.push(*ci);
+            }
+            let mut last = vec![0.0; kept.len()];
+            last.push(rn);
+            r.push(last);
+            for x in &mut res {
+                *x /= rn;
+            }
+            q.push(res);
+            kept.push(j);
+        } else {
+            // col = Q c = A_K R⁻¹ c: back substitution.
+            let m = kept.len();
+            let mut beta = vec![0.0; m];
+            for i in (0..m).rev() {
+                let s: f64 = (i + 1..m).map(|k| r[i][k] * beta[k]).sum();
+                beta[i] = (c[i] - s) / r[i][i];
+            }
+            dropped.push((j, beta));
+        }
+    }
+
+    (kept, dropped)
 }
 
 /// Splits `columns` into independent ones and dependent ones, in order: a column is dropped
@@ -310,6 +382,27 @@ fn eliminate_in_order(columns: &[Vec<f64>]) -> (Vec<usize>, Vec<(usize, Vec<f64>
         }
     }
     (kept, dropped)
+}
+
+/// The number of singular values of the nonzero columns scaled to unit norm above
+/// [`DEPENDENT`] of the largest.
+fn numeric_rank(columns: &[Vec<f64>]) -> usize {
+    let norms: Vec<f64> = columns.iter().map(|c| norm(c)).collect();
+    let largest = norms.iter().copied().fold(0.0, f64::max);
+    let nonzero: Vec<usize> = (0..columns.len())
+        .filter(|&j| norms[j] > ZERO_COLUMN * largest)
+        .collect();
+    if nonzero.is_empty() {
+        return 0;
+    }
+    let rows = columns[0].len().max(nonzero.len());
+    let scaled = nalgebra::DMatrix::from_fn(rows, nonzero.len(), |i, k| {
+        let j = nonzero[k];
+        columns[j].get(i).map_or(0.0, |x| x / norms[j])
+    });
+    let s = scaled.singular_values();
+    let top = s.max();
+    s.iter().filter(|&&x| x > DEPENDENT * top).count()
 }
 
 fn norm(a: &[f64]) -> f64 {
