@@ -13,9 +13,10 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use quasidyn_codegen::emit::{camel_ident, frame_ident, param_fields, snake_ident};
+use quasidyn_codegen::emit::param_fields;
 use quasidyn_codegen::emit::{PartSizes, RustOptions};
 use quasidyn_codegen::import::ImportOptions;
+use quasidyn_codegen::names::{camel_ident, frame_ident, snake_ident};
 use quasidyn_codegen::{
     build_module, build_module_only, emit_c, emit_rust, emit_rust_reporting, load_input_with,
     load_spec, COptions, FunctionKind, Module, Silent, SymbolicInertial,

@@ -7,13 +7,14 @@ use std::sync::Arc;
 
 use crate::derive::SingularMotion;
 use crate::emit::{
-    emit_c_reporting, emit_rust_reporting, snake_ident, CFiles, COptions, EmitError, RustOptions,
+    emit_c_reporting, emit_rust_reporting, CFiles, COptions, EmitError, RustOptions,
 };
 use crate::generate::{build_module_reporting, select_functions};
 use crate::import::{
     detect, import_dh, import_urdf_with, ImportError, ImportOptions, Imported, InputKind, Location,
 };
 use crate::ir::{FunctionKind, Module};
+use crate::names::snake_ident;
 use crate::progress::{Progress, Silent, Step};
 use crate::spec::parse_spec;
 use crate::{Robot, SpecError};

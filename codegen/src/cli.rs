@@ -14,6 +14,7 @@ use crate::build::{
 };
 use crate::emit::COptions;
 use crate::equations::{try_equations, Format};
+use crate::functions::CATALOGUE;
 use crate::generate::{build_module_only, select_functions};
 use crate::import::{ImportOptions, Imported};
 use crate::params::MethodParams;
@@ -80,8 +81,8 @@ pub enum Lang {
 pub enum Command {
     /// Generate straight-line code for a robot.
     Generate {
-        /// The robot: spec, URDF or DH table.
-        input: PathBuf,
+        #[command(flatten)]
+        input: InputArgs,
         /// Target language.
         #[arg(long, value_enum, default_value = "c")]
         lang: Lang,
@@ -92,24 +93,6 @@ pub enum Command {
         /// Name of the generated files and identifier prefix (default: the robot's name).
         #[arg(long)]
         name: Option<String>,
-        /// URDF only: the link the chain ends at (default: the single leaf, or the whole tree
-        /// if there are several leaves).
-        #[arg(long)]
-        tip: Option<String>,
-        /// URDF only: a link that becomes a named frame (repeatable; a tree's leaves are frames
-        /// anyway).
-        #[arg(long = "frame", value_name = "LINK")]
-        frames: Vec<String>,
-        /// Keep every URDF value as written: do not snap angles within 5e-10 of multiples of
-        /// pi/2, axis components within 5e-10 of 0 or +-1, negligible offsets and products of
-        /// inertia to exact values.
-        #[arg(long)]
-        no_snap: bool,
-        /// URDF only: put a free-flyer under the root link (a floating base, as Pinocchio's
-        /// JointModelFreeFlyer): the root link's inertia, with the links fixed to it, becomes the
-        /// floating base body.
-        #[arg(long)]
-        floating_base: bool,
         /// C only: single precision (`float`, `sinf`, ...) for controllers without a double FPU.
         #[arg(long)]
         float: bool,
@@ -117,13 +100,8 @@ pub enum Command {
         #[arg(long)]
         header_only: bool,
         /// Generate only these functions (comma-separated names as generated, without the
-        /// robot's prefix: inverse_dynamics, gravity, nonlinear_effects, mass_matrix,
-        /// forward_dynamics, forward_kinematics, jacobian, centrifugal, coriolis, gyroscopic,
-        /// static_joint_reactions, inverse_dynamics_derivatives, gravity_derivatives,
-        /// forward_dynamics_derivatives, regressor, base_regressor, forward_kinematics_FRAME,
-        /// jacobian_FRAME, or `frames` for every named frame's functions). The others are not
-        /// derived at all.
-        #[arg(long, value_delimiter = ',', value_name = "FUNCTION,...")]
+        /// robot's prefix); the others are not derived at all.
+        #[arg(long, value_delimiter = ',', value_name = "FUNCTION,...", long_help = only_help("Generate"))]
         only: Option<Vec<String>>,
         /// Also generate each function over N states at once (structure of arrays, N from 1 to
         /// 1024): C `NAME_FUNCTION_batch` with every argument `[rows][NAME_BATCH]`, Rust
@@ -140,51 +118,17 @@ pub enum Command {
     },
     /// Validate an input; print `ok: NAME, N bodies` or the located error.
     Check {
-        /// The robot: spec, URDF or DH table.
-        spec: PathBuf,
+        #[command(flatten)]
+        input: InputArgs,
         /// Also list every value the URDF importer snapped to an exact one: where, what, from
         /// and to, and by how much.
         #[arg(long, short)]
         verbose: bool,
-        /// URDF only: the tip link.
-        #[arg(long)]
-        tip: Option<String>,
-        /// URDF only: a link that becomes a named frame (repeatable; a tree's leaves are frames
-        /// anyway).
-        #[arg(long = "frame", value_name = "LINK")]
-        frames: Vec<String>,
-        /// Keep every URDF value as written: do not snap angles within 5e-10 of multiples of
-        /// pi/2, axis components within 5e-10 of 0 or +-1, negligible offsets and products of
-        /// inertia to exact values.
-        #[arg(long)]
-        no_snap: bool,
-        /// URDF only: put a free-flyer under the root link (a floating base, as Pinocchio's
-        /// JointModelFreeFlyer): the root link's inertia, with the links fixed to it, becomes the
-        /// floating base body.
-        #[arg(long)]
-        floating_base: bool,
     },
     /// Write out the equations of a generated function, named intermediates first.
     Equations {
-        /// The robot: spec, URDF or DH table.
-        spec: PathBuf,
-        /// URDF only: the tip link.
-        #[arg(long)]
-        tip: Option<String>,
-        /// URDF only: a link that becomes a named frame (repeatable; a tree's leaves are frames
-        /// anyway).
-        #[arg(long = "frame", value_name = "LINK")]
-        frames: Vec<String>,
-        /// Keep every URDF value as written: do not snap angles within 5e-10 of multiples of
-        /// pi/2, axis components within 5e-10 of 0 or +-1, negligible offsets and products of
-        /// inertia to exact values.
-        #[arg(long)]
-        no_snap: bool,
-        /// URDF only: put a free-flyer under the root link (a floating base, as Pinocchio's
-        /// JointModelFreeFlyer): the root link's inertia, with the links fixed to it, becomes the
-        /// floating base body.
-        #[arg(long)]
-        floating_base: bool,
+        #[command(flatten)]
+        input: InputArgs,
         /// Plain text or a LaTeX `align*` block.
         #[arg(long, value_enum, default_value = "text")]
         format: Format,
@@ -195,77 +139,86 @@ pub enum Command {
     },
     /// Print the method's parameters (masses, L, e, p, b, a, inertia about the poles) per body.
     Params {
-        /// The robot: spec, URDF or DH table.
-        spec: PathBuf,
-        /// URDF only: the tip link.
-        #[arg(long)]
-        tip: Option<String>,
-        /// URDF only: a link that becomes a named frame (repeatable; a tree's leaves are frames
-        /// anyway).
-        #[arg(long = "frame", value_name = "LINK")]
-        frames: Vec<String>,
-        /// Keep every URDF value as written: do not snap angles within 5e-10 of multiples of
-        /// pi/2, axis components within 5e-10 of 0 or +-1, negligible offsets and products of
-        /// inertia to exact values.
-        #[arg(long)]
-        no_snap: bool,
-        /// URDF only: put a free-flyer under the root link (a floating base, as Pinocchio's
-        /// JointModelFreeFlyer): the root link's inertia, with the links fixed to it, becomes the
-        /// floating base body.
-        #[arg(long)]
-        floating_base: bool,
+        #[command(flatten)]
+        input: InputArgs,
         /// Print the base parameters instead, each as its combination of the standard ones.
         #[arg(long)]
         base: bool,
     },
     /// Print the operation counts of every generated function.
     Stats {
-        /// The robot: spec, URDF or DH table.
-        input: PathBuf,
-        /// URDF only: the tip link.
-        #[arg(long)]
-        tip: Option<String>,
-        /// URDF only: a link that becomes a named frame (repeatable; a tree's leaves are frames
-        /// anyway).
-        #[arg(long = "frame", value_name = "LINK")]
-        frames: Vec<String>,
-        /// Keep every URDF value as written: do not snap angles within 5e-10 of multiples of
-        /// pi/2, axis components within 5e-10 of 0 or +-1, negligible offsets and products of
-        /// inertia to exact values.
-        #[arg(long)]
-        no_snap: bool,
-        /// URDF only: put a free-flyer under the root link (a floating base, as Pinocchio's
-        /// JointModelFreeFlyer): the root link's inertia, with the links fixed to it, becomes the
-        /// floating base body.
-        #[arg(long)]
-        floating_base: bool,
+        #[command(flatten)]
+        input: InputArgs,
         /// Count only these functions (names as for `generate --only`); the others are not
         /// derived at all.
-        #[arg(long, value_delimiter = ',', value_name = "FUNCTION,...")]
+        #[arg(long, value_delimiter = ',', value_name = "FUNCTION,...", long_help = only_help("Count"))]
         only: Option<Vec<String>>,
     },
     /// Convert a URDF file or DH table into an equivalent quasidyn spec (printed on stdout).
     Import {
-        /// The URDF file or DH table.
-        input: PathBuf,
-        /// URDF only: the tip link.
-        #[arg(long)]
-        tip: Option<String>,
-        /// URDF only: a link that becomes a named frame (repeatable; a tree's leaves are frames
-        /// anyway).
-        #[arg(long = "frame", value_name = "LINK")]
-        frames: Vec<String>,
-        /// Keep every URDF value as written: do not snap angles within 5e-10 of multiples of
-        /// pi/2, axis components within 5e-10 of 0 or +-1, negligible offsets and products of
-        /// inertia to exact values.
-        #[arg(long)]
-        no_snap: bool,
-        /// URDF only: put a free-flyer under the root link (a floating base, as Pinocchio's
-        /// JointModelFreeFlyer): the root link's inertia, with the links fixed to it, becomes the
-        /// floating base body.
-        #[arg(long)]
-        floating_base: bool,
+        #[command(flatten)]
+        input: InputArgs,
     },
+}
+
+/// The input every subcommand reads, and how to import it.
+#[derive(Debug, clap::Args)]
+pub struct InputArgs {
+    /// The robot: spec, URDF or DH table.
+    pub input: PathBuf,
+    /// URDF only: the link the chain ends at (default: the single leaf, or the whole tree if
+    /// there are several leaves).
+    #[arg(long)]
+    pub tip: Option<String>,
+    /// URDF only: a link that becomes a named frame (repeatable; a tree's leaves are frames
+    /// anyway).
+    #[arg(long = "frame", value_name = "LINK")]
+    pub frames: Vec<String>,
+    /// Keep every URDF value as written: do not snap angles within 5e-10 of multiples of pi/2,
+    /// axis components within 5e-10 of 0 or +-1, negligible offsets and products of inertia to
+    /// exact values.
+    #[arg(long)]
+    pub no_snap: bool,
+    /// URDF only: put a free-flyer under the root link (a floating base, as Pinocchio's
+    /// JointModelFreeFlyer): the root link's inertia, with the links fixed to it, becomes the
+    /// floating base body.
+    #[arg(long)]
+    pub floating_base: bool,
+}
+
+impl InputArgs {
+    fn options(&self) -> ImportOptions {
+        ImportOptions {
+            tip: self.tip.clone(),
+            frames: self.frames.clone(),
+            snap: !self.no_snap,
+            floating_base: self.floating_base,
+        }
+    }
+
+    fn load(&self) -> Result<Robot, Error> {
+        load(&self.input, &self.options())
+    }
+}
+
+/// The long help of `--only`: every function the catalogue declares, with which robots have
+/// it.
+fn only_help(verb: &str) -> String {
+    let mut help = format!(
+        "{verb} only these functions (comma-separated names as generated, without the robot's \
+         prefix); the others are not derived at all. `frames` selects every named frame's \
+         functions. The functions, and which robots have them:\n"
+    );
+    for e in CATALOGUE {
+        let name = match e.kind {
+            FunctionKind::FrameKinematics(_) | FunctionKind::FrameJacobian(_) => {
+                format!("{}_FRAME", e.name)
+            }
+            _ => e.name.to_owned(),
+        };
+        help.push_str(&format!("  {name:<30} {}\n", e.exists.describe()));
+    }
+    help.trim_end().to_owned()
 }
 
 /// Parses the process arguments, runs the subcommand and returns the exit code: 0 on success,
@@ -298,10 +251,6 @@ pub fn run(cli: Cli) -> miette::Result<()> {
             lang,
             out,
             name,
-            tip,
-            frames,
-            no_snap,
-            floating_base,
             float,
             header_only,
             only,
@@ -309,11 +258,11 @@ pub fn run(cli: Cli) -> miette::Result<()> {
             quiet,
             progress_after,
         } => generate(&Generate {
-            input: &input,
+            input: &input.input,
             lang,
             out: &out,
             name: name.as_deref(),
-            import: options(tip, frames, no_snap, floating_base),
+            import: input.options(),
             options: COptions {
                 float,
                 header_only,
@@ -322,61 +271,27 @@ pub fn run(cli: Cli) -> miette::Result<()> {
             generation: Options { only, batch },
             progress: (!quiet).then_some(progress_after),
         }),
-        Command::Check {
-            spec,
-            verbose,
-            tip,
-            frames,
-            no_snap,
-            floating_base,
-        } => check(
-            &spec,
-            &options(tip, frames, no_snap, floating_base),
-            verbose,
-        ),
-        Command::Params {
-            spec,
-            tip,
-            frames,
-            no_snap,
-            floating_base,
-            base,
-        } => {
+        Command::Check { input, verbose } => check(&input.input, &input.options(), verbose),
+        Command::Params { input, base } => {
+            let robot = input.load()?;
             if base {
-                base_params(&spec, &options(tip, frames, no_snap, floating_base))
+                say!("{}", crate::derive::base_parameters_text(&robot));
             } else {
-                params(&spec, &options(tip, frames, no_snap, floating_base))
+                say!("{}", MethodParams::from_robot(&robot));
             }
+            Ok(())
         }
-        Command::Stats {
-            input,
-            tip,
-            frames,
-            no_snap,
-            floating_base,
-            only,
-        } => stats(
-            &input,
-            &options(tip, frames, no_snap, floating_base),
-            only.as_deref(),
-        ),
-        Command::Import {
-            input,
-            tip,
-            frames,
-            no_snap,
-            floating_base,
-        } => import(&input, &options(tip, frames, no_snap, floating_base)),
+        Command::Stats { input, only } => stats(&input.load()?, only.as_deref()),
+        Command::Import { input } => {
+            say!("{}", to_toml(&input.load()?));
+            Ok(())
+        }
         Command::Equations {
-            spec,
-            tip,
-            frames,
-            no_snap,
-            floating_base,
+            input,
             format,
             function,
         } => {
-            let robot = load(&spec, &options(tip, frames, no_snap, floating_base))?;
+            let robot = input.load()?;
             // Resolved against the robot: its frames' functions are named after its frames.
             let kind = match select_functions(&robot, &[function.as_str()])?.as_slice() {
                 [kind] => *kind,
@@ -398,20 +313,6 @@ pub fn run(cli: Cli) -> miette::Result<()> {
                 )),
             }
         }
-    }
-}
-
-fn options(
-    tip: Option<String>,
-    frames: Vec<String>,
-    no_snap: bool,
-    floating_base: bool,
-) -> ImportOptions {
-    ImportOptions {
-        tip,
-        frames,
-        snap: !no_snap,
-        floating_base,
     }
 }
 
@@ -542,13 +443,12 @@ fn write_all(dir: &Path, files: &[(String, String)]) -> Result<(), Error> {
     replace_files(&files)
 }
 
-fn stats(path: &Path, options: &ImportOptions, only: Option<&[String]>) -> miette::Result<()> {
-    let robot = load(path, options)?;
+fn stats(robot: &Robot, only: Option<&[String]>) -> miette::Result<()> {
     let kinds = match only {
-        Some(names) => Some(select_functions(&robot, names)?),
+        Some(names) => Some(select_functions(robot, names)?),
         None => None,
     };
-    let module = build_module_only(&robot, kinds.as_deref()).lowered();
+    let module = build_module_only(robot, kinds.as_deref()).lowered();
     sayln!(
         "{}: operations of the generated functions ({} joints; common subexpressions counted once)",
         robot.name,
@@ -559,7 +459,7 @@ fn stats(path: &Path, options: &ImportOptions, only: Option<&[String]>) -> miett
     kinds.sort();
     let names: Vec<String> = kinds
         .iter()
-        .map(|&k| crate::emit::public_name(&module, k).unwrap_or_default())
+        .map(|&k| module.function_name(k).unwrap_or_default())
         .collect();
     // Frame functions carry the frame's name: the column grows to fit.
     let w = names.iter().map(String::len).max().unwrap_or(0).max(24);
@@ -595,12 +495,6 @@ fn stats(path: &Path, options: &ImportOptions, only: Option<&[String]>) -> miett
     Ok(())
 }
 
-fn import(path: &Path, options: &ImportOptions) -> miette::Result<()> {
-    let robot = load(path, options)?;
-    say!("{}", to_toml(&robot));
-    Ok(())
-}
-
 fn check(path: &Path, options: &ImportOptions, verbose: bool) -> miette::Result<()> {
     let Imported { robot, snaps } = load_input_with(path, options)?;
     let n = robot.dof();
@@ -623,17 +517,5 @@ fn check(path: &Path, options: &ImportOptions, verbose: bool) -> miette::Result<
             }
         }
     }
-    Ok(())
-}
-
-fn base_params(path: &Path, options: &ImportOptions) -> miette::Result<()> {
-    let robot = load(path, options)?;
-    say!("{}", crate::derive::base_parameters_text(&robot));
-    Ok(())
-}
-
-fn params(path: &Path, options: &ImportOptions) -> miette::Result<()> {
-    let robot = load(path, options)?;
-    say!("{}", MethodParams::from_robot(&robot));
     Ok(())
 }

@@ -32,19 +32,6 @@ pub enum Format {
     Latex,
 }
 
-/// The name of each generated function (`inverse_dynamics`, `mass_matrix`, ...), as in the
-/// generated API and on the command line.
-pub fn function_name(kind: FunctionKind) -> &'static str {
-    crate::emit::contract(kind).name
-}
-
-/// The function called `name` (see [`function_name`]).
-pub fn function_by_name(name: &str) -> Option<FunctionKind> {
-    FunctionKind::every()
-        .chain(FunctionKind::ELASTIC)
-        .find(|&k| function_name(k) == name)
-}
-
 /// Derives `robot` and writes out the equations of `function`.
 ///
 /// # Panics
@@ -542,7 +529,7 @@ impl Printer<'_> {
         let _ = writeln!(
             out,
             "{c} {} of {} ({} joints), written out by quasidyn",
-            function_name(function).replace('_', " "),
+            function.name().replace('_', " "),
             robot.name,
             robot.dof()
         );
@@ -884,14 +871,6 @@ mod tests {
         assert_eq!(latex_label("t12"), "t_{12}");
         assert_eq!(latex_label("Omegadot_e2_x"), "\\dot\\Omega_{e2}^{x}");
         assert_eq!(latex_label("odd-name"), "\\mathrm{odd-name}");
-    }
-
-    #[test]
-    fn function_names_round_trip() {
-        for k in FunctionKind::ALL {
-            assert_eq!(function_by_name(function_name(k)), Some(k));
-        }
-        assert_eq!(function_by_name("nope"), None);
     }
 
     /// A floating base's joint-space outputs have six rows for the base before the joints':

@@ -1,16 +1,15 @@
 //! From a validated robot to the IR module every emitter reads.
 
-use crate::algebra::Algebra;
 use crate::derive::{
     derivatives, derive_with, elastic_dynamics, elastic_rates, same_hinge_axis, shared_count,
-    spatial_derivatives, standard_values, velocity_split, BaseSet, Coordinates, Derivatives,
-    DetachedBase, DetachedRegressor, Regressor, Split,
+    spatial_derivatives, split_velocity_forces, standard_values, BaseSet, Coordinates, Derivatives,
+    DetachedBase, DetachedRegressor, Regressor,
 };
-use crate::emit::function_name;
-use crate::ir::{Constant, Function, FunctionKind, Graph, Module, NodeId, Output, Var};
+use crate::functions::{function_name, functions_of, Counts};
+use crate::ir::{Constant, Function, FunctionKind, Graph, Module, NodeId};
 use crate::parallel::Background;
 use crate::progress::{Counter, Progress, Silent, Stage};
-use crate::{to_toml, BaseMotion, ParameterSet, Robot, SymbolicInertial};
+use crate::{to_toml, BaseMotion, Robot, SymbolicInertial};
 
 /// Version of the generator, written into generated files.
 pub const GENERATOR_VERSION: &str = env!("CARGO_PKG_VERSION");
@@ -58,56 +57,7 @@ pub fn build_module_physical(robot: &Robot) -> Module {
 /// parameters or a moving base no static joint reactions), the derivatives, the regressor and
 /// the base regressor, then each named frame's pose and Jacobian.
 pub fn available_functions(robot: &Robot) -> Vec<FunctionKind> {
-    let fixed = robot.motion == BaseMotion::Fixed;
-    let mut kinds: Vec<FunctionKind> = FunctionKind::ALL
-        .into_iter()
-        .filter(|kind| match kind {
-            FunctionKind::ForwardKinematics | FunctionKind::Jacobian => robot.is_chain(),
-            FunctionKind::Centrifugal | FunctionKind::Coriolis | FunctionKind::Gyroscopic => fixed,
-            FunctionKind::StaticJointReactions => fixed && robot.parameters != ParameterSet::Base,
-            _ => true,
-        })
-        .collect();
-    kinds.extend(FunctionKind::DERIVATIVES);
-    kinds.push(FunctionKind::Regressor);
-    kinds.push(FunctionKind::BaseRegressor);
-    for k in 0..robot.frames.len() {
-        let index = u16::try_from(k).expect("frames fit u16");
-        kinds.push(FunctionKind::FrameKinematics(index));
-        kinds.push(FunctionKind::FrameJacobian(index));
-    }
-    if robot.has_elasticity() {
-        kinds.extend(elastic_functions(robot));
-    }
-    kinds.sort();
-    kinds
-}
-
-/// The elastic functions of a robot with elasticity, by the rules of the derivation: the
-/// kinematics always; the statics with elastic joints; the dynamics when every elastic joint
-/// has a motor inertia, and the feedforward when none has damping.
-fn elastic_functions(robot: &Robot) -> Vec<FunctionKind> {
-    let joints: Vec<&crate::model::ElasticJoint> = robot
-        .bodies
-        .iter()
-        .filter_map(|b| b.elastic.as_ref())
-        .collect();
-    FunctionKind::ELASTIC
-        .into_iter()
-        .filter(|kind| match kind {
-            FunctionKind::StaticDeflection | FunctionKind::DeflectedToolError => !joints.is_empty(),
-            FunctionKind::ElasticForwardDynamics => {
-                !joints.is_empty() && joints.iter().all(|e| e.motor_inertia.is_some())
-            }
-            FunctionKind::ElasticFeedforward => {
-                !joints.is_empty()
-                    && joints
-                        .iter()
-                        .all(|e| e.motor_inertia.is_some() && e.damping.unwrap_or(0.0) == 0.0)
-            }
-            _ => true,
-        })
-        .collect()
+    functions_of(robot)
 }
 
 /// The family name that selects every named frame's `forward_kinematics_FRAME` and
@@ -251,7 +201,7 @@ fn build(
     // yet: its functions leave the split out.)
     let (centrifugal, coriolis, gyroscopic) = if do_split {
         step.next("velocity split (centrifugal, coriolis, gyroscopic)");
-        split(&mut graph, robot, &derived)
+        split_velocity_forces(&mut graph, robot, &derived)
     } else {
         (Vec::new(), Vec::new(), Vec::new())
     };
@@ -372,139 +322,100 @@ fn build(
         graph.set_run_shift(false);
     }
 
-    let vector = |name, values: Vec<NodeId>| Output {
-        name,
-        rows: values.len(),
-        cols: 1,
-        values,
+    // Output names and shapes come from the catalogue; a function is its values per output.
+    let counts = Counts {
+        nb,
+        nbeta: robot.elastic_joints().len(),
+        nw: robot.flex_coordinates().len(),
+        dof: n,
+        bodies: n + usize::from(robot.is_floating()),
     };
-    let matrix = |name, rows, cols, values: Vec<NodeId>| Output {
-        name,
-        rows,
-        cols,
-        values,
-    };
-    let function = |kind, outputs| Function { kind, outputs };
+    let function = |kind, outputs| Function::new(kind, nv, counts, outputs);
     let mut functions = vec![
         function(
             FunctionKind::InverseDynamics,
-            vec![vector("tau", derived.inverse_dynamics)],
+            vec![derived.inverse_dynamics],
         ),
-        function(FunctionKind::Gravity, vec![vector("tau", derived.gravity)]),
+        function(FunctionKind::Gravity, vec![derived.gravity]),
         function(
             FunctionKind::NonlinearEffects,
-            vec![vector("h", derived.nonlinear_effects)],
+            vec![derived.nonlinear_effects],
         ),
-        function(
-            FunctionKind::MassMatrix,
-            vec![matrix("M", nv, nv, mass_matrix_out)],
-        ),
+        function(FunctionKind::MassMatrix, vec![mass_matrix_out]),
         function(
             FunctionKind::ForwardDynamics,
-            vec![vector("qdd", derived.forward_dynamics)],
+            vec![derived.forward_dynamics],
         ),
         function(
             FunctionKind::ForwardKinematics,
-            vec![
-                matrix("R", 3, 3, derived.tool_rotation),
-                vector("p", derived.tool_position),
-            ],
+            vec![derived.tool_rotation, derived.tool_position],
         ),
-        function(
-            FunctionKind::Jacobian,
-            vec![matrix("J", 6, nv, derived.jacobian)],
-        ),
-        function(FunctionKind::Centrifugal, vec![vector("hc", centrifugal)]),
-        function(FunctionKind::Coriolis, vec![vector("ho", coriolis)]),
-        function(FunctionKind::Gyroscopic, vec![vector("hg", gyroscopic)]),
+        function(FunctionKind::Jacobian, vec![derived.jacobian]),
+        function(FunctionKind::Centrifugal, vec![centrifugal]),
+        function(FunctionKind::Coriolis, vec![coriolis]),
+        function(FunctionKind::Gyroscopic, vec![gyroscopic]),
         function(
             FunctionKind::StaticJointReactions,
-            vec![
-                matrix("F", n, 3, derived.static_force),
-                matrix("T", n, 3, derived.static_moment),
-            ],
+            vec![derived.static_force, derived.static_moment],
         ),
         function(
             FunctionKind::InverseDynamicsDerivatives,
-            vec![
-                matrix("dtau_dq", nv, nv, der.dtau_dq),
-                matrix("dtau_dqd", nv, nv, der.dtau_dqd),
-            ],
+            vec![der.dtau_dq, der.dtau_dqd],
         ),
-        function(
-            FunctionKind::GravityDerivatives,
-            vec![matrix("dg_dq", nv, nv, der.dg_dq)],
-        ),
+        function(FunctionKind::GravityDerivatives, vec![der.dg_dq]),
         function(
             FunctionKind::ForwardDynamicsDerivatives,
-            vec![
-                matrix("dqdd_dq", nv, nv, der.dqdd_dq),
-                matrix("dqdd_dqd", nv, nv, der.dqdd_dqd),
-                matrix("Minv", nv, nv, der.minv),
-            ],
+            vec![der.dqdd_dq, der.dqdd_dqd, der.minv],
         ),
-        function(
-            FunctionKind::Regressor,
-            vec![matrix("Y", nv, reg.standard.len(), reg.y)],
-        ),
-        function(FunctionKind::BaseRegressor, vec![matrix("Yb", nv, nb, yb)]),
+        function(FunctionKind::Regressor, vec![reg.y]),
+        function(FunctionKind::BaseRegressor, vec![yb]),
     ];
     for (k, fk) in derived.frames.into_iter().enumerate() {
         let index = u16::try_from(k).expect("frames fit u16");
         functions.push(function(
             FunctionKind::FrameKinematics(index),
-            vec![matrix("R", 3, 3, fk.rotation), vector("p", fk.position)],
+            vec![fk.rotation, fk.position],
         ));
         functions.push(function(
             FunctionKind::FrameJacobian(index),
-            vec![matrix("J", 6, nv, fk.jacobian)],
+            vec![fk.jacobian],
         ));
     }
     // With base parameters the static reactions are not derived, and a tree has no tool
     // (empty outputs); with `only`, what was not asked for goes too.
     functions.retain(|f| wanted(f.kind) && f.outputs.iter().all(|o| !o.values.is_empty()));
     if let Some(e) = derived.elastic {
-        let (nbeta, nw) = (e.static_deflection.len(), robot.flex_coordinates().len());
         let (v, a) = elastic_rates(&mut graph, n, &rigid_jacobian, &e.dp, &e.dtheta);
         functions.push(function(
             FunctionKind::ElasticForwardKinematics,
-            vec![matrix("R", 3, 3, e.rotation), vector("p", e.position)],
+            vec![e.rotation, e.position],
         ));
         // F2 or F4 has no columns without elastic joints or flexible links: the function
         // keeps both outputs all the same (one signature for every elastic robot).
         functions.push(function(
             FunctionKind::ComplianceJacobians,
-            vec![matrix("F2", 6, nbeta, e.f2), matrix("F4", 6, nw, e.f4)],
+            vec![e.f2, e.f4],
         ));
-        functions.push(function(
-            FunctionKind::ElasticVelocity,
-            vec![vector("v", v)],
-        ));
-        functions.push(function(
-            FunctionKind::ElasticAcceleration,
-            vec![vector("a", a)],
-        ));
-        if nbeta > 0 {
+        functions.push(function(FunctionKind::ElasticVelocity, vec![v]));
+        functions.push(function(FunctionKind::ElasticAcceleration, vec![a]));
+        if counts.nbeta > 0 {
             let (dp, dtheta) = e.tool_error.split_at(3);
             functions.push(function(
                 FunctionKind::StaticDeflection,
-                vec![vector("beta", e.static_deflection)],
+                vec![e.static_deflection],
             ));
             functions.push(function(
                 FunctionKind::DeflectedToolError,
-                vec![vector("dp", dp.to_vec()), vector("dtheta", dtheta.to_vec())],
+                vec![dp.to_vec(), dtheta.to_vec()],
             ));
         }
         if let Some(((qdd, thetadd), feedforward)) = elastic_dyn {
             functions.push(function(
                 FunctionKind::ElasticForwardDynamics,
-                vec![vector("qdd", qdd), vector("thetadd", thetadd)],
+                vec![qdd, thetadd],
             ));
             if let Some((theta, tau)) = feedforward {
-                functions.push(function(
-                    FunctionKind::ElasticFeedforward,
-                    vec![vector("theta", theta), vector("tau", tau)],
-                ));
+                functions.push(function(FunctionKind::ElasticFeedforward, vec![theta, tau]));
             }
         }
         functions.retain(|f| wanted(f.kind));
@@ -567,87 +478,4 @@ fn emitted_operations(graph: &Graph, roots: &[NodeId]) -> usize {
     let shared = |(g, r): (Graph, Vec<NodeId>)| shared_count(&g, r);
     let merged = shared(graph.lower_trig_sums(roots));
     merged.min(shared(graph.lower_trig_sums_stepwise(roots)))
-}
-
-/// The seed-001 split of a fixed-base robot (Statements 2 and 3), by recursions rather than
-/// the `O(N³)` derivatives of the mass matrix the formulas read.
-///
-/// Every term of the velocity forces `h_i` is a product `q̇_a q̇_b` (`a ≤ b`), and the split
-/// sorts them by the lower index: `a < i` gyroscopic, `a = b > i` centrifugal, `i < a < b`
-/// Coriolis, and `a = i < b` half Coriolis, half gyroscopic (`h^g_o,i`). With
-/// `T_i = Σ_{j≥i} Ḣ_ij q̇_j` (the terms with `a ≥ i`, the rate of the relative momentum `y_i`)
-/// and `h^g_o,i = ½ q̇_i Ḣ_ii`:
-/// `h_o = T - h_c - h^g_o` and `h_g = h - T + h^g_o`, which is (8)-(10) and (13)-(16) term by
-/// term (Lagrange: `h_i = Σ_j Ḣ_ij q̇_j - ∂T/∂q_i`).
-fn split(
-    graph: &mut Graph,
-    robot: &Robot,
-    derived: &crate::derive::Derived<NodeId>,
-) -> Split<NodeId> {
-    let n = robot.dof();
-    let mut roots = derived.relative_momentum.clone();
-    roots.extend((0..n).map(|i| derived.mass_matrix[i * n + i]));
-    // Along the motion at rest accelerations: q moves at q̇, nothing else moves.
-    let rates = graph.jvp(&roots, &|v| match v {
-        Var::Q(j) => Some(Var::Qd(j)),
-        _ => None,
-    });
-    let (t, hdot) = rates.split_at(n);
-    let half = graph.constant(0.5);
-    let mut coriolis = Vec::with_capacity(n);
-    let mut gyroscopic = Vec::with_capacity(n);
-    for i in 0..n {
-        let qd = graph.qd(i);
-        let hgo = graph.product(&[half, qd, hdot[i]]);
-        let c = graph.sum_signed(&[(t[i], 1.0), (derived.centrifugal[i], -1.0), (hgo, -1.0)]);
-        let g = graph.sum_signed(&[(derived.velocity_forces[i], 1.0), (t[i], -1.0), (hgo, 1.0)]);
-        coriolis.push(c);
-        gyroscopic.push(g);
-    }
-    let recursive = (derived.centrifugal.clone(), coriolis, gyroscopic);
-    // `∂H_kj/∂q_i` is structurally non-zero for `k` and `i` in subsystem `j` only.
-    let topo = robot.topology();
-    let derivatives: usize = (0..n).map(|j| topo.subtree(j).len().pow(2)).sum();
-    if derivatives > FORMULA_SPLIT_MAX_DERIVATIVES {
-        return recursive;
-    }
-    // Small robots: the formulas over the mass-matrix derivatives can fold further where axes
-    // are parallel or perpendicular (the same values, term by term); each function keeps the
-    // shorter of the two.
-    let formula = split_by_derivatives(graph, n, &derived.mass_matrix);
-    let shorter = |a: Vec<NodeId>, b: Vec<NodeId>| {
-        if graph.op_count(&b).total() <= graph.op_count(&a).total() {
-            b
-        } else {
-            a
-        }
-    };
-    (
-        shorter(recursive.0, formula.0),
-        shorter(recursive.1, formula.1),
-        shorter(recursive.2, formula.2),
-    )
-}
-
-/// Up to this many mass-matrix derivatives `∂H_kj/∂q_i` (as many as an 8-joint chain has,
-/// `Σ_j |N_j|²`; a four-finger hand of 16 joints has 120) the split is also built from the
-/// formulas over them, and each function keeps the shorter form.
-const FORMULA_SPLIT_MAX_DERIVATIVES: usize = 204;
-
-/// Statements 2 and 3 as printed: `h_c`, `h_o`, `h_g` from `∂H_kj/∂q_i`, built only for
-/// `k ≥ j` and `i > j` (`H_kj` depends on the joints after `j` alone).
-fn split_by_derivatives(graph: &mut Graph, n: usize, mass_matrix: &[NodeId]) -> Split<NodeId> {
-    let zero = graph.constant(0.0);
-    let mut dh = vec![zero; n * n * n];
-    for k in 0..n {
-        for j in 0..=k {
-            for i in (j + 1)..n {
-                let q = Var::Q(u16::try_from(i).expect("at most 64 joints"));
-                dh[(k * n + j) * n + i] = graph.diff(mass_matrix[k * n + j], q);
-            }
-        }
-    }
-    let qd: Vec<NodeId> = (0..n).map(|j| graph.qd(j)).collect();
-    let lookup = |k: usize, j: usize, i: usize| dh[(k * n + j) * n + i];
-    velocity_split(graph, n, mass_matrix, &lookup, &qd)
 }

@@ -88,7 +88,7 @@ fn names_resolve_to_the_robots_functions() {
     assert!(frames >= 2);
     let all = select_functions(&tree, &["frames"]).unwrap();
     assert_eq!(all.len(), 2 * frames);
-    let ident = quasidyn_codegen::emit::frame_ident(&tree.frames[1].name);
+    let ident = quasidyn_codegen::names::frame_ident(&tree.frames[1].name);
     assert_eq!(
         select_functions(&tree, &[format!("jacobian_{ident}")]).unwrap(),
         [FunctionKind::FrameJacobian(1)]

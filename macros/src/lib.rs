@@ -57,12 +57,14 @@
 use std::path::{Path, PathBuf};
 
 use proc_macro2::{Span, TokenStream};
-use quote::{format_ident, quote};
+use quote::quote;
 use syn::parse::{Parse, ParseStream};
 use syn::{Ident, LitBool, LitInt, LitStr, Token, Visibility};
 
-use quasidyn_codegen::emit::{camel_ident, check_batch, snake_ident};
+use quasidyn_codegen::emit::check_batch;
+use quasidyn_codegen::emit::stub::stub_module_items;
 use quasidyn_codegen::import::ImportOptions;
+use quasidyn_codegen::names::{camel_ident, snake_ident};
 use quasidyn_codegen::{
     decode_input, module_name, parse_input_with, rust_code_with, Error, Options,
 };
@@ -441,63 +443,14 @@ fn guess_dof(text: &str) -> usize {
 }
 
 /// A module with the generated API's names, generic in the number of joints, so that code
-/// using a rejected robot type-checks and the macro's error is the only one.
+/// using a rejected robot type-checks and the macro's error is the only one (its items come
+/// from the generator's function catalogue).
 fn stub_module(vis: &Visibility, name: &Ident, dof: usize) -> TokenStream {
-    let ty = format_ident!("{}", camel_ident(&name.to_string()));
+    let items = stub_module_items(&camel_ident(&name.to_string()), dof);
     quote! {
         #[allow(dead_code, unused_variables, clippy::all)]
         #vis mod #name {
-            pub const DOF: usize = #dof;
-            pub struct #ty;
-            pub fn inverse_dynamics<const N: usize>(
-                q: &[f64; N], qd: &[f64; N], qdd: &[f64; N],
-            ) -> [f64; N] { unreachable!() }
-            pub fn gravity<const N: usize>(q: &[f64; N]) -> [f64; N] { unreachable!() }
-            pub fn nonlinear_effects<const N: usize>(q: &[f64; N], qd: &[f64; N]) -> [f64; N] {
-                unreachable!()
-            }
-            pub fn mass_matrix<const N: usize>(q: &[f64; N]) -> [[f64; N]; N] { unreachable!() }
-            pub fn forward_dynamics<const N: usize>(
-                q: &[f64; N], qd: &[f64; N], tau: &[f64; N],
-            ) -> [f64; N] { unreachable!() }
-            pub fn forward_kinematics<const N: usize>(
-                q: &[f64; N],
-            ) -> ([[f64; 3]; 3], [f64; 3]) { unreachable!() }
-            pub fn jacobian<const N: usize>(q: &[f64; N]) -> [[f64; N]; 6] { unreachable!() }
-            pub fn centrifugal<const N: usize>(q: &[f64; N], qd: &[f64; N]) -> [f64; N] {
-                unreachable!()
-            }
-            pub fn coriolis<const N: usize>(q: &[f64; N], qd: &[f64; N]) -> [f64; N] {
-                unreachable!()
-            }
-            pub fn gyroscopic<const N: usize>(q: &[f64; N], qd: &[f64; N]) -> [f64; N] {
-                unreachable!()
-            }
-            pub fn static_joint_reactions<const N: usize>(
-                q: &[f64; N],
-            ) -> ([[f64; 3]; N], [[f64; 3]; N]) { unreachable!() }
-            impl<const N: usize> ::quasidyn::Dynamics<N> for #ty {
-                fn inverse_dynamics(&self, q: &[f64; N], qd: &[f64; N], qdd: &[f64; N])
-                    -> [f64; N] { unreachable!() }
-                fn gravity(&self, q: &[f64; N]) -> [f64; N] { unreachable!() }
-                fn nonlinear_effects(&self, q: &[f64; N], qd: &[f64; N]) -> [f64; N] {
-                    unreachable!()
-                }
-                fn mass_matrix(&self, q: &[f64; N]) -> [[f64; N]; N] { unreachable!() }
-                fn forward_dynamics(&self, q: &[f64; N], qd: &[f64; N], tau: &[f64; N])
-                    -> [f64; N] { unreachable!() }
-                fn forward_kinematics(&self, q: &[f64; N]) -> ([[f64; 3]; 3], [f64; 3]) {
-                    unreachable!()
-                }
-                fn jacobian(&self, q: &[f64; N]) -> [[f64; N]; 6] { unreachable!() }
-                fn centrifugal(&self, q: &[f64; N], qd: &[f64; N]) -> [f64; N] {
-                    unreachable!()
-                }
-                fn coriolis(&self, q: &[f64; N], qd: &[f64; N]) -> [f64; N] { unreachable!() }
-                fn gyroscopic(&self, q: &[f64; N], qd: &[f64; N]) -> [f64; N] { unreachable!() }
-                fn static_joint_reactions(&self, q: &[f64; N])
-                    -> ([[f64; 3]; N], [[f64; 3]; N]) { unreachable!() }
-            }
+            #items
         }
     }
 }

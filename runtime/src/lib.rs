@@ -41,28 +41,53 @@ pub use quasidyn_macros::{include_robot, robot};
 pub trait Dynamics<const N: usize> {
     /// Number of joints.
     const DOF: usize = N;
-    /// Joint forces/torques `tau = M(q) qdd + C(q, qd) qd + g(q)`.
+    // Methods made from the generator's function catalogue (a test keeps them so).
+    /// Inverse dynamics: `tau = M(q) qdd + C(q, qd) qd + g(q)`.
+    ///
+    /// - `tau`: joint forces/torques (N or N m).
     fn inverse_dynamics(&self, q: &[f64; N], qd: &[f64; N], qdd: &[f64; N]) -> [f64; N];
     /// Gravity joint forces `g(q)`.
+    ///
+    /// - `tau`: joint forces/torques (N or N m).
     fn gravity(&self, q: &[f64; N]) -> [f64; N];
-    /// Nonlinear effects `C(q, qd) qd + g(q)`.
+    /// Nonlinear effects `h = C(q, qd) qd + g(q)`.
+    ///
+    /// - `h`: joint forces/torques (N or N m).
     fn nonlinear_effects(&self, q: &[f64; N], qd: &[f64; N]) -> [f64; N];
-    /// Joint-space mass matrix `M(q)` (full, symmetric).
+    /// Joint-space mass matrix `M(q)`.
+    ///
+    /// - `M`: joint-space mass matrix (kg, kg m or kg m^2), full and symmetric.
     fn mass_matrix(&self, q: &[f64; N]) -> [[f64; N]; N];
-    /// Joint accelerations solving `M(q) qdd = tau - C(q, qd) qd - g(q)`.
+    /// Forward dynamics: `qdd` solving `M(q) qdd = tau - C(q, qd) qd - g(q)`.
+    ///
+    /// - `qdd`: joint accelerations (rad/s^2 or m/s^2).
     fn forward_dynamics(&self, q: &[f64; N], qd: &[f64; N], tau: &[f64; N]) -> [f64; N];
-    /// Tool frame in the base frame: rotation (columns are tool axes) and position.
+    /// Forward kinematics of the tool frame.
+    ///
+    /// - `R`: tool frame rotation in the base frame (columns are the tool axes).
+    /// - `p`: tool point position in the base frame (m).
     fn forward_kinematics(&self, q: &[f64; N]) -> ([[f64; 3]; 3], [f64; 3]);
-    /// Tool Jacobian: rows 0-2 linear velocity of the tool point, rows 3-5 angular velocity,
-    /// both in the base frame.
+    /// Tool Jacobian.
+    ///
+    /// - `J`: tool Jacobian, base frame: rows 0-2 linear velocity of the tool point, rows 3-5
+    ///   angular velocity.
     fn jacobian(&self, q: &[f64; N]) -> [[f64; N]; 6];
-    /// Centrifugal part `h_c` of the velocity forces (seed 001).
+    /// Centrifugal part `h_c` of the velocity forces.
+    ///
+    /// - `hc`: joint forces/torques (N or N m).
     fn centrifugal(&self, q: &[f64; N], qd: &[f64; N]) -> [f64; N];
-    /// Coriolis part `h_o` of the velocity forces (seed 001).
+    /// Coriolis part `h_o` of the velocity forces.
+    ///
+    /// - `ho`: joint forces/torques (N or N m).
     fn coriolis(&self, q: &[f64; N], qd: &[f64; N]) -> [f64; N];
-    /// Gyroscopic part `h_g` of the velocity forces (seed 001); `h_g · qd = 0`.
+    /// Gyroscopic part `h_g` of the velocity forces (`h_g . qd = 0`).
+    ///
+    /// - `hg`: joint forces/torques (N or N m).
     fn gyroscopic(&self, q: &[f64; N], qd: &[f64; N]) -> [f64; N];
-    /// Static joint reactions at rest: force `F[i]` and moment `T[i]` (about pole `O_i`) exerted
-    /// on body `i` by its carrier, projected on body `i`'s axes.
+    /// Static joint reactions at rest (gravity only).
+    ///
+    /// - `F`: force (N) on body i from its carrier, in body i's axes, row i.
+    /// - `T`: moment (N m) about pole `O_i` on body i from its carrier, in body i's axes, row i.
     fn static_joint_reactions(&self, q: &[f64; N]) -> ([[f64; 3]; N], [[f64; 3]; N]);
+    // End of the catalogue's methods.
 }

@@ -126,8 +126,8 @@ pub fn fms(a: f64, b: f64, c: f64) -> f64 {
 
 /// `c + a b` for generated code: [`fma`] where the target has the instruction, the plain
 /// expression elsewhere. A macro rather than a call so that, without the instruction, the
-/// compiler sees exactly the written sum (through an inlined call LLVM compiled a 7-joint
-/// arm's derivatives 50% slower for the x86-64 baseline).
+/// compiler sees exactly the written sum (through an inlined call LLVM compiled generated code
+/// markedly slower for the x86-64 baseline).
 #[macro_export]
 macro_rules! fma {
     ($a:expr, $b:expr, $c:expr $(,)?) => {

@@ -11,7 +11,7 @@
 
 use std::time::Instant;
 
-use quasidyn_codegen::emit::function_name;
+use quasidyn_codegen::functions::function_name;
 use quasidyn_codegen::{
     available_functions, c_code_with, parse_spec, COptions, FunctionKind, Options,
 };

@@ -9,7 +9,6 @@
 //! Run with `cargo bench -p quasidyn-tests --bench op_counts` (add `-- --markdown` for the
 //! README's table: `mul/add` per function).
 
-use quasidyn_codegen::equations::function_name;
 use quasidyn_codegen::import::ImportOptions;
 use quasidyn_codegen::{
     build_module, load_input, load_input_with, load_spec, FunctionKind, OpCount, ParameterSet,
@@ -88,10 +87,7 @@ fn robots() -> Vec<(String, Robot)> {
 fn main() {
     let markdown = std::env::args().any(|a| a == "--markdown");
     if markdown {
-        let names: Vec<&str> = FunctionKind::ALL
-            .iter()
-            .map(|&k| function_name(k))
-            .collect();
+        let names: Vec<&str> = FunctionKind::ALL.iter().map(|&k| k.name()).collect();
         println!("| robot | {} |", names.join(" | "));
         println!("|---|{}", "---|".repeat(names.len()));
     }
@@ -120,7 +116,7 @@ fn main() {
         );
         for (kind, count) in FunctionKind::ALL.iter().zip(&counts) {
             if let Some(count) = count {
-                row(function_name(*kind), count);
+                row(kind.name(), count);
             }
         }
         row("(all, shared)", &module.graph.op_count(&module.roots()));

@@ -363,8 +363,8 @@ pub fn derivatives(
 }
 
 /// Two forms of the inverse dynamics' derivatives whose operation counts are within this
-/// factor of each other both give forward-dynamics derivatives to compare (the Kinova Jaco's
-/// 2615 against 2638 operations gave 4282 against 4109).
+/// factor of each other both give forward-dynamics derivatives to compare (the shorter inverse
+/// dynamics derivatives do not always give the shorter forward ones).
 const FORMS_CLOSE: f64 = 1.25;
 
 /// Up to this many coordinates a tree's forward-dynamics derivatives are also built with the

@@ -243,23 +243,52 @@ pub(crate) fn gravity_in_bodies<A: Algebra>(
         .collect()
 }
 
-/// One pass of the recursion for joint velocities `qd` and accelerations `qdd` (known zeros
-/// fold away), including the weight as `weight` says. `forces` also returns `F_j` for every body.
+/// What one pass of the recursion is for.
+pub(crate) struct PassInputs<'a, E> {
+    /// Joint velocities (known zeros fold away).
+    pub qd: &'a [S<E>],
+    /// Joint accelerations.
+    pub qdd: &'a [S<E>],
+    /// How the weight enters.
+    pub weight: Weight,
+    /// Also return `F_j` for every body ([`Pass::forces`]).
+    pub body_forces: bool,
+    /// The base's motion, if it moves.
+    pub base: Option<&'a MovingBase<'a, E>>,
+}
+
+impl<'a, E> PassInputs<'a, E> {
+    /// A pass of a fixed base at `qd`, `qdd`, the weight entering as `weight`.
+    pub(crate) fn fixed(qd: &'a [S<E>], qdd: &'a [S<E>], weight: Weight) -> Self {
+        PassInputs {
+            qd,
+            qdd,
+            weight,
+            body_forces: false,
+            base: None,
+        }
+    }
+}
+
+/// One pass of the recursion for the joint velocities and accelerations of `inputs`,
+/// including the weight as it says.
 ///
 /// Bodies are visited parents first outwards and children first inwards, so the same code
 /// serves chains and trees: a body's motion comes from its carrier, and its moment collects
 /// the contributions of every body it carries.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn newton_euler<A: Algebra>(
     cx: &mut Cx<'_, A>,
     robot: &Robot,
     st: &Statics<'_, A::E>,
-    qd: &[S<A::E>],
-    qdd: &[S<A::E>],
-    weight: Weight,
-    forces: bool,
-    base: Option<&MovingBase<'_, A::E>>,
+    inputs: &PassInputs<'_, A::E>,
 ) -> Pass<A::E> {
+    let PassInputs {
+        qd,
+        qdd,
+        weight,
+        body_forces: forces,
+        base,
+    } = *inputs;
     let n = robot.dof();
     let topo = robot.topology();
     let chain = robot.is_chain();

@@ -5,54 +5,59 @@
 //! Jacobian), `dynamics` (the backward vector recursion), `mass_matrix` (composite bodies),
 //! `ldlt` (forward dynamics), `split` (centrifugal / Coriolis / gyroscopic split) and
 //! `derivatives` (analytical derivatives of the joint-space outputs, on the graph),
-//! `spatial` (the inverse dynamics' derivatives by composite quantities) and
-//! `regressor` (the inertial-parameter regressor), `base` (the minimal base parameters).
+//! `composite_derivatives` (the inverse dynamics' derivatives by composite quantities),
+//! `regressor` (the inertial-parameter regressor), `base_parameters` (the minimal base
+//! parameters), `moving_base` (floating and prescribed bases), `articulated` (forward dynamics
+//! by articulated bodies), `elastic` (elastic joints and flexible links), `frames` (named
+//! frames), `inertia` (inertia tensor algebra) and `regular` (the singular-motion check).
 
 // Index loops mirror the papers' component formulas (ξ, η over x, y, z; joints i < j < k).
 #![allow(clippy::needless_range_loop)]
 
 mod articulated;
-mod base;
+mod base_parameters;
+mod composite_derivatives;
 mod derivatives;
 mod dynamics;
 mod elastic;
-mod floating;
 mod frames;
 mod inertia;
 mod kinematics;
 mod ldlt;
 mod mass_matrix;
+mod moving_base;
 mod orientation;
 mod params;
 mod regressor;
 mod regular;
 mod scalar;
-mod spatial;
 mod split;
 
-pub(crate) use base::DetachedBase;
-pub use base::{base_parameters_text, base_regressor, base_set, standard_values, BaseSet};
+pub(crate) use base_parameters::DetachedBase;
+pub use base_parameters::{
+    base_parameters_text, base_regressor, base_set, standard_values, BaseSet,
+};
+pub use composite_derivatives::{spatial_derivatives, SpatialDerivatives, SpatialFrame};
 pub use derivatives::{derivatives, Coordinates, Derivatives, Direction, SpatialForm};
 pub use elastic::{elastic_dynamics, elastic_rates, time_derivative, Elastic};
 pub(crate) use mass_matrix::same_hinge_axis;
 pub(crate) use regressor::DetachedRegressor;
 pub use regressor::{all_symbolic, regressor, Regressor, STANDARD_NAMES};
 pub use regular::{singular_motion, SingularMotion};
-pub use spatial::{spatial_derivatives, SpatialDerivatives, SpatialFrame};
-pub use split::{velocity_split, Split};
+pub use split::{split_velocity_forces, velocity_split, Split};
 
 use std::collections::HashSet;
 
 use crate::algebra::Algebra;
 use crate::ir::{Graph, Node, NodeId, Var};
 use crate::model::{ParameterSet, Robot};
-use dynamics::Weight;
+use dynamics::{PassInputs, Weight};
 use scalar::{k33, Cx, S};
 
 /// Forward dynamics is also built by factorising `M` while `Σ_k |path_k|²` (path: body `k` and
 /// the bodies carrying it) is at most this, as for a 20-joint chain. The factorisation's cost
-/// grows with that sum, the articulated recursion's with the joints; on random chains with
-/// tilted axes the two are even at about 15 joints, and at 30 the recursion is 40% shorter.
+/// grows with that sum, the articulated recursion's with the joints (where they cross:
+/// docs/design.md, "Figures behind the code's choices").
 pub const FACTORED_FD_MAX_PATHS: usize = 2870;
 
 /// Everything derived for one robot, as handles of the algebra (row-major matrices).
@@ -147,7 +152,7 @@ pub fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
 /// If the robot has no bodies or more than 64.
 pub fn derive_with<A: Algebra>(alg: &mut A, robot: &Robot, regroup: bool) -> Derived<A::E> {
     if robot.is_floating() {
-        return floating::derive(alg, &prepare(robot));
+        return moving_base::derive(alg, &prepare(robot));
     }
     let unread = if robot.parameters == ParameterSet::Base {
         unread_base_entries(robot)
@@ -266,7 +271,7 @@ fn derive_inner<A: Algebra>(
     // motion does not enter, keeps the regrouped ones.
     let moving = robot
         .is_prescribed()
-        .then(|| floating::prescribed_motion(cx, robot));
+        .then(|| moving_base::prescribed_motion(cx, robot));
     let (moving_base, rest_base) = match &moving {
         Some([m, r]) => (Some(m), Some(r)),
         None => (None, None),
@@ -277,16 +282,23 @@ fn derive_inner<A: Algebra>(
         cx,
         robot,
         &st,
-        &qd,
-        &qdd,
-        Weight::BaseAcceleration,
-        false,
-        moving_base,
+        &PassInputs {
+            base: moving_base,
+            ..PassInputs::fixed(&qd, &qdd, Weight::BaseAcceleration)
+        },
     );
     let m = mass_matrix::mass_matrix(cx, robot, &st, None);
     cx.labels = false;
-    let statics =
-        dynamics::newton_euler(cx, robot, &st, &zero, &zero, Weight::BodyRows, true, None);
+    let at_rest = PassInputs::fixed(&zero, &zero, Weight::BodyRows);
+    let statics = dynamics::newton_euler(
+        cx,
+        robot,
+        &st,
+        &PassInputs {
+            body_forces: true,
+            ..at_rest
+        },
+    );
 
     let reg_par;
     let reg_ba;
@@ -308,16 +320,8 @@ fn derive_inner<A: Algebra>(
         if moving.is_some() {
             (&st, id, m, m_in_base)
         } else {
-            let id = dynamics::newton_euler(
-                cx,
-                robot,
-                &reg_st,
-                &qd,
-                &qdd,
-                Weight::BaseAcceleration,
-                false,
-                None,
-            );
+            let inputs = PassInputs::fixed(&qd, &qdd, Weight::BaseAcceleration);
+            let id = dynamics::newton_euler(cx, robot, &reg_st, &inputs);
             (&reg_st, id, m, m_in_base)
         }
     } else {
@@ -325,10 +329,13 @@ fn derive_inner<A: Algebra>(
         (&st, id, m, m_in_base)
     };
     let gravity = if moving.is_some() {
-        let weight = Weight::BaseAcceleration;
-        dynamics::newton_euler(cx, robot, js, &zero, &zero, weight, false, rest_base).tau
+        let inputs = PassInputs {
+            base: rest_base,
+            ..PassInputs::fixed(&zero, &zero, Weight::BaseAcceleration)
+        };
+        dynamics::newton_euler(cx, robot, js, &inputs).tau
     } else if regroup {
-        dynamics::newton_euler(cx, robot, js, &zero, &zero, Weight::BodyRows, false, None).tau
+        dynamics::newton_euler(cx, robot, js, &at_rest).tau
     } else {
         statics.tau.clone()
     };
@@ -336,11 +343,10 @@ fn derive_inner<A: Algebra>(
         cx,
         robot,
         js,
-        &qd,
-        &zero,
-        Weight::BaseAcceleration,
-        false,
-        moving_base,
+        &PassInputs {
+            base: moving_base,
+            ..PassInputs::fixed(&qd, &zero, Weight::BaseAcceleration)
+        },
     );
 
     // The split's inputs (fixed bases): the velocity forces without the weight, the relative
@@ -351,7 +357,8 @@ fn derive_inner<A: Algebra>(
             grav: &no_weight,
             ..*js
         };
-        let h = dynamics::newton_euler(cx, robot, &st0, &qd, &zero, Weight::BodyRows, false, None);
+        let inputs = PassInputs::fixed(&qd, &zero, Weight::BodyRows);
+        let h = dynamics::newton_euler(cx, robot, &st0, &inputs);
         let (y, hc) = split::relative_momenta(cx, robot, js, &qd);
         (h.tau, y, hc)
     } else {
@@ -495,8 +502,7 @@ fn snap_axes(robot: &Robot) -> Robot {
 
 /// Up to this many operations (both forms, `sin`/`cos` of sums lowered) the forward- and
 /// reverse-mode forms of a derivative are compared after the sharing passes the emitters run;
-/// above, before them. Before the sharing the counts can order the two wrongly (the UR5's
-/// gravity derivatives: 100 forward against 86 reverse, but 64 against 72 once shared).
+/// above, before them. Before the sharing the counts can order the two wrongly.
 const SHARED_COMPARISON_MAX: usize = 20_000;
 
 /// Whether `b` has fewer operations than `a` (both roots of `g`), compared as

@@ -121,14 +121,11 @@ impl DetachedRegressor {
 /// ∂tau[i]/∂π_k`, built both by forward mode (a derivative walk per parameter) and by reverse
 /// mode (an adjoint walk per joint force), the form with fewer operations kept. The
 /// dynamics are linear in the parameters, so both are exact; reverse mode carries each body's
-/// force adjoint along the chain once per joint instead of once per parameter (the UR5's
-/// regressor 1132 -> 683 operations, a 30-joint chain's 197135 -> 92292), forward mode
-/// shares more where a floating base's wrench reads every body (the floating quadruped's
-/// regressor: 2996 forward, 3286 reverse). The two are compared as the derivatives' forms are
-/// (after the sharing passes up to 20000 operations, see [`fewer_operations`];
-/// compared before them, the Stanford arm's regressor kept 687 operations where 635 were to
-/// be had); a reverse form with a sum of more than [`REVERSE_LARGEST_SUM_MAX`] terms is not
-/// taken.
+/// force adjoint along the chain once per joint instead of once per parameter, forward mode
+/// shares more where a floating base's wrench reads every body. The two are compared as the
+/// derivatives' forms are (after the sharing passes for the smaller ones, see
+/// [`fewer_operations`]); a reverse form with a sum of more than [`REVERSE_LARGEST_SUM_MAX`]
+/// terms is not taken.
 pub(crate) fn parameter_columns(g: &mut Graph, tau: &[NodeId], params: &[u32]) -> Vec<Vec<NodeId>> {
     let forward: Vec<Vec<NodeId>> = params
         .iter()
@@ -148,10 +145,9 @@ pub(crate) fn parameter_columns(g: &mut Graph, tau: &[NodeId], params: &[u32]) -
 
 /// The largest sum a reverse-mode regressor may hold. A parameter that every joint's
 /// coefficients read (the method folds each body's mass into the terms of the joints that
-/// carry it) gets an adjoint summed over all of them: 171 terms on a 30-joint chain with tilted
-/// axes, 375 on a 64-joint one, where the sharing passes, which pair the terms of each sum, then
-/// took 89 s and 3.5 GB for the regressor against 5.9 s and 0.65 GB in forward mode (whose
-/// sums have at most 12 terms). Above this the forward form is kept.
+/// carry it) gets an adjoint summed over all of them, and the sharing passes, which pair the
+/// terms of each sum, take far longer and more memory on such sums than on the forward form's
+/// short ones. Above this the forward form is kept.
 const REVERSE_LARGEST_SUM_MAX: usize = 256;
 
 /// The most operands of any sum `roots` reach in `g`.

@@ -9,6 +9,7 @@ use super::dynamics::Statics;
 use super::mass_matrix::{composites, joint_component, to_carrier, unit_wrench, Wrench};
 use super::scalar::{k3, zero3, Cx, S};
 use crate::algebra::Algebra;
+use crate::ir::{Graph, NodeId, Var};
 use crate::model::{JointKind, Robot};
 
 /// `(h_c, h_o, h_g)`, one entry per joint each.
@@ -152,4 +153,87 @@ pub(crate) fn relative_momenta<A: Algebra>(
         cen[j] = c;
     }
     (y, hc)
+}
+
+/// The seed-001 split of a fixed-base robot (Statements 2 and 3), by recursions rather than
+/// the `O(N³)` derivatives of the mass matrix the formulas read.
+///
+/// Every term of the velocity forces `h_i` is a product `q̇_a q̇_b` (`a ≤ b`), and the split
+/// sorts them by the lower index: `a < i` gyroscopic, `a = b > i` centrifugal, `i < a < b`
+/// Coriolis, and `a = i < b` half Coriolis, half gyroscopic (`h^g_o,i`). With
+/// `T_i = Σ_{j≥i} Ḣ_ij q̇_j` (the terms with `a ≥ i`, the rate of the relative momentum `y_i`)
+/// and `h^g_o,i = ½ q̇_i Ḣ_ii`:
+/// `h_o = T - h_c - h^g_o` and `h_g = h - T + h^g_o`, which is (8)-(10) and (13)-(16) term by
+/// term (Lagrange: `h_i = Σ_j Ḣ_ij q̇_j - ∂T/∂q_i`).
+pub fn split_velocity_forces(
+    graph: &mut Graph,
+    robot: &Robot,
+    derived: &super::Derived<NodeId>,
+) -> Split<NodeId> {
+    let n = robot.dof();
+    let mut roots = derived.relative_momentum.clone();
+    roots.extend((0..n).map(|i| derived.mass_matrix[i * n + i]));
+    // Along the motion at rest accelerations: q moves at q̇, nothing else moves.
+    let rates = graph.jvp(&roots, &|v| match v {
+        Var::Q(j) => Some(Var::Qd(j)),
+        _ => None,
+    });
+    let (t, hdot) = rates.split_at(n);
+    let half = graph.constant(0.5);
+    let mut coriolis = Vec::with_capacity(n);
+    let mut gyroscopic = Vec::with_capacity(n);
+    for i in 0..n {
+        let qd = graph.qd(i);
+        let hgo = graph.product(&[half, qd, hdot[i]]);
+        let c = graph.sum_signed(&[(t[i], 1.0), (derived.centrifugal[i], -1.0), (hgo, -1.0)]);
+        let g = graph.sum_signed(&[(derived.velocity_forces[i], 1.0), (t[i], -1.0), (hgo, 1.0)]);
+        coriolis.push(c);
+        gyroscopic.push(g);
+    }
+    let recursive = (derived.centrifugal.clone(), coriolis, gyroscopic);
+    // `∂H_kj/∂q_i` is structurally non-zero for `k` and `i` in subsystem `j` only.
+    let topo = robot.topology();
+    let derivatives: usize = (0..n).map(|j| topo.subtree(j).len().pow(2)).sum();
+    if derivatives > FORMULA_SPLIT_MAX_DERIVATIVES {
+        return recursive;
+    }
+    // Small robots: the formulas over the mass-matrix derivatives can fold further where axes
+    // are parallel or perpendicular (the same values, term by term); each function keeps the
+    // shorter of the two.
+    let formula = split_by_derivatives(graph, n, &derived.mass_matrix);
+    let shorter = |a: Vec<NodeId>, b: Vec<NodeId>| {
+        if graph.op_count(&b).total() <= graph.op_count(&a).total() {
+            b
+        } else {
+            a
+        }
+    };
+    (
+        shorter(recursive.0, formula.0),
+        shorter(recursive.1, formula.1),
+        shorter(recursive.2, formula.2),
+    )
+}
+
+/// Up to this many mass-matrix derivatives `∂H_kj/∂q_i` (as many as an 8-joint chain has,
+/// `Σ_j |N_j|²`; a four-finger hand of 16 joints has 120) the split is also built from the
+/// formulas over them, and each function keeps the shorter form.
+const FORMULA_SPLIT_MAX_DERIVATIVES: usize = 204;
+
+/// Statements 2 and 3 as printed: `h_c`, `h_o`, `h_g` from `∂H_kj/∂q_i`, built only for
+/// `k ≥ j` and `i > j` (`H_kj` depends on the joints after `j` alone).
+fn split_by_derivatives(graph: &mut Graph, n: usize, mass_matrix: &[NodeId]) -> Split<NodeId> {
+    let zero = graph.constant(0.0);
+    let mut dh = vec![zero; n * n * n];
+    for k in 0..n {
+        for j in 0..=k {
+            for i in (j + 1)..n {
+                let q = Var::Q(u16::try_from(i).expect("at most 64 joints"));
+                dh[(k * n + j) * n + i] = graph.diff(mass_matrix[k * n + j], q);
+            }
+        }
+    }
+    let qd: Vec<NodeId> = (0..n).map(|j| graph.qd(j)).collect();
+    let lookup = |k: usize, j: usize, i: usize| dh[(k * n + j) * n + i];
+    velocity_split(graph, n, mass_matrix, &lookup, &qd)
 }

@@ -419,7 +419,7 @@ pub fn emit_c_reporting(
             let _ = writeln!(h, "{proto};\n");
             defs.push_str(&def);
         }
-        if opts.batch.is_some() {
+        if opts.batch.is_some() && plan.contract.batched {
             let proto = batch_prototype(plan, &name, real, !fields.is_empty());
             let doc = format!(
                 "/** {name}_{} over {upper}_BATCH states at once: each argument [rows][{upper}_BATCH], \

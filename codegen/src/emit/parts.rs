@@ -2,12 +2,9 @@
 //! from one part to a later one, shared by the C and Rust emitters (each writes the parts its
 //! own way: `static` functions and a `carry` array on the caller's stack).
 //!
-//! Compilers optimise a function in memory and time growing faster than its length: gcc 12
-//! took 196 s and 2.8 GB at `-O3` for the inverse-dynamics derivatives of a 30-joint chain with
-//! tilted axes as one body (166k operations), and rustc 25 minutes and 1.7 GB for the
-//! forward-dynamics derivatives of the same chain (315k operations) in release mode, where
-//! both compile in parts in a small fraction of that (docs/design.md, "Long functions in
-//! parts").
+//! Compilers optimise a function in memory and time growing faster than its length, so the
+//! largest functions compile far faster in parts (figures in docs/design.md, "Long functions
+//! in parts").
 
 use std::collections::BTreeSet;
 

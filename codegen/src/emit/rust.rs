@@ -35,51 +35,11 @@ struct RustLang<'a> {
     carried: Option<&'a HashMap<String, usize>>,
 }
 
-/// Every input, in [`input_index`] order.
-const INPUTS: [Input; 19] = [
-    Input::Q,
-    Input::Qd,
-    Input::Qdd,
-    Input::Tau,
-    Input::V,
-    Input::A,
-    Input::BasePose,
-    Input::BaseVel,
-    Input::BaseAcc,
-    Input::Beta,
-    Input::W,
-    Input::BetaD,
-    Input::WD,
-    Input::BetaDd,
-    Input::WDd,
-    Input::Theta,
-    Input::ThetaD,
-    Input::Qddd,
-    Input::Qdddd,
-];
+/// Every input, in declaration order (an input's index is `input as usize`).
+const INPUTS: [Input; Input::ALL.len()] = Input::ALL;
 
 fn input_index(i: Input) -> usize {
-    match i {
-        Input::Q => 0,
-        Input::Qd => 1,
-        Input::Qdd => 2,
-        Input::Tau => 3,
-        Input::V => 4,
-        Input::A => 5,
-        Input::BasePose => 6,
-        Input::BaseVel => 7,
-        Input::BaseAcc => 8,
-        Input::Beta => 9,
-        Input::W => 10,
-        Input::BetaD => 11,
-        Input::WD => 12,
-        Input::BetaDd => 13,
-        Input::WDd => 14,
-        Input::Theta => 15,
-        Input::ThetaD => 16,
-        Input::Qddd => 17,
-        Input::Qdddd => 18,
-    }
+    i as usize
 }
 
 impl Lang for RustLang<'_> {
@@ -381,11 +341,12 @@ pub fn emit_rust_reporting(
     };
     for plan in &plans {
         items.push(function(plan, &writer));
-        if options.batch.is_some() {
+        if options.batch.is_some() && plan.contract.batched {
             items.push(batch_function(plan, &writer));
         }
     }
 
+    // The trait impl needs every method of the trait.
     let all = FunctionKind::ALL
         .iter()
         .all(|k| plans.iter().any(|p| p.kind == *k));
@@ -601,14 +562,8 @@ fn array_expression_body(plan: &Plan, n: usize, lang: &RustLang) -> TokenStream 
 
 /// Functions returning at least this many computed entries (not constants) write each entry
 /// as soon as it is computed ([`written_early_body`]) instead of returning an array
-/// expression at their end.
-///
-/// Measured with callgrind (`-C target-cpu=x86-64-v3`, instructions per call, array
-/// expression -> written early): the floating quadruped's mass matrix (189 computed entries)
-/// 1556 -> 1244, the Panda's inverse-dynamics derivatives (90) 5965 -> 5630, the UR5's
-/// regressor (182) about as many; below, the calls cost more than the spills they save (the
-/// UR5's inverse-dynamics derivatives, 65 entries, and its mass matrix, 33, took about 50
-/// instructions more).
+/// expression at their end; below this, the calls cost more than the spills they save
+/// (docs/design.md, "Figures behind the code's choices").
 const WRITTEN_EARLY_MIN_ENTRIES: usize = 80;
 
 /// One output of a function written early: its parameter of the inner function, the
@@ -1184,7 +1139,9 @@ fn batch_function(plan: &Plan, writer: &Writer<'_>) -> TokenStream {
 
 fn trait_impl(module: &Module, plans: &[Plan], n: usize, has_params: bool) -> TokenStream {
     let n_lit = Literal::usize_unsuffixed(n);
-    let in_trait = plans.iter().filter(|p| FunctionKind::ALL.contains(&p.kind));
+    let in_trait = plans
+        .iter()
+        .filter(|p| p.contract.group.in_dynamics_trait());
     let methods = in_trait.map(|plan| {
         let name = format_ident!("{}", plan.name);
         let (inputs, ret) = signature_parts(plan);

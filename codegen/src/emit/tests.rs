@@ -6,7 +6,8 @@ use std::process::Command;
 
 use super::*;
 use crate::algebra::Algebra;
-use crate::ir::{Env, Output};
+use crate::functions::entry;
+use crate::ir::{Env, Function, NodeId, Output};
 
 /// A 2R toy (not physically exact: only the shapes and inputs of each function matter here),
 /// built through the derivation's `Algebra` interface.
@@ -239,7 +240,7 @@ fn c_main(module: &Module, header: &str, real: &str) -> String {
         ));
     }
     for kind in FunctionKind::ALL {
-        let c = contract(kind);
+        let c = entry(kind);
         let mut args = Vec::new();
         if params {
             args.push("&prm".to_owned());
@@ -629,7 +630,7 @@ fn emitted_c_has_the_counted_operations() {
         let counts = module.op_counts();
         for (f, (kind, counted)) in lowered.functions.iter().zip(counts) {
             assert_eq!(f.kind, kind);
-            let name = format!("_{}(", contract(f.kind).name);
+            let name = format!("_{}(", entry(f.kind).name);
             let start = src.find(&name).expect("function emitted");
             let body = &src[start..];
             let body = &body[body.find('{').unwrap()..body.find("\n}").unwrap()];

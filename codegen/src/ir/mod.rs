@@ -14,10 +14,11 @@ mod signs;
 #[cfg(test)]
 mod tests;
 
+pub use crate::functions::FunctionKind;
 pub use crate::inputs::{base_slot, BaseVar, ElasticInputs, ElasticVar};
 pub use count::OpCount;
 pub use eval::Env;
 pub use graph::{Graph, Param};
-pub use module::{Constant, Function, FunctionKind, Module, Output, BASE_PARAMETERS};
+pub use module::{Constant, Function, Module, Output, BASE_PARAMETERS};
 pub use node::{Node, NodeId, Operands, Var};
 pub use rules::{Rule, RuleStats};

@@ -4,120 +4,10 @@ use super::count::OpCount;
 use super::graph::Graph;
 use super::node::NodeId;
 use super::share::share_per_function_among;
+use crate::functions::{function_name, Counts, FunctionKind};
 use crate::model::BaseMotion;
 use crate::parallel::parallel_array;
 use crate::progress::{Counter, Progress, Silent, Stage};
-
-/// Which generated function this is; fixes its public name, inputs and outputs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum FunctionKind {
-    /// `tau = M(q) qdd + C(q, qd) qd + g(q)`.
-    InverseDynamics,
-    /// `g(q)`.
-    Gravity,
-    /// `C(q, qd) qd + g(q)`.
-    NonlinearEffects,
-    /// `M(q)`, full N×N.
-    MassMatrix,
-    /// `qdd` from `tau`.
-    ForwardDynamics,
-    /// Tool rotation and position in the base frame.
-    ForwardKinematics,
-    /// 6×N tool Jacobian (rows 0-2 linear, 3-5 angular, base frame).
-    Jacobian,
-    /// Centrifugal part of the velocity forces.
-    Centrifugal,
-    /// Coriolis part of the velocity forces.
-    Coriolis,
-    /// Gyroscopic part of the velocity forces.
-    Gyroscopic,
-    /// Static joint reaction forces and moments (3×N each).
-    StaticJointReactions,
-    /// `∂τ/∂q` and `∂τ/∂q̇` of the inverse dynamics (N×N each).
-    InverseDynamicsDerivatives,
-    /// `∂g/∂q` (N×N).
-    GravityDerivatives,
-    /// `∂q̈/∂q`, `∂q̈/∂q̇` of the forward dynamics and `M⁻¹ = ∂q̈/∂τ` (N×N each).
-    ForwardDynamicsDerivatives,
-    /// The inertial-parameter regressor `Y` (N×10N), `τ = Y π`.
-    Regressor,
-    /// The base-parameter regressor `Yb` (N×NB), `τ = Yb π_b`.
-    BaseRegressor,
-    /// Pose of the named frame with this index (in the robot's frame order) in the base frame.
-    FrameKinematics(u16),
-    /// 6×N Jacobian of the named frame with this index (rows 0-2 linear velocity of its
-    /// origin, 3-5 angular velocity, base frame).
-    FrameJacobian(u16),
-    /// Tool pose to first order in the compliance angles `beta` and the modal coordinates `w`.
-    ElasticForwardKinematics,
-    /// The compliance Jacobians: `F2` (6×NBETA, d tool / d beta) and `F4` (6×NW, d tool / d w).
-    ComplianceJacobians,
-    /// Tool velocity (linear, angular) to first order in `beta`, `w` and their rates.
-    ElasticVelocity,
-    /// Tool acceleration (linear, angular), the time derivative of [`Self::ElasticVelocity`].
-    ElasticAcceleration,
-    /// Compliance angles under gravity, `beta = -K^-1 g(q)`.
-    StaticDeflection,
-    /// The tool displacement and small rotation the static deflection causes.
-    DeflectedToolError,
-    /// Elastic-joint forward dynamics: link and motor accelerations from the motor torques.
-    ElasticForwardDynamics,
-    /// Elastic-joint feedforward: the motor positions and torques that make the link side
-    /// follow a trajectory (without damping).
-    ElasticFeedforward,
-}
-
-impl FunctionKind {
-    /// The eleven dynamics and kinematics kinds (those of the `Dynamics` trait), in the order
-    /// generated files list them (a tree has no tool, so no `ForwardKinematics` or
-    /// `Jacobian`; named frames add [`FunctionKind::FrameKinematics`] and
-    /// [`FunctionKind::FrameJacobian`] per frame).
-    pub const ALL: [FunctionKind; 11] = [
-        FunctionKind::InverseDynamics,
-        FunctionKind::Gravity,
-        FunctionKind::NonlinearEffects,
-        FunctionKind::MassMatrix,
-        FunctionKind::ForwardDynamics,
-        FunctionKind::ForwardKinematics,
-        FunctionKind::Jacobian,
-        FunctionKind::Centrifugal,
-        FunctionKind::Coriolis,
-        FunctionKind::Gyroscopic,
-        FunctionKind::StaticJointReactions,
-    ];
-
-    /// The analytical derivatives, in the order generated files list them (after [`Self::ALL`]).
-    pub const DERIVATIVES: [FunctionKind; 3] = [
-        FunctionKind::InverseDynamicsDerivatives,
-        FunctionKind::GravityDerivatives,
-        FunctionKind::ForwardDynamicsDerivatives,
-    ];
-
-    /// The identification functions, in file order (after [`Self::DERIVATIVES`]).
-    pub const IDENTIFICATION: [FunctionKind; 2] =
-        [FunctionKind::Regressor, FunctionKind::BaseRegressor];
-
-    /// The functions of a spec with elastic joints or flexible links, in file order (after
-    /// the named frames).
-    pub const ELASTIC: [FunctionKind; 8] = [
-        FunctionKind::ElasticForwardKinematics,
-        FunctionKind::ComplianceJacobians,
-        FunctionKind::ElasticVelocity,
-        FunctionKind::ElasticAcceleration,
-        FunctionKind::StaticDeflection,
-        FunctionKind::DeflectedToolError,
-        FunctionKind::ElasticForwardDynamics,
-        FunctionKind::ElasticFeedforward,
-    ];
-
-    /// Every kind a module can hold, in file order.
-    pub fn every() -> impl Iterator<Item = FunctionKind> {
-        Self::ALL
-            .into_iter()
-            .chain(Self::DERIVATIVES)
-            .chain(Self::IDENTIFICATION)
-    }
-}
 
 /// A named constant array of a module (emitted as `NAME_<name>` in C, `<NAME>` in Rust).
 #[derive(Clone, Debug, PartialEq)]
@@ -153,6 +43,35 @@ pub struct Function {
 }
 
 impl Function {
+    /// The function `kind` with the catalogue's outputs, `values` holding each output's
+    /// entries (row-major) in the catalogue's order; shapes for `n` joint-space coordinates
+    /// (`6 + N` with a floating base) and the module's other sizes `counts`. An output the
+    /// derivation left empty stays empty (the caller drops such functions).
+    ///
+    /// # Panics
+    /// If `values` does not hold one list per output of the catalogue entry.
+    pub fn new(kind: FunctionKind, n: usize, counts: Counts, values: Vec<Vec<NodeId>>) -> Self {
+        let entry = kind.entry();
+        assert_eq!(
+            values.len(),
+            entry.outputs.len(),
+            "{kind:?}: one list per output"
+        );
+        let outputs = entry
+            .outputs
+            .iter()
+            .zip(entry.output_shapes(n, counts))
+            .zip(values)
+            .map(|((o, (rows, cols)), values)| Output {
+                name: o.name,
+                rows,
+                cols,
+                values,
+            })
+            .collect();
+        Function { kind, outputs }
+    }
+
     /// Every output value, output by output, row-major.
     pub fn roots(&self) -> Vec<NodeId> {
         self.outputs
@@ -242,6 +161,24 @@ impl Module {
             .map_or(0, |c| c.values.len())
     }
 
+    /// The public name of `kind` in this module (without the robot's prefix):
+    /// `inverse_dynamics`, ..., `forward_kinematics_FRAME` and `jacobian_FRAME` for a named
+    /// frame (`None` if the module has no such frame).
+    pub fn function_name(&self, kind: FunctionKind) -> Option<String> {
+        function_name(kind, &self.frame_names)
+    }
+
+    /// The module-wide sizes of outputs and inputs besides the joints'.
+    pub fn counts(&self) -> Counts {
+        Counts {
+            nb: self.nb(),
+            nbeta: self.nbeta(),
+            nw: self.nw(),
+            dof: self.dof,
+            bodies: self.dof + usize::from(self.floating()),
+        }
+    }
+
     /// The function of `kind`, if generated.
     pub fn function(&self, kind: FunctionKind) -> Option<&Function> {
         self.functions.iter().find(|f| f.kind == kind)
@@ -253,10 +190,7 @@ impl Module {
     /// common factor pairs shared, common pairs of terms added once and negations absorbed
     /// (see [`Graph::share_per_function`]).
     ///
-    /// The dynamics and kinematics functions ([`FunctionKind::ALL`]), the elastic ones
-    /// ([`FunctionKind::ELASTIC`]) and the others (the derivatives, frames) are shared as
-    /// separate groups, so the large derivative functions do not change the sharing choices
-    /// (and operation counts) of the others.
+    /// Functions are shared in the sets of [`crate::functions::Group::sharing_set`].
     pub fn lowered(&self) -> Module {
         self.lowered_reporting(&mut Silent)
     }
@@ -269,22 +203,15 @@ impl Module {
             .functions
             .iter()
             .map(|f| {
-                crate::emit::public_name(self, f.kind).unwrap_or_else(|| format!("{:?}", f.kind))
+                self.function_name(f.kind)
+                    .unwrap_or_else(|| format!("{:?}", f.kind))
             })
             .collect();
         let mut step = Counter::new(progress, Stage::Simplify, "function", names.len());
         let mut graph = Graph::new();
         graph.copy_tables_from(&self.graph);
         let mut functions: Vec<Option<Function>> = vec![None; self.functions.len()];
-        let group = |f: &Function| {
-            if FunctionKind::ALL.contains(&f.kind) {
-                0
-            } else if FunctionKind::ELASTIC.contains(&f.kind) {
-                2
-            } else {
-                1
-            }
-        };
+        let group = |f: &Function| f.kind.entry().group.sharing_set();
         for which in 0..3 {
             let members: Vec<usize> = (0..self.functions.len())
                 .filter(|&i| group(&self.functions[i]) == which)

@@ -57,9 +57,7 @@ pub struct SpatialDerivatives<E> {
 
 /// The frame the spatial quantities are written in. Which gives the shorter code depends on
 /// the robot: body 0's makes its axis and the turns near it constants and starts the lever
-/// arms at its pole (the Panda's inverse-dynamics derivatives: 3731 operations against 4566
-/// in the base frame), while the gravity then turns with `q_0` (a 30-joint chain with tilted
-/// axes: 7927 operations for the gravity derivatives against 6695).
+/// arms at its pole, while the gravity then turns with `q_0`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SpatialFrame {
     /// The base frame, about its origin.
@@ -135,13 +133,13 @@ pub fn spatial_derivatives<A: Algebra>(
         // A floating base is seen from the inertial frame that coincides with its own at
         // this instant (no boost: turning the base turns its velocity with it): its twist
         // `(ω, v)` and Pinocchio's spatial acceleration, gravity `Rᵀ g`.
-        let rot = super::floating::base_rotation(cx);
+        let rot = super::moving_base::base_rotation(cx);
         let g = cx.mat_t_vec(&rot, &k3(robot.gravity));
         let down = cx.vsub(&zero3(), &g);
-        let v = super::floating::base3(cx, BaseVar::Vel);
-        let w = super::floating::base3(cx, |k| BaseVar::Vel(k + 3));
-        let a = super::floating::base3(cx, BaseVar::Acc);
-        let wd = super::floating::base3(cx, |k| BaseVar::Acc(k + 3));
+        let v = super::moving_base::base3(cx, BaseVar::Vel);
+        let w = super::moving_base::base3(cx, |k| BaseVar::Vel(k + 3));
+        let a = super::moving_base::base3(cx, BaseVar::Acc);
+        let wd = super::moving_base::base3(cx, |k| BaseVar::Acc(k + 3));
         let gravity = Spatial {
             ang: zero3(),
             lin: down,
@@ -158,7 +156,7 @@ pub fn spatial_derivatives<A: Algebra>(
         };
         (gravity, zero, gravity)
     } else {
-        let [moving, _] = super::floating::prescribed_motion(cx, robot);
+        let [moving, _] = super::moving_base::prescribed_motion(cx, robot);
         let down = cx.vsub(&zero3(), &moving.g);
         let vel = Spatial {
             ang: moving.w,

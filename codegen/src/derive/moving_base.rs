@@ -6,7 +6,7 @@
 //! origin, and the base balances, as every body does, its own inertia plus what the bodies it
 //! carries need. Gravity is given in the world frame and enters rotated into the base frame.
 
-use super::dynamics::{self, MovingBase, Weight};
+use super::dynamics::{self, MovingBase, PassInputs, Weight};
 use super::kinematics::{self, Site};
 use super::mass_matrix;
 use super::params::{self, BodyParams};
@@ -111,11 +111,10 @@ pub(crate) fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
         cx,
         robot,
         &st,
-        &qd,
-        &qdd,
-        weight,
-        false,
-        Some(&id_base),
+        &PassInputs {
+            base: Some(&id_base),
+            ..PassInputs::fixed(&qd, &qdd, weight)
+        },
     ));
     // At a = 0 the base origin still accelerates by ω × v (its linear part is R^T p'' - ω × v).
     let nle_base = MovingBase {
@@ -129,11 +128,10 @@ pub(crate) fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
         cx,
         robot,
         &st,
-        &qd,
-        &zero,
-        weight,
-        false,
-        Some(&nle_base),
+        &PassInputs {
+            base: Some(&nle_base),
+            ..PassInputs::fixed(&qd, &zero, weight)
+        },
     ));
     let rest = MovingBase {
         w: zero3,
@@ -146,11 +144,10 @@ pub(crate) fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
         cx,
         robot,
         &st,
-        &zero,
-        &zero,
-        weight,
-        false,
-        Some(&rest),
+        &PassInputs {
+            base: Some(&rest),
+            ..PassInputs::fixed(&zero, &zero, weight)
+        },
     ));
     let m = mass_matrix::mass_matrix(cx, robot, &st, Some(&base_par));
 

@@ -1,0 +1,500 @@
+//! The catalogue's entries: one per generated function, in file order.
+
+use super::{Dim, Entry, Exists, FunctionKind, Group, Input, MovingBase, OutSpec};
+
+/// An N-vector output (a macro so the contract tables stay `'static` constants).
+macro_rules! vec_n {
+    ($name:expr, $doc:expr) => {
+        OutSpec {
+            name: $name,
+            rows: Dim::N,
+            cols: None,
+            doc: $doc,
+        }
+    };
+}
+
+/// An N×N matrix output.
+macro_rules! mat_nn {
+    ($name:expr, $doc:expr) => {
+        OutSpec {
+            name: $name,
+            rows: Dim::N,
+            cols: Some(Dim::N),
+            doc: $doc,
+        }
+    };
+}
+
+const JOINT_FORCES: &str = "joint forces/torques (N or N m)";
+
+/// Every generated function, in file order. One entry per [`FunctionKind`] variant.
+pub const CATALOGUE: &[Entry] = {
+    use Input::*;
+    &[
+        Entry {
+            kind: FunctionKind::InverseDynamics,
+            name: "inverse_dynamics",
+            group: Group::Dynamics,
+            inputs: &[Q, Qd, Qdd],
+            moving_base: MovingBase::Motion,
+            outputs: &[vec_n!("tau", JOINT_FORCES)],
+            doc: "Inverse dynamics: `tau = M(q) qdd + C(q, qd) qd + g(q)`.",
+            batched: true,
+            exists: Exists::Always,
+        },
+        Entry {
+            kind: FunctionKind::Gravity,
+            name: "gravity",
+            group: Group::Dynamics,
+            inputs: &[Q],
+            moving_base: MovingBase::Pose,
+            outputs: &[vec_n!("tau", JOINT_FORCES)],
+            doc: "Gravity joint forces `g(q)`.",
+            batched: true,
+            exists: Exists::Always,
+        },
+        Entry {
+            kind: FunctionKind::NonlinearEffects,
+            name: "nonlinear_effects",
+            group: Group::Dynamics,
+            inputs: &[Q, Qd],
+            moving_base: MovingBase::Motion,
+            outputs: &[vec_n!("h", JOINT_FORCES)],
+            doc: "Nonlinear effects `h = C(q, qd) qd + g(q)`.",
+            batched: true,
+            exists: Exists::Always,
+        },
+        Entry {
+            kind: FunctionKind::MassMatrix,
+            name: "mass_matrix",
+            group: Group::Dynamics,
+            inputs: &[Q],
+            moving_base: MovingBase::None,
+            outputs: &[OutSpec {
+                name: "M",
+                rows: Dim::N,
+                cols: Some(Dim::N),
+                doc: "joint-space mass matrix (kg, kg m or kg m^2), full and symmetric",
+            }],
+            doc: "Joint-space mass matrix `M(q)`.",
+            batched: true,
+            exists: Exists::Always,
+        },
+        Entry {
+            kind: FunctionKind::ForwardDynamics,
+            name: "forward_dynamics",
+            group: Group::Dynamics,
+            inputs: &[Q, Qd, Tau],
+            moving_base: MovingBase::Motion,
+            outputs: &[vec_n!("qdd", "joint accelerations (rad/s^2 or m/s^2)")],
+            doc: "Forward dynamics: `qdd` solving `M(q) qdd = tau - C(q, qd) qd - g(q)`.",
+            batched: true,
+            exists: Exists::Always,
+        },
+        Entry {
+            kind: FunctionKind::ForwardKinematics,
+            name: "forward_kinematics",
+            group: Group::Dynamics,
+            inputs: &[Q],
+            moving_base: MovingBase::None,
+            outputs: &[
+                OutSpec {
+                    name: "R",
+                    rows: Dim::Fixed(3),
+                    cols: Some(Dim::Fixed(3)),
+                    doc: "tool frame rotation in the base frame (columns are the tool axes)",
+                },
+                OutSpec {
+                    name: "p",
+                    rows: Dim::Fixed(3),
+                    cols: None,
+                    doc: "tool point position in the base frame (m)",
+                },
+            ],
+            doc: "Forward kinematics of the tool frame.",
+            batched: true,
+            exists: Exists::Chain,
+        },
+        Entry {
+            kind: FunctionKind::Jacobian,
+            name: "jacobian",
+            group: Group::Dynamics,
+            inputs: &[Q],
+            moving_base: MovingBase::None,
+            outputs: &[OutSpec {
+                name: "J",
+                rows: Dim::Fixed(6),
+                cols: Some(Dim::N),
+                doc: "tool Jacobian, base frame: rows 0-2 linear velocity of the tool point, \
+                      rows 3-5 angular velocity",
+            }],
+            doc: "Tool Jacobian.",
+            batched: true,
+            exists: Exists::Chain,
+        },
+        Entry {
+            kind: FunctionKind::Centrifugal,
+            name: "centrifugal",
+            group: Group::Dynamics,
+            inputs: &[Q, Qd],
+            moving_base: MovingBase::None,
+            outputs: &[vec_n!("hc", JOINT_FORCES)],
+            doc: "Centrifugal part `h_c` of the velocity forces.",
+            batched: true,
+            exists: Exists::FixedBase,
+        },
+        Entry {
+            kind: FunctionKind::Coriolis,
+            name: "coriolis",
+            group: Group::Dynamics,
+            inputs: &[Q, Qd],
+            moving_base: MovingBase::None,
+            outputs: &[vec_n!("ho", JOINT_FORCES)],
+            doc: "Coriolis part `h_o` of the velocity forces.",
+            batched: true,
+            exists: Exists::FixedBase,
+        },
+        Entry {
+            kind: FunctionKind::Gyroscopic,
+            name: "gyroscopic",
+            group: Group::Dynamics,
+            inputs: &[Q, Qd],
+            moving_base: MovingBase::None,
+            outputs: &[vec_n!("hg", JOINT_FORCES)],
+            doc: "Gyroscopic part `h_g` of the velocity forces (`h_g . qd = 0`).",
+            batched: true,
+            exists: Exists::FixedBase,
+        },
+        Entry {
+            kind: FunctionKind::StaticJointReactions,
+            name: "static_joint_reactions",
+            group: Group::Dynamics,
+            inputs: &[Q],
+            moving_base: MovingBase::None,
+            outputs: &[
+                OutSpec {
+                    name: "F",
+                    rows: Dim::N,
+                    cols: Some(Dim::Fixed(3)),
+                    doc: "force (N) on body i from its carrier, in body i's axes, row i",
+                },
+                OutSpec {
+                    name: "T",
+                    rows: Dim::N,
+                    cols: Some(Dim::Fixed(3)),
+                    doc: "moment (N m) about pole `O_i` on body i from its carrier, in body i's \
+                          axes, row i",
+                },
+            ],
+            doc: "Static joint reactions at rest (gravity only).",
+            batched: true,
+            exists: Exists::FixedBaseStandardParameters,
+        },
+        Entry {
+            kind: FunctionKind::InverseDynamicsDerivatives,
+            name: "inverse_dynamics_derivatives",
+            group: Group::Derivatives,
+            inputs: &[Q, Qd, Qdd],
+            moving_base: MovingBase::Motion,
+            outputs: &[
+                mat_nn!("dtau_dq", "d tau_i / d q_j (row i, column j)"),
+                mat_nn!(
+                    "dtau_dqd",
+                    "d tau_i / d qd_j (row i, column j); linear in qd"
+                ),
+            ],
+            doc: "Derivatives of the inverse dynamics with respect to `q` and `qd` (that with \
+                  respect to `qdd` is the mass matrix).",
+            batched: true,
+            exists: Exists::Always,
+        },
+        Entry {
+            kind: FunctionKind::GravityDerivatives,
+            name: "gravity_derivatives",
+            group: Group::Derivatives,
+            inputs: &[Q],
+            moving_base: MovingBase::Pose,
+            outputs: &[mat_nn!("dg_dq", "d g_i / d q_j (row i, column j)")],
+            doc: "Derivative of the gravity forces with respect to `q` (the static stiffness).",
+            batched: true,
+            exists: Exists::Always,
+        },
+        Entry {
+            kind: FunctionKind::ForwardDynamicsDerivatives,
+            name: "forward_dynamics_derivatives",
+            group: Group::Derivatives,
+            inputs: &[Q, Qd, Tau],
+            moving_base: MovingBase::Motion,
+            outputs: &[
+                mat_nn!("dqdd_dq", "d qdd_i / d q_j (row i, column j)"),
+                mat_nn!("dqdd_dqd", "d qdd_i / d qd_j (row i, column j)"),
+                mat_nn!(
+                    "Minv",
+                    "inverse mass matrix = d qdd / d tau, full and symmetric"
+                ),
+            ],
+            doc: "Derivatives of the forward dynamics with respect to `q`, `qd` and `tau` \
+                  (`M^-1`).",
+            batched: true,
+            exists: Exists::Always,
+        },
+        Entry {
+            kind: FunctionKind::Regressor,
+            name: "regressor",
+            group: Group::Identification,
+            inputs: &[Q, Qd, Qdd],
+            moving_base: MovingBase::Motion,
+            outputs: &[OutSpec {
+                name: "Y",
+                rows: Dim::N,
+                cols: Some(Dim::PerBody(10)),
+                doc: "inertial-parameter regressor, tau = Y pi: column 10 b + p is d tau / d \
+                      pi_p of body b (p in m, mx, my, mz, ixx, ixy, ixz, iyy, iyz, izz)",
+            }],
+            doc: "Inertial-parameter regressor: `tau = Y(q, qd, qdd) pi` with `pi` the standard \
+                  parameters (`standard_parameters`).",
+            batched: true,
+            exists: Exists::Always,
+        },
+        Entry {
+            kind: FunctionKind::BaseRegressor,
+            name: "base_regressor",
+            group: Group::Identification,
+            inputs: &[Q, Qd, Qdd],
+            moving_base: MovingBase::Motion,
+            outputs: &[OutSpec {
+                name: "Yb",
+                rows: Dim::N,
+                cols: Some(Dim::Base),
+                doc: "base-parameter regressor, tau = Yb pi_b (NB columns, one per base \
+                      parameter)",
+            }],
+            doc: "Base-parameter regressor: `tau = Yb(q, qd, qdd) pi_b` with `pi_b` the base \
+                  parameters (`base_parameters`), a minimal set.",
+            batched: true,
+            exists: Exists::Always,
+        },
+        Entry {
+            kind: FunctionKind::FrameKinematics(0),
+            name: "forward_kinematics",
+            group: Group::Frames,
+            inputs: &[Q],
+            moving_base: MovingBase::None,
+            outputs: &[
+                OutSpec {
+                    name: "R",
+                    rows: Dim::Fixed(3),
+                    cols: Some(Dim::Fixed(3)),
+                    doc: "frame rotation in the base frame (columns are the frame's axes)",
+                },
+                OutSpec {
+                    name: "p",
+                    rows: Dim::Fixed(3),
+                    cols: None,
+                    doc: "frame origin in the base frame (m)",
+                },
+            ],
+            doc: "Forward kinematics of a named frame.",
+            batched: true,
+            exists: Exists::EachFrame,
+        },
+        Entry {
+            kind: FunctionKind::FrameJacobian(0),
+            name: "jacobian",
+            group: Group::Frames,
+            inputs: &[Q],
+            moving_base: MovingBase::None,
+            outputs: &[OutSpec {
+                name: "J",
+                rows: Dim::Fixed(6),
+                cols: Some(Dim::N),
+                doc: "frame Jacobian, base frame: rows 0-2 linear velocity of the frame origin, \
+                      rows 3-5 angular velocity",
+            }],
+            doc: "Jacobian of a named frame.",
+            batched: true,
+            exists: Exists::EachFrame,
+        },
+        Entry {
+            kind: FunctionKind::ElasticForwardKinematics,
+            name: "elastic_forward_kinematics",
+            group: Group::Elastic,
+            inputs: &[Q, Beta, W],
+            moving_base: MovingBase::None,
+            outputs: &[
+                OutSpec {
+                    name: "R",
+                    rows: Dim::Fixed(3),
+                    cols: Some(Dim::Fixed(3)),
+                    doc: "tool rotation to first order, each column c of R0 plus cross(dtheta, c) \
+                          (not re-orthonormalised; columns are the tool axes)",
+                },
+                OutSpec {
+                    name: "p",
+                    rows: Dim::Fixed(3),
+                    cols: None,
+                    doc: "tool point to first order in beta and w, base frame (m)",
+                },
+            ],
+            doc: "Forward kinematics of the tool with elastic joints and links, to first order \
+                  in `beta` and `w` (exactly affine in them): the rigid pose at `q` plus \
+                  `F2 beta + F4 w`.",
+            batched: true,
+            exists: Exists::Elastic,
+        },
+        Entry {
+            kind: FunctionKind::ComplianceJacobians,
+            name: "compliance_jacobians",
+            group: Group::Elastic,
+            inputs: &[Q],
+            moving_base: MovingBase::None,
+            outputs: &[
+                OutSpec {
+                    name: "F2",
+                    rows: Dim::Fixed(6),
+                    cols: Some(Dim::Beta),
+                    doc: "d tool / d beta, base frame: rows 0-2 the tool point's displacement, \
+                          rows 3-5 the small rotation, per unit beta",
+                },
+                OutSpec {
+                    name: "F4",
+                    rows: Dim::Fixed(6),
+                    cols: Some(Dim::W),
+                    doc: "d tool / d w, base frame: rows 0-2 the tool point's displacement, rows \
+                          3-5 the small rotation, per unit w",
+                },
+            ],
+            doc: "Compliance Jacobians of the tool (seed 002's `F2`, `F4` at the tool point, with \
+                  the rotation rows added).",
+            batched: true,
+            exists: Exists::Elastic,
+        },
+        Entry {
+            kind: FunctionKind::ElasticVelocity,
+            name: "elastic_velocity",
+            group: Group::Elastic,
+            inputs: &[Q, Beta, W, Qd, BetaD, WD],
+            moving_base: MovingBase::None,
+            outputs: &[OutSpec {
+                name: "v",
+                rows: Dim::Fixed(6),
+                cols: None,
+                doc: "tool point velocity (m/s), then the tool's angular velocity (rad/s), base \
+                      frame",
+            }],
+            doc: "Tool velocity with elastic joints and links, to first order in `beta`, `w` and \
+                  their rates: `F qd + F1 qd + F2 betad + F3 qd + F4 wd` (seed 002 (2.1)).",
+            batched: true,
+            exists: Exists::Elastic,
+        },
+        Entry {
+            kind: FunctionKind::ElasticAcceleration,
+            name: "elastic_acceleration",
+            group: Group::Elastic,
+            inputs: &[Q, Beta, W, Qd, BetaD, WD, Qdd, BetaDd, WDd],
+            moving_base: MovingBase::None,
+            outputs: &[OutSpec {
+                name: "a",
+                rows: Dim::Fixed(6),
+                cols: None,
+                doc: "tool point acceleration (m/s^2), then the tool's angular acceleration \
+                      (rad/s^2), base frame",
+            }],
+            doc: "Tool acceleration with elastic joints and links: the time derivative of \
+                  `elastic_velocity` (seed 002 (2.11)-(2.21)), first order in `beta`, `w` and \
+                  their derivatives.",
+            batched: true,
+            exists: Exists::Elastic,
+        },
+        Entry {
+            kind: FunctionKind::StaticDeflection,
+            name: "static_deflection",
+            group: Group::Elastic,
+            inputs: &[Q],
+            moving_base: MovingBase::None,
+            outputs: &[OutSpec {
+                name: "beta",
+                rows: Dim::Beta,
+                cols: None,
+                doc: "compliance angles (rad, or m) of the elastic joints under gravity",
+            }],
+            doc: "Static deflection of the elastic joints under gravity, to first order: \
+                  `beta = -K^-1 g(q)`.",
+            batched: true,
+            exists: Exists::ElasticJoints,
+        },
+        Entry {
+            kind: FunctionKind::DeflectedToolError,
+            name: "deflected_tool_error",
+            group: Group::Elastic,
+            inputs: &[Q],
+            moving_base: MovingBase::None,
+            outputs: &[
+                OutSpec {
+                    name: "dp",
+                    rows: Dim::Fixed(3),
+                    cols: None,
+                    doc: "displacement of the tool point (m), base frame",
+                },
+                OutSpec {
+                    name: "dtheta",
+                    rows: Dim::Fixed(3),
+                    cols: None,
+                    doc: "small rotation of the tool (rad), base-frame components",
+                },
+            ],
+            doc: "Tool error caused by the static deflection under gravity: `F2 beta` with `beta` \
+                  from `static_deflection`.",
+            batched: true,
+            exists: Exists::ElasticJoints,
+        },
+        Entry {
+            kind: FunctionKind::ElasticForwardDynamics,
+            name: "elastic_forward_dynamics",
+            group: Group::Elastic,
+            inputs: &[Q, Qd, Theta, ThetaD, Tau],
+            moving_base: MovingBase::None,
+            outputs: &[
+                vec_n!("qdd", "link-side joint accelerations (rad/s^2 or m/s^2)"),
+                OutSpec {
+                    name: "thetadd",
+                    rows: Dim::Beta,
+                    cols: None,
+                    doc: "motor-side accelerations of the elastic joints, beta order",
+                },
+            ],
+            doc: "Elastic-joint forward dynamics (the reduced model): `M(q) qdd + h(q, qd) = \
+                  K (theta - q) + D (thetad - qd)` on elastic rows and `tau` on rigid rows, \
+                  `B thetadd + K (theta - q) + D (thetad - qd) = tau` on the elastic joints \
+                  (`tau`: motor torques of elastic joints, joint torques of rigid ones).",
+            batched: true,
+            exists: Exists::ElasticJointsWithMotors,
+        },
+        Entry {
+            kind: FunctionKind::ElasticFeedforward,
+            name: "elastic_feedforward",
+            group: Group::Elastic,
+            inputs: &[Q, Qd, Qdd, Qddd, Qdddd],
+            moving_base: MovingBase::None,
+            outputs: &[
+                OutSpec {
+                    name: "theta",
+                    rows: Dim::Beta,
+                    cols: None,
+                    doc: "motor-side positions of the elastic joints, beta order",
+                },
+                vec_n!(
+                    "tau",
+                    "motor torques of the elastic joints, joint torques of the rigid ones"
+                ),
+            ],
+            doc: "Elastic-joint feedforward (no damping): the motor positions `theta = q + \
+                  K^-1 tau_id` and torques `B thetadd + K (theta - q)` (rigid joints: \
+                  `tau_id`) that make the link side follow `q(t)`, from the inverse dynamics \
+                  `tau_id` and its first two time derivatives.",
+            batched: true,
+            exists: Exists::ElasticJointsWithUndampedMotors,
+        },
+    ]
+};
