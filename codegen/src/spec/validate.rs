@@ -1,0 +1,269 @@
+//! Validating a whole spec into a [`Robot`]: the top-level keys, the base, the bodies (in
+//! `bodies`), the frames and the tool.
+
+use toml::Spanned;
+
+use super::raw::{About, RawBase, RawFrame, RawSpec, RawTool, BASE_NAME};
+use super::values::Validator;
+use crate::error::SpecError;
+use crate::mat3::{self, M3, V3};
+use crate::model::{BaseBody, BaseMotion, Frame, ParameterSet, Robot, RobotBody, SymbolicInertial};
+
+/// Why a fixed base takes no inertia.
+const FIXED_BASE_INERTIA: &str =
+    "only a floating base (motion = \"floating\") has inertial parameters: a fixed or \
+     prescribed base's inertia enters no function";
+
+impl Validator<'_> {
+    /// The robot a spec describes, or the first problem found in it, located.
+    pub(super) fn robot(&self, raw: RawSpec) -> Result<Robot, SpecError> {
+        if let Some(v) = &raw.version {
+            if *v.get_ref() != 1 {
+                return Err(self.err(
+                    v.span(),
+                    "version",
+                    format!("unsupported format version {}, expected 1", v.get_ref()),
+                ));
+            }
+        }
+        let name = self.name(&raw.name, "name")?;
+        let gravity = match &raw.gravity {
+            Some(g) => self.vec3(g, "gravity")?,
+            None => [0.0, -9.81, 0.0],
+        };
+        let (base, motion, base_body) = match &raw.base {
+            Some(b) => self.base(b)?,
+            None => ([0.0; 3], BaseMotion::Fixed, None),
+        };
+        let mut all_symbolic = SymbolicInertial::default();
+        self.symbolic(&raw.symbolic, "symbolic", &mut all_symbolic)?;
+        let tool_rotation = match &raw.tool {
+            Some(t) => self.tool(t)?,
+            None => mat3::IDENTITY,
+        };
+        let parameters = match &raw.parameters {
+            None => ParameterSet::Physical,
+            Some(p) => match p.get_ref().as_str() {
+                "physical" => ParameterSet::Physical,
+                "base" => ParameterSet::Base,
+                other => {
+                    return Err(self.err(
+                        p.span(),
+                        "parameters",
+                        format!(
+                            "unknown parameter set {other:?}: expected \"physical\" or \"base\""
+                        ),
+                    ))
+                }
+            },
+        };
+
+        let bodies = self.bodies(&raw, base, motion, all_symbolic)?;
+
+        let mut frames: Vec<Frame> = Vec::new();
+        for (i, rf) in raw.frame.iter().flat_map(|f| f.get_ref()).enumerate() {
+            frames.push(self.frame(rf, i + 1, &bodies, &frames, motion)?);
+        }
+
+        if let (true, ParameterSet::Base, Some(p)) =
+            (motion != BaseMotion::Fixed, parameters, &raw.parameters)
+        {
+            return Err(self.err(
+                p.span(),
+                "parameters",
+                "parameters = \"base\" is not available with a moving or floating base yet: \
+                 use \"physical\" (the default)",
+            ));
+        }
+        Ok(Robot {
+            name,
+            description: raw.description,
+            source: raw.source,
+            gravity,
+            base,
+            tool_rotation,
+            bodies,
+            frames,
+            parameters,
+            motion,
+            base_body,
+        })
+    }
+
+    /// `base = [x, y, z]` or the `[base]` table: the default pole of the base's bodies, how
+    /// the base moves, and a floating base's inertia.
+    fn base(&self, b: &Spanned<RawBase>) -> Result<(V3, BaseMotion, Option<BaseBody>), SpecError> {
+        let t = match b.get_ref() {
+            RawBase::Position(v) => {
+                return Ok((
+                    self.position_list(v, b.span(), "base")?,
+                    BaseMotion::Fixed,
+                    None,
+                ))
+            }
+            RawBase::Table(t) => t,
+        };
+        let motion = match &t.motion {
+            None => BaseMotion::Fixed,
+            Some(m) => match m.get_ref().as_str() {
+                "fixed" => BaseMotion::Fixed,
+                "floating" => BaseMotion::Floating,
+                "prescribed" => BaseMotion::Prescribed,
+                other => {
+                    return Err(self.err(
+                        m.span(),
+                        "base.motion",
+                        format!(
+                            "unknown base motion \"{other}\": expected \"fixed\", \
+                             \"prescribed\" or \"floating\""
+                        ),
+                    ))
+                }
+            },
+        };
+        let motion = match (motion, &t.translation_only) {
+            (_, None) => motion,
+            (BaseMotion::Prescribed, Some(f)) if *f.get_ref() => BaseMotion::Translating,
+            (BaseMotion::Prescribed, Some(_)) => motion,
+            (_, Some(f)) => {
+                return Err(self.err(
+                    f.span(),
+                    "base.translation_only",
+                    "`translation_only` describes a prescribed base: it needs                      motion = \"prescribed\"",
+                ))
+            }
+        };
+        let position = match &t.position {
+            Some(p) => self.vec3(p, "base.position")?,
+            None => [0.0; 3],
+        };
+        let body = match (motion, &t.mass) {
+            (BaseMotion::Fixed | BaseMotion::Prescribed | BaseMotion::Translating, None) => {
+                if let Some(c) = &t.com {
+                    return Err(self.err(c.span(), "base.com", FIXED_BASE_INERTIA));
+                }
+                if let Some(i) = &t.inertia {
+                    return Err(self.err(i.span(), "base.inertia", FIXED_BASE_INERTIA));
+                }
+                None
+            }
+            (BaseMotion::Fixed | BaseMotion::Prescribed | BaseMotion::Translating, Some(m)) => {
+                return Err(self.err(m.span(), "base.mass", FIXED_BASE_INERTIA))
+            }
+            (BaseMotion::Floating, None) => {
+                return Err(self.err(
+                    b.span(),
+                    "base.mass",
+                    "a floating base needs its `mass` (and `com`, `inertia`): the trunk's \
+                     inertia enters every function",
+                ))
+            }
+            (BaseMotion::Floating, Some(m)) => {
+                let mass = self.num(m, "base.mass")?;
+                if mass < 0.0 {
+                    return Err(self.err(
+                        m.span(),
+                        "base.mass",
+                        format!("mass must not be negative, got {mass}"),
+                    ));
+                }
+                let com = match &t.com {
+                    Some(c) => self.vec3(c, "base.com")?,
+                    None => [0.0; 3],
+                };
+                let (tensor, about) = match &t.inertia {
+                    Some(i) => self.inertia(i, "base.inertia")?,
+                    None => ([[0.0; 3]; 3], About::Com),
+                };
+                let inertia_com = match about {
+                    About::Com => tensor,
+                    About::Pole => mat3::mat_sub(&tensor, &mat3::point_mass_inertia(mass, com)),
+                };
+                if let Some(i) = &t.inertia {
+                    self.check_inertia(&inertia_com, about, i, "base.inertia")?;
+                }
+                Some(BaseBody {
+                    mass,
+                    com,
+                    inertia_com,
+                    symbolic: SymbolicInertial::default(),
+                })
+            }
+        };
+        Ok((position, motion, body))
+    }
+
+    fn frame(
+        &self,
+        rf: &Spanned<RawFrame>,
+        idx: usize,
+        bodies: &[RobotBody],
+        prev: &[Frame],
+        motion: BaseMotion,
+    ) -> Result<Frame, SpecError> {
+        let f = |k: &str| format!("frame[{idx}].{k}");
+        let raw = rf.get_ref();
+        let name = self.name(&raw.name, &f("name"))?;
+        if let Some(other) = prev.iter().position(|p| p.name == name) {
+            return Err(self.err(
+                raw.name.span(),
+                f("name"),
+                format!(
+                    "duplicate frame name \"{name}\" (also frame[{}]); frame names must be unique",
+                    other + 1
+                ),
+            ));
+        }
+        let ident = Frame {
+            name: name.clone(),
+            body: None,
+            position: [0.0; 3],
+            rotation: mat3::IDENTITY,
+        }
+        .ident();
+        if let Some(other) = prev.iter().position(|p| p.ident() == ident) {
+            return Err(self.err(
+                raw.name.span(),
+                f("name"),
+                format!(
+                    "frame name \"{name}\" gives the same function names as frame[{}] \"{}\" \
+                     (`{ident}`)",
+                    other + 1,
+                    prev[other].name
+                ),
+            ));
+        }
+        let wanted = raw.body.get_ref();
+        // As in `parent`, a body named "base" takes precedence over the base.
+        let body = match bodies.iter().position(|b| b.name == *wanted) {
+            Some(k) => Some(k),
+            None if wanted == BASE_NAME && motion == BaseMotion::Floating => None,
+            None => {
+                let message = if wanted == BASE_NAME {
+                    "a frame on the base needs a floating base ([base] motion = \"floating\"): \
+                     on a fixed or prescribed base its pose in the base frame never changes"
+                        .to_owned()
+                } else {
+                    format!("no body named \"{wanted}\"")
+                };
+                return Err(self.err(raw.body.span(), f("body"), message));
+            }
+        };
+        let position = match &raw.position {
+            Some(p) => self.vec3(p, &f("position"))?,
+            None => [0.0; 3],
+        };
+        let rotation = self.rotation(&raw.rotation, &raw.rpy, &format!("frame[{idx}]"))?;
+        Ok(Frame {
+            name,
+            body,
+            position,
+            rotation,
+        })
+    }
+
+    fn tool(&self, t: &Spanned<RawTool>) -> Result<M3, SpecError> {
+        let tool = t.get_ref();
+        self.rotation(&tool.rotation, &tool.rpy, "tool")
+    }
+}
