@@ -10,6 +10,7 @@ pub mod dh;
 mod error;
 pub mod snap;
 pub mod urdf;
+mod urdf_parse;
 
 use std::path::Path;
 
