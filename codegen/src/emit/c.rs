@@ -5,13 +5,18 @@ use std::fmt::Write as _;
 
 use rustc_hash::FxHashMap as HashMap;
 
-use super::parts::{PartSizes, Target};
+mod batch;
+mod body;
+
+use super::parts::PartSizes;
 use super::{
-    float_literal, generated_by, layout, param_fields, plan_module, render, snake_ident, EmitError,
-    Ex, Func, Input, Lang, Plan,
+    float_literal, generated_by, param_fields, plan_module, render, snake_ident, EmitError, Func,
+    Input, Lang, Plan,
 };
 use crate::ir::{Module, BASE_PARAMETERS};
 use crate::progress::{Progress, Silent};
+use batch::{batch_body, batch_by_calls, batch_prototype};
+use body::{body, doc_comment, parted_body, prototype, trig_statements};
 
 /// Options of the C emitter.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -194,6 +199,15 @@ pub fn emit_c_reporting(
     } else {
         ""
     };
+    let cx = Context {
+        name: &name,
+        upper: &upper,
+        real,
+        storage,
+        opts,
+        lang: &lang,
+        params: !fields.is_empty(),
+    };
 
     let mut h = String::new();
     let _ = writeln!(h, "/* {}", generated_by(module));
@@ -234,6 +248,68 @@ pub fn emit_c_reporting(
              #define {upper}_RESTRICT restrict\n#endif\n",
         );
     }
+    let blocks = plans.iter().any(|p| super::trig_block(p).is_some());
+    arithmetic_macros(&mut h, &cx, opts.batch.is_some(), blocks);
+    names_and_sizes(&mut h, module, &cx);
+    let mut defs = String::new();
+    constant_arrays(&mut h, &mut defs, &lowered, &cx);
+    if !fields.is_empty() {
+        params_struct(&mut h, &mut defs, &lowered, &cx);
+    }
+
+    for plan in &plans {
+        function(&mut h, &mut defs, plan, &cx);
+    }
+    let _ = writeln!(
+        h,
+        "#ifdef __cplusplus\n}}\n#endif\n\n#endif /* {upper}_H */"
+    );
+
+    let header_name = format!("{name}.h");
+    let (source_name, source) = if opts.header_only {
+        (None, None)
+    } else {
+        let mut c = String::new();
+        let _ = writeln!(c, "/* {} */\n", generated_by(module));
+        let _ = writeln!(c, "#include \"{header_name}\"\n\n#include <math.h>\n");
+        c.push_str(defs.trim_end());
+        c.push('\n');
+        (Some(format!("{name}.c")), Some(c))
+    };
+    Ok(CFiles {
+        header_name,
+        header: h,
+        source_name,
+        source,
+    })
+}
+
+/// What every part of the C files is written with.
+struct Context<'a> {
+    /// The robot's snake_case identifier, prefix of every C name.
+    name: &'a str,
+    /// Its upper-case form, prefix of the macros.
+    upper: &'a str,
+    /// `double` or `float`.
+    real: &'a str,
+    /// `static inline ` in a header-only file, else nothing.
+    storage: &'a str,
+    opts: &'a COptions,
+    lang: &'a CLang<'a>,
+    /// Whether the functions take the symbolic parameters.
+    params: bool,
+}
+
+/// The fused multiply-add macros, the rounding macro of the written-out `sin`/`cos` (batched
+/// functions and trigonometric blocks) and the block macro itself.
+fn arithmetic_macros(h: &mut String, cx: &Context<'_>, batched: bool, blocks: bool) {
+    let Context {
+        upper,
+        real,
+        opts,
+        lang,
+        ..
+    } = *cx;
     let _ = writeln!(
         h,
         "/* a * b + c (and c - a * b, a * b - c), in sums of products and in the written-out sin and cos: \
@@ -254,8 +330,7 @@ pub fn emit_c_reporting(
         },
         fma = if opts.float { "fmaf" } else { "fma" },
     );
-    let blocks = plans.iter().any(|p| super::trig_block(p).is_some());
-    if opts.batch.is_some() || blocks {
+    if batched || blocks {
         let _ = writeln!(
             h,
             "/* x rounded to an integer, in the written-out sin and cos: a sum that vectorises \
@@ -271,8 +346,13 @@ pub fn emit_c_reporting(
         );
     }
     if blocks {
-        h.push_str(&sincos_macro(&lang, real, &upper));
+        h.push_str(&sincos_macro(lang, real, upper));
     }
+}
+
+/// The named frames' count, the joint, frame and elastic coordinates' names and counts.
+fn names_and_sizes(h: &mut String, module: &Module, cx: &Context<'_>) {
+    let (name, upper) = (cx.name, cx.upper);
     let k = module.frame_names.len();
     let _ = writeln!(
         h,
@@ -328,8 +408,19 @@ pub fn emit_c_reporting(
             );
         }
     }
+}
 
-    let mut defs = String::new();
+/// The module's constant arrays: declared in the header and defined in the source (or
+/// `static` in a header-only file), `NB` before the base parameters.
+fn constant_arrays(h: &mut String, defs: &mut String, lowered: &Module, cx: &Context<'_>) {
+    let Context {
+        name,
+        upper,
+        real,
+        opts,
+        lang,
+        ..
+    } = *cx;
     for c in &lowered.constants {
         let len = c.values.len();
         if c.name == BASE_PARAMETERS {
@@ -361,297 +452,117 @@ pub fn emit_c_reporting(
             let _ = writeln!(defs, "const {real} {array} = {init}");
         }
     }
-    if !fields.is_empty() {
-        let _ = writeln!(
-            h,
-            "/** Robot parameters kept symbolic in the generated code. */\ntypedef struct {{"
-        );
-        for (f, p) in fields.iter().zip(lowered.graph.params()) {
-            let _ = writeln!(
-                h,
-                "    {real} {f}; /**< `{}`, spec value {:?} */",
-                comment_safe(&p.name),
-                p.default
-            );
-        }
-        let _ = writeln!(h, "}} {name}_params;\n");
-        let values: Vec<String> = lowered
-            .graph
-            .params()
-            .iter()
-            .map(|p| lang.lit_signed(p.default))
-            .collect();
-        let _ = writeln!(
-            h,
-            "/** The spec values, as an initialiser: `{name}_params p = {upper}_PARAMS_DEFAULT;` */\n\
-             #define {upper}_PARAMS_DEFAULT {{ {} }}\n",
-            values.join(", ")
-        );
-        let proto = format!("void {name}_params_default({name}_params *params)");
-        let _ = writeln!(h, "/** Fills `*params` with the spec values. */");
-        let mut body = String::new();
-        for (f, v) in fields.iter().zip(&values) {
-            let _ = writeln!(body, "    params->{f} = {v};");
-        }
-        let def = format!("{storage}{proto}\n{{\n{body}}}\n\n");
-        if opts.header_only {
-            h.push_str(&def);
-        } else {
-            let _ = writeln!(h, "{proto};\n");
-            defs.push_str(&def);
-        }
-    }
+}
 
-    for plan in &plans {
-        let proto = prototype(plan, &name, real, !fields.is_empty());
-        let doc = doc_comment(plan, !fields.is_empty());
-        // A long function's parts come before its documentation and definition.
-        let (parts, body) = parted_body(plan, &lang, (real, &name, storage), opts.parts)
-            .unwrap_or_else(|| (String::new(), body(plan, &lang, real, &upper)));
-        let def = format!("{storage}{proto}\n{{\n{body}}}\n\n");
-        if opts.header_only {
-            h.push_str(&parts);
-            h.push_str(&doc);
-            h.push_str(&def);
-        } else {
-            h.push_str(&doc);
-            defs.push_str(&parts);
-            let _ = writeln!(h, "{proto};\n");
-            defs.push_str(&def);
-        }
-        if opts.batch.is_some() && plan.contract.batched {
-            let proto = batch_prototype(plan, &name, real, !fields.is_empty());
-            let doc = format!(
+/// The struct of the symbolic parameters, its initialiser macro and the function that fills it.
+fn params_struct(h: &mut String, defs: &mut String, lowered: &Module, cx: &Context<'_>) {
+    let Context {
+        name,
+        upper,
+        real,
+        storage,
+        opts,
+        lang,
+        ..
+    } = *cx;
+    let fields = param_fields(&lowered.graph);
+
+    let _ = writeln!(
+        h,
+        "/** Robot parameters kept symbolic in the generated code. */\ntypedef struct {{"
+    );
+    for (f, p) in fields.iter().zip(lowered.graph.params()) {
+        let _ = writeln!(
+            h,
+            "    {real} {f}; /**< `{}`, spec value {:?} */",
+            comment_safe(&p.name),
+            p.default
+        );
+    }
+    let _ = writeln!(h, "}} {name}_params;\n");
+    let values: Vec<String> = lowered
+        .graph
+        .params()
+        .iter()
+        .map(|p| lang.lit_signed(p.default))
+        .collect();
+    let _ = writeln!(
+        h,
+        "/** The spec values, as an initialiser: `{name}_params p = {upper}_PARAMS_DEFAULT;` */\n\
+             #define {upper}_PARAMS_DEFAULT {{ {} }}\n",
+        values.join(", ")
+    );
+    let proto = format!("void {name}_params_default({name}_params *params)");
+    let _ = writeln!(h, "/** Fills `*params` with the spec values. */");
+    let mut body = String::new();
+    for (f, v) in fields.iter().zip(&values) {
+        let _ = writeln!(body, "    params->{f} = {v};");
+    }
+    let def = format!("{storage}{proto}\n{{\n{body}}}\n\n");
+    if opts.header_only {
+        h.push_str(&def);
+    } else {
+        let _ = writeln!(h, "{proto};\n");
+        defs.push_str(&def);
+    }
+}
+
+/// One function (and its batched form): documented prototype in the header, definition in the
+/// source (both in the header when header-only), a long function's parts before it.
+fn function(h: &mut String, defs: &mut String, plan: &Plan, cx: &Context<'_>) {
+    let Context {
+        name,
+        upper,
+        real,
+        storage,
+        opts,
+        lang,
+        ..
+    } = *cx;
+
+    let proto = prototype(plan, name, real, cx.params);
+    let doc = doc_comment(plan, cx.params);
+    // A long function's parts come before its documentation and definition.
+    let (parts, body) = parted_body(plan, lang, (real, name, storage), opts.parts)
+        .unwrap_or_else(|| (String::new(), body(plan, lang, real, upper)));
+    let def = format!("{storage}{proto}\n{{\n{body}}}\n\n");
+    if opts.header_only {
+        h.push_str(&parts);
+        h.push_str(&doc);
+        h.push_str(&def);
+    } else {
+        h.push_str(&doc);
+        defs.push_str(&parts);
+        let _ = writeln!(h, "{proto};\n");
+        defs.push_str(&def);
+    }
+    if opts.batch.is_some() && plan.contract.batched {
+        let proto = batch_prototype(plan, name, real, cx.params);
+        let doc = format!(
                 "/** {name}_{} over {upper}_BATCH states at once: each argument [rows][{upper}_BATCH], \
                  state k in column k. */\n",
                 plan.name
             );
-            let body = if super::parts::is_long(plan, opts.parts) {
-                batch_by_calls(plan, &lang, real, &name)
-            } else {
-                batch_body(plan, &lang, real, &upper)
-            };
-            let def = format!("{storage}{proto}\n{{\n{body}}}\n\n");
-            h.push_str(&doc);
-            if opts.header_only {
-                h.push_str(&def);
-            } else {
-                let _ = writeln!(h, "{proto};\n");
-                defs.push_str(&def);
-            }
+        let body = if super::parts::is_long(plan, opts.parts) {
+            batch_by_calls(plan, lang, real, name)
+        } else {
+            batch_body(plan, lang, real, upper)
+        };
+        let def = format!("{storage}{proto}\n{{\n{body}}}\n\n");
+        h.push_str(&doc);
+        if opts.header_only {
+            h.push_str(&def);
+        } else {
+            let _ = writeln!(h, "{proto};\n");
+            defs.push_str(&def);
         }
     }
-    let _ = writeln!(
-        h,
-        "#ifdef __cplusplus\n}}\n#endif\n\n#endif /* {upper}_H */"
-    );
-
-    let header_name = format!("{name}.h");
-    let (source_name, source) = if opts.header_only {
-        (None, None)
-    } else {
-        let mut c = String::new();
-        let _ = writeln!(c, "/* {} */\n", generated_by(module));
-        let _ = writeln!(c, "#include \"{header_name}\"\n\n#include <math.h>\n");
-        c.push_str(defs.trim_end());
-        c.push('\n');
-        (Some(format!("{name}.c")), Some(c))
-    };
-    Ok(CFiles {
-        header_name,
-        header: h,
-        source_name,
-        source,
-    })
 }
 
 impl CLang<'_> {
     fn lit_signed(&self, v: f64) -> String {
         render(self, &super::Ex::Lit(v))
     }
-}
-
-fn prototype(plan: &Plan, name: &str, real: &str, params: bool) -> String {
-    let mut args = Vec::new();
-    if params {
-        args.push(format!("const {name}_params *params"));
-    }
-    for i in &plan.inputs {
-        args.push(format!("const {real} {}[]", i.name()));
-    }
-    for o in plan.contract.outputs {
-        args.push(format!("{real} {}[]", o.name));
-    }
-    format!("void {name}_{}({})", plan.name, args.join(", "))
-}
-
-/// `void NAME_FUNCTION_batch(const real (*NAME_RESTRICT q)[NAME_BATCH], ...)`: the scalar
-/// function's arguments with a state index added as the last array dimension.
-fn batch_prototype(plan: &Plan, name: &str, real: &str, params: bool) -> String {
-    let upper = name.to_ascii_uppercase();
-    let mut args = Vec::new();
-    if params {
-        args.push(format!("const {name}_params *params"));
-    }
-    for i in &plan.inputs {
-        args.push(format!(
-            "const {real} (*{upper}_RESTRICT {})[{upper}_BATCH]",
-            i.name()
-        ));
-    }
-    for o in plan.contract.outputs {
-        args.push(format!(
-            "{real} (*{upper}_RESTRICT {})[{upper}_BATCH]",
-            o.name
-        ));
-    }
-    format!("void {name}_{}_batch({})", plan.name, args.join(", "))
-}
-
-/// The body of the batched form of a function in parts ([`super::parts::is_long`]): the
-/// scalar function called once per state, its arguments gathered from and its results
-/// scattered to the state's column.
-fn batch_by_calls(plan: &Plan, lang: &CLang<'_>, real: &str, name: &str) -> String {
-    let upper = lang.upper;
-    let mut b = format!(
-        "    /* Longer than the functions written as one body: the function once per state (a \
-         vectorised body this long is beyond what compilers build in reasonable memory and \
-         time). */\n    int k, j;\n    for (k = 0; k < {upper}_BATCH; ++k) {{\n"
-    );
-    let mut arguments: Vec<String> = Vec::new();
-    if !lang.fields.is_empty() {
-        arguments.push("params".to_owned());
-    }
-    let mut gathers = String::new();
-    let mut scatters = String::new();
-    for i in &plan.inputs {
-        let len = plan.input_len(*i);
-        let _ = writeln!(b, "        {real} {}_k[{}];", i.name(), len.max(1));
-        if len > 0 {
-            let _ = writeln!(
-                gathers,
-                "        for (j = 0; j < {len}; ++j) {0}_k[j] = {0}[j][k];",
-                i.name()
-            );
-        }
-        arguments.push(format!("{}_k", i.name()));
-    }
-    for (o, entries) in plan.contract.outputs.iter().zip(&plan.outputs) {
-        let len = entries.len();
-        let _ = writeln!(b, "        {real} {}_k[{}];", o.name, len.max(1));
-        if len > 0 {
-            let _ = writeln!(
-                scatters,
-                "        for (j = 0; j < {len}; ++j) {0}[j][k] = {0}_k[j];",
-                o.name
-            );
-        }
-        arguments.push(format!("{}_k", o.name));
-    }
-    b.push_str(&gathers);
-    let _ = writeln!(b, "        {name}_{}({});", plan.name, arguments.join(", "));
-    b.push_str(&scatters);
-    b.push_str("    }\n");
-    b
-}
-
-/// The body of a batched function: one loop over the states around the scalar function's
-/// straight-line code, with no branch and no call (the `sin` and `cos` written out, see
-/// [`super::batch_trig`]; `sqrt` is the one call left), so that compilers vectorise it.
-fn batch_body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> String {
-    let lanes = CLang {
-        fields: lang.fields,
-        upper: lang.upper,
-        float: lang.float,
-        lanes: true,
-        copied: true,
-        carried: None,
-    };
-    let mut b = String::new();
-    if !lang.fields.is_empty() && !plan.uses_params {
-        b.push_str("    (void)params;\n");
-    }
-    for (i, used) in plan.inputs.iter().zip(&plan.used_inputs) {
-        if !used {
-            let _ = writeln!(b, "    (void){};", i.name());
-        }
-    }
-    let _ = writeln!(b, "    int k;");
-    let _ = writeln!(b, "    for (k = 0; k < {upper}_BATCH; ++k) {{");
-    for (i, j) in super::input_reads(plan) {
-        let _ = writeln!(b, "        const {real} {0}_{j} = {0}[{j}][k];", i.name());
-    }
-    for (t, (angle, sin, cos)) in super::trig_angles(plan).into_iter().enumerate() {
-        let angle = render(&lanes, angle);
-        for (name, e) in trig_statements(lang, upper, &format!("t{t}"), angle, sin, cos) {
-            let _ = writeln!(b, "        const {real} {name} = {e};");
-        }
-    }
-    // Past the sines and cosines above, the other locals and the entries written as soon as
-    // computed, as in the scalar body.
-    locals_and_stores(
-        &mut b,
-        plan,
-        true,
-        |b, name, e| {
-            let _ = writeln!(b, "        const {real} {name} = {};", render(&lanes, e));
-        },
-        |b, out, i, e| {
-            let _ = writeln!(b, "        {out}[{i}][k] = {};", render(&lanes, e));
-        },
-    );
-    let _ = writeln!(b, "    }}");
-    b
-}
-
-/// Writes the plan's locals in emission order (see [`super::local_order`]; with a
-/// trigonometric `block` its sines and cosines, written by the caller, are skipped) by `local`
-/// (name, value), and each output entry by `store` (output name, index, value) as soon as it
-/// can be ([`super::store_schedule`]).
-fn locals_and_stores(
-    b: &mut String,
-    plan: &Plan,
-    block: bool,
-    local: impl Fn(&mut String, &str, &Ex),
-    store: impl Fn(&mut String, &str, usize, &Ex),
-) {
-    let (order, leading) = super::local_order(plan, block);
-    let at = super::store_schedule(plan, &order);
-    let stores = |b: &mut String, slot: usize| {
-        for &(o, i) in &at[slot] {
-            store(b, plan.contract.outputs[o].name, i, &plan.outputs[o][i]);
-        }
-    };
-    for slot in 0..=leading {
-        stores(b, slot);
-    }
-    for (p, &k) in order.iter().enumerate().skip(leading) {
-        let (name, e) = &plan.locals[k];
-        local(b, name, e);
-        stores(b, p + 1);
-    }
-}
-
-/// [`super::batch_trig`] in C: rounding by the header's `NAME_ROUND`, fused multiply-adds by
-/// its `NAME_FMA`.
-fn trig_statements(
-    lang: &CLang<'_>,
-    upper: &str,
-    tag: &str,
-    angle: String,
-    sin: Option<&str>,
-    cos: Option<&str>,
-) -> Vec<(String, String)> {
-    let lit = |v: f64| lang.lit(v);
-    let round = |x: String| format!("{upper}_ROUND({x})");
-    let fma = |a: &str, b: &str, c: &str| format!("{upper}_FMA({a}, {b}, {c})");
-    let syntax = super::TrigSyntax {
-        single: lang.float,
-        lit: &lit,
-        round: &round,
-        fma: &fma,
-    };
-    super::batch_trig(tag, angle, sin, cos, &syntax)
 }
 
 /// `NAME_TRIG_BLOCK` and `NAME_SINCOS(N, a, s, c)`, where the compiler targets x86-64 (SSE2,
@@ -703,234 +614,4 @@ fn sincos_macro(lang: &CLang<'_>, real: &str, upper: &str) -> String {
          }} \\\n    }} \\\n}} while (0)\n\
          #endif\n\n"
     )
-}
-
-fn doc_comment(plan: &Plan, params: bool) -> String {
-    let mut d = format!("/** {}\n", plan.contract.doc);
-    if params {
-        d.push_str(" * @param params robot parameters\n");
-    }
-    for i in &plan.inputs {
-        let _ = writeln!(
-            d,
-            " * @param {} {}, {} values",
-            i.name(),
-            i.doc(),
-            plan.input_len(*i)
-        );
-    }
-    for o in plan.contract.outputs {
-        let _ = writeln!(
-            d,
-            " * @param[out] {} {}; {}",
-            o.name,
-            o.doc,
-            layout(o, plan.out_n, plan.counts)
-        );
-    }
-    d.push_str(" */\n");
-    d
-}
-
-/// The statements every scalar body starts with: the casts of unused arguments, the inputs
-/// copied into locals, and the trigonometric block (`true` when there is one).
-fn body_prefix(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> (String, bool) {
-    let mut b = String::new();
-    // Unused inputs are part of the fixed API; the casts silence -Wunused-parameter.
-    if !lang.fields.is_empty() && !plan.uses_params {
-        b.push_str("    (void)params;\n");
-    }
-    for (i, used) in plan.inputs.iter().zip(&plan.used_inputs) {
-        if !used {
-            let _ = writeln!(b, "    (void){};", i.name());
-        }
-    }
-    // An output of no entries (F2 of a robot without elastic joints) is never written.
-    for (o, vals) in plan.contract.outputs.iter().zip(&plan.outputs) {
-        if vals.is_empty() {
-            let _ = writeln!(b, "    (void){};", o.name);
-        }
-    }
-    // Every input read first: an output array may be an input array of the same call, and
-    // the stores are interleaved with the locals.
-    for (i, j) in super::input_reads(plan) {
-        let _ = writeln!(b, "    const {real} {0}_{j} = {0}[{j}];", i.name());
-    }
-    let block = super::trig_block(plan);
-    if let Some(block) = &block {
-        // A multiple of an AVX vector, so that the loop has no remainder (gcc 12 vectorises
-        // such a loop at -O2 too), each vector a window of the angles (`trig_slots`).
-        let width = if lang.float { 8 } else { 4 };
-        let slots = super::trig_slots(block.len(), width);
-        let angles: Vec<String> = slots
-            .iter()
-            .map(|s| s.map_or_else(|| lang.lit(0.0), |k| render(lang, block[k].0)))
-            .collect();
-        let padded = slots.len();
-        let _ = writeln!(
-            b,
-            "#ifdef {upper}_TRIG_BLOCK\n    {real} trig_a[{padded}] = {{{}}};\n    \
-             {real} trig_s[{padded}], trig_c[{padded}];\n    \
-             {upper}_SINCOS({padded}, trig_a, trig_s, trig_c);",
-            angles.join(", ")
-        );
-        let reads = super::trig_reads(plan, block);
-        for r in &reads {
-            let slot = super::trig_slot(&slots, r.index);
-            let _ = writeln!(b, "    const {real} {} = {}[{slot}];", r.name, r.array);
-        }
-        // Without the block, the same locals as plain calls.
-        b.push_str("#else\n");
-        for r in &reads {
-            let _ = writeln!(b, "    const {real} {} = {};", r.name, render(lang, r.call));
-        }
-        b.push_str("#endif\n");
-    }
-    (b, block.is_some())
-}
-
-fn body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> String {
-    let lang = &CLang {
-        copied: true,
-        ..*lang
-    };
-    let (mut b, block) = body_prefix(plan, lang, real, upper);
-    locals_and_stores(
-        &mut b,
-        plan,
-        block,
-        |b, name, e| {
-            let _ = writeln!(b, "    const {real} {name} = {};", render(lang, e));
-        },
-        |b, out, k, e| {
-            let _ = writeln!(b, "    {out}[{k}] = {};", render(lang, e));
-        },
-    );
-    b
-}
-
-/// A long function as parts ([`super::parts::cut`], `sizes`): the part functions'
-/// definitions (to precede the function's) and the function's body, which declares the
-/// carry array and calls them.
-///
-/// Each part is a `static` function of the function's arguments and the carry array. The
-/// first copies the inputs (so every input is read before any output is written, as in one
-/// body) and takes the sines and cosines; a value read in a later part than the one that
-/// computes it (an input copy or a local) is stored to its slot of the carry array right
-/// after it is computed and read from that slot where used (held in locals, they kept so
-/// many values live that gcc's register allocator took most of the compile time).
-fn parted_body(
-    plan: &Plan,
-    lang: &CLang<'_>,
-    (real, name, storage): (&str, &str, &str),
-    sizes: PartSizes,
-) -> Option<(String, String)> {
-    let upper = lang.upper;
-    let lang = &CLang {
-        copied: true,
-        ..*lang
-    };
-    // Inputs are read from their copies, values like the locals.
-    let reads = |e: &Ex| super::parts::values_read(e, &|i, j| Some(lang.input(i, j)));
-    let copies: Vec<String> = super::input_reads(plan)
-        .into_iter()
-        .map(|(i, j)| lang.input(i, j))
-        .collect();
-    let block = super::trig_block(plan).is_some();
-    let parted = super::parts::cut(plan, sizes, block, &copies, &reads)?;
-    let (prefix, _) = body_prefix(plan, lang, real, upper);
-    let parts = parted.count();
-    let store = |value: &str| {
-        parted
-            .slot(value)
-            .map(|slot| format!("    carry[{slot}] = {value};\n"))
-            .unwrap_or_default()
-    };
-    let mut texts: Vec<String> = vec![String::new(); parts];
-    texts[0].push_str(&prefix);
-    for copy in &copies {
-        texts[0].push_str(&store(copy));
-    }
-    for &k in &parted.leading {
-        texts[0].push_str(&store(&plan.locals[k].0));
-    }
-    let mut reads_params = vec![false; parts];
-    parted.for_each(|q, e, target, earlier| {
-        let lang = &CLang {
-            carried: Some(earlier),
-            ..*lang
-        };
-        let mut params_read = false;
-        super::visit_leaves(e, &mut |leaf| params_read |= matches!(leaf, Ex::Param(_)));
-        reads_params[q] |= params_read;
-        let value = render(lang, e);
-        match target {
-            Target::Local(local) => {
-                let _ = writeln!(texts[q], "    const {real} {local} = {value};");
-                texts[q].push_str(&store(local));
-            }
-            Target::Entry(o, i) => {
-                let out = plan.contract.outputs[o].name;
-                let _ = writeln!(texts[q], "    {out}[{i}] = {value};");
-            }
-        }
-    });
-
-    // Each part a function of the function's arguments and the carry array.
-    let params = !lang.fields.is_empty();
-    let whole = prototype(plan, name, real, params);
-    let function = format!("{name}_{}", plan.name);
-    let part_name = |q: usize| format!("{function}_part{}", q + 1);
-    let static_storage = if storage.is_empty() {
-        "static "
-    } else {
-        storage
-    };
-    let mut helpers = String::new();
-    for (q, text) in texts.iter().enumerate() {
-        // The function's prototype with the part's name and the carry array last.
-        let named = whole.replacen(&format!("{function}("), &format!("{}(", part_name(q)), 1);
-        let proto = named.strip_suffix(')').unwrap_or(&named);
-        let mut casts = String::new();
-        if params && !reads_params[q] {
-            casts.push_str("    (void)params;\n");
-        }
-        if q > 0 {
-            // Inputs are read by the first part only, before any output is written.
-            for i in &plan.inputs {
-                let _ = writeln!(casts, "    (void){};", i.name());
-            }
-        }
-        for (o, written) in plan.contract.outputs.iter().zip(&parted.writes[q]) {
-            if !written {
-                let _ = writeln!(casts, "    (void){};", o.name);
-            }
-        }
-        if !text.contains("carry[") {
-            casts.push_str("    (void)carry;\n");
-        }
-        let _ = write!(
-            helpers,
-            "{static_storage}{proto}, {real} carry[])\n{{\n{casts}{text}}}\n\n"
-        );
-    }
-    let mut arguments: Vec<&str> = Vec::new();
-    if params {
-        arguments.push("params");
-    }
-    arguments.extend(plan.inputs.iter().map(|i| i.name()));
-    arguments.extend(plan.contract.outputs.iter().map(|o| o.name));
-    arguments.push("carry");
-    let arguments = arguments.join(", ");
-    let mut body = format!(
-        "    /* {parts} parts of about {} operations (compilers optimise shorter \
-         functions in far less memory and time); carry holds the values a part passes to a \
-         later one. */\n    {real} carry[{}];\n",
-        sizes.operations,
-        parted.slots.max(1)
-    );
-    for q in 0..parts {
-        let _ = writeln!(body, "    {}({arguments});", part_name(q));
-    }
-    Some((helpers, body))
 }
