@@ -1,4 +1,5 @@
-//! Small 3-vector and 3×3-matrix helpers for validating specs and computing parameters.
+//! Small 3-vector and 3×3-matrix helpers over `f64`: validating specs, importing URDF and DH
+//! tables, computing parameters.
 
 pub(crate) type V3 = [f64; 3];
 pub(crate) type M3 = [[f64; 3]; 3];
@@ -132,6 +133,45 @@ pub(crate) fn sym_eigenvalues(a: &M3) -> V3 {
     let mut ev = [m[0][0], m[1][1], m[2][2]];
     ev.sort_by(|x, y| x.total_cmp(y));
     ev
+}
+
+/// `R I Rᵀ`: a tensor given in rotated axes, expressed in the outer axes.
+pub(crate) fn rotate_tensor(r: &M3, i: &M3) -> M3 {
+    // The two products round the mirrored entries differently; the upper ones are kept on
+    // both sides so that the tensor is exactly symmetric, as a spec reads it back.
+    let mut t = mul(&mul(r, i), &transpose(r));
+    (t[1][0], t[2][0], t[2][1]) = (t[0][1], t[0][2], t[1][2]);
+    t
+}
+
+pub(crate) fn rot_x(a: f64) -> M3 {
+    let (s, c) = a.sin_cos();
+    [[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]]
+}
+
+pub(crate) fn rot_y(a: f64) -> M3 {
+    let (s, c) = a.sin_cos();
+    [[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]]
+}
+
+pub(crate) fn rot_z(a: f64) -> M3 {
+    let (s, c) = a.sin_cos();
+    [[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]
+}
+
+/// URDF roll-pitch-yaw: `R = Rz(yaw) Ry(pitch) Rx(roll)`.
+pub(crate) fn rpy(v: V3) -> M3 {
+    mul(&mul(&rot_z(v[2]), &rot_y(v[1])), &rot_x(v[0]))
+}
+
+/// Normalises an axis; `None` if it is (nearly) zero or not finite.
+pub(crate) fn normalize(v: V3) -> Option<V3> {
+    let n = dot(v, v).sqrt();
+    if n.is_finite() && n > 1e-12 {
+        Some(scale(v, 1.0 / n))
+    } else {
+        None
+    }
 }
 
 #[cfg(test)]

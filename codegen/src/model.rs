@@ -3,6 +3,11 @@
 //! Frames follow the method (see docs/spec.md): body `i`'s frame has its origin at the pole
 //! `O_i` on the joint axis and is parallel to the base frame at the zero configuration.
 
+/// The most bodies (joints) a robot may have: joint sets are 64-bit masks in the IR (a
+/// `sin`/`cos` leaf names the joints whose angles it sums), and generated code is straight-line,
+/// its size growing roughly with the cube of the number of bodies.
+pub const MAX_BODIES: usize = 64;
+
 /// Kind of joint between body `i-1` and body `i`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum JointKind {
@@ -296,10 +301,10 @@ pub struct Topology {
 
 impl Topology {
     /// # Panics
-    /// If a parent is not listed before its child, or there are more than 64 bodies.
+    /// If a parent is not listed before its child, or there are more than [`MAX_BODIES`].
     pub fn new(parent: Vec<Option<usize>>) -> Self {
         let n = parent.len();
-        assert!(n <= 64, "at most 64 bodies");
+        assert!(n <= MAX_BODIES, "at most {MAX_BODIES} bodies");
         let mut children = vec![Vec::new(); n];
         for (i, p) in parent.iter().enumerate() {
             if let Some(p) = *p {

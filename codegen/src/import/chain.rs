@@ -2,83 +2,11 @@
 //! configuration, all in base-frame coordinates, and the conversion of that into the method's
 //! frames.
 
+use crate::mat3::{add, dot, mat_vec, mul, rotate_tensor, scale, sub, IDENTITY};
+pub(crate) use crate::mat3::{normalize, rpy, M3, V3};
 use crate::model::{
     BaseMotion, Frame, JointKind, ParameterSet, Robot, RobotBody, SymbolicInertial,
 };
-
-pub(crate) type V3 = [f64; 3];
-pub(crate) type M3 = [[f64; 3]; 3];
-
-pub(crate) const IDENTITY: M3 = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
-
-pub(crate) fn add(a: V3, b: V3) -> V3 {
-    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
-}
-
-pub(crate) fn sub(a: V3, b: V3) -> V3 {
-    [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
-}
-
-pub(crate) fn scale(s: f64, a: V3) -> V3 {
-    [s * a[0], s * a[1], s * a[2]]
-}
-
-pub(crate) fn dot(a: V3, b: V3) -> f64 {
-    a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-}
-
-pub(crate) fn mat_vec(m: &M3, v: V3) -> V3 {
-    [dot(m[0], v), dot(m[1], v), dot(m[2], v)]
-}
-
-pub(crate) fn mat_mul(a: &M3, b: &M3) -> M3 {
-    let mut c = [[0.0; 3]; 3];
-    for (i, row) in c.iter_mut().enumerate() {
-        for (j, x) in row.iter_mut().enumerate() {
-            *x = (0..3).map(|k| a[i][k] * b[k][j]).sum();
-        }
-    }
-    c
-}
-
-pub(crate) fn transpose(a: &M3) -> M3 {
-    let mut t = [[0.0; 3]; 3];
-    for (i, row) in a.iter().enumerate() {
-        for (j, x) in row.iter().enumerate() {
-            t[j][i] = *x;
-        }
-    }
-    t
-}
-
-/// `R I Rᵀ`: a tensor given in rotated axes, expressed in the outer axes.
-pub(crate) fn rotate_tensor(r: &M3, i: &M3) -> M3 {
-    // The two products round the mirrored entries differently; the upper ones are kept on
-    // both sides so that the tensor is exactly symmetric, as a spec reads it back.
-    let mut t = mat_mul(&mat_mul(r, i), &transpose(r));
-    (t[1][0], t[2][0], t[2][1]) = (t[0][1], t[0][2], t[1][2]);
-    t
-}
-
-pub(crate) fn rot_x(a: f64) -> M3 {
-    let (s, c) = a.sin_cos();
-    [[1.0, 0.0, 0.0], [0.0, c, -s], [0.0, s, c]]
-}
-
-pub(crate) fn rot_y(a: f64) -> M3 {
-    let (s, c) = a.sin_cos();
-    [[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]]
-}
-
-pub(crate) fn rot_z(a: f64) -> M3 {
-    let (s, c) = a.sin_cos();
-    [[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]
-}
-
-/// URDF roll-pitch-yaw: `R = Rz(yaw) Ry(pitch) Rx(roll)`.
-pub(crate) fn rpy(v: V3) -> M3 {
-    mat_mul(&mat_mul(&rot_z(v[2]), &rot_y(v[1])), &rot_x(v[0]))
-}
 
 /// A rigid transform: rotation `r` (columns are the frame's axes) and origin `p`.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -104,7 +32,7 @@ impl Pose {
     /// `self * other`: `other` is given in `self`'s frame.
     pub fn then(&self, other: &Pose) -> Pose {
         Pose {
-            r: mat_mul(&self.r, &other.r),
+            r: mul(&self.r, &other.r),
             p: add(self.p, mat_vec(&self.r, other.p)),
         }
     }
@@ -146,8 +74,8 @@ impl MassProps {
             };
         }
         let com = scale(
+            add(scale(self.com, self.mass), scale(other.com, other.mass)),
             1.0 / mass,
-            add(scale(self.mass, self.com), scale(other.mass, other.com)),
         );
         let a = add_m(&self.inertia, &steiner(self.mass, sub(self.com, com)));
         let b = add_m(&other.inertia, &steiner(other.mass, sub(other.com, com)));
@@ -300,19 +228,10 @@ impl Chain {
     }
 }
 
-/// Normalises an axis; `None` if it is (nearly) zero or not finite.
-pub(crate) fn normalize(v: V3) -> Option<V3> {
-    let n = dot(v, v).sqrt();
-    if n.is_finite() && n > 1e-12 {
-        Some(scale(1.0 / n, v))
-    } else {
-        None
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::mat3::{rot_x, rot_y, rot_z};
 
     #[test]
     fn merge_is_parallel_axis() {
@@ -339,7 +258,7 @@ mod tests {
     fn rpy_order() {
         // Roll then pitch then yaw about fixed axes: Rz(y) Ry(p) Rx(r).
         let r = rpy([0.3, -0.2, 1.1]);
-        let expect = mat_mul(&mat_mul(&rot_z(1.1), &rot_y(-0.2)), &rot_x(0.3));
+        let expect = mul(&mul(&rot_z(1.1), &rot_y(-0.2)), &rot_x(0.3));
         assert_eq!(r, expect);
         let x = mat_vec(
             &rpy([0.0, 0.0, std::f64::consts::FRAC_PI_2]),

@@ -8,12 +8,13 @@
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::chain::{rot_x, rot_z, rpy, Chain, ChainJoint, MassProps, Pose};
+use super::chain::{Chain, ChainJoint, MassProps, Pose};
 use super::error::{ImportError, Location};
+use crate::mat3::{rot_x, rot_z, rpy};
 use crate::model::{JointKind, Robot};
 
 /// Most bodies a spec may have (docs/spec.md).
-const MAX_BODIES: usize = 64;
+use crate::model::MAX_BODIES;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -76,7 +77,7 @@ enum Convention {
 /// `file_name` is only used in error messages. The zero configuration of the result (`q = 0`)
 /// is the table's `θ_i = theta_i` (revolute) and `d_i = d_i` (prismatic).
 pub fn import_dh(text: &str, file_name: &str) -> Result<Robot, ImportError> {
-    let cx = Cx {
+    let cx = DhSource {
         file: file_name,
         text,
     };
@@ -256,12 +257,13 @@ fn name_or(name: &Option<Spanned<String>>, default: String) -> String {
     name.as_ref().map_or(default, |n| n.get_ref().clone())
 }
 
-struct Cx<'a> {
+/// File name and text, for locating errors.
+struct DhSource<'a> {
     file: &'a str,
     text: &'a str,
 }
 
-impl Cx<'_> {
+impl DhSource<'_> {
     fn loc(&self, offset: usize) -> Location {
         Location::at_offset(self.file, self.text, offset)
     }

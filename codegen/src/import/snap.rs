@@ -24,8 +24,8 @@
 
 use std::fmt;
 
-use super::chain::{mat_mul, M3, V3};
 use super::error::Location;
+use crate::mat3::{mul, M3, V3};
 
 /// `pi/2 - FRAC_PI_2`: what the `f64` nearest `pi/2` lacks.
 const FRAC_PI_2_LO: f64 = 6.123_233_995_736_766e-17;
@@ -154,7 +154,7 @@ fn rot(axis: usize, (s, c): (f64, f64)) -> M3 {
 /// quarter turns use exact sines and cosines.
 pub(crate) fn rpy_with(angles: V3, quarters: [Option<i64>; 3]) -> M3 {
     let sc = |i: usize| quarters[i].map_or_else(|| angles[i].sin_cos(), quarter_sin_cos);
-    mat_mul(&mat_mul(&rot(2, sc(2)), &rot(1, sc(1))), &rot(0, sc(0)))
+    mul(&mul(&rot(2, sc(2)), &rot(1, sc(1))), &rot(0, sc(0)))
 }
 
 /// Snaps the components of unit vector `v` within [`AXIS_TOL`] of `0` to `0`; if one component

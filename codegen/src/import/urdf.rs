@@ -16,12 +16,14 @@ use roxmltree::{Document, Node};
 use super::chain::{normalize, Chain, ChainFrame, ChainJoint, MassProps, V3};
 use super::error::{ImportError, Location};
 use super::snap::{self, Snap};
-use super::urdf_parse::{child, parse_joints, parse_links, Cx, Joint, Link, Snapper, Tree, XYZ};
+use super::urdf_parse::{
+    child, parse_joints, parse_links, Joint, Link, Snapper, Tree, UrdfSource, XYZ,
+};
 use super::{ImportOptions, Imported};
 use crate::model::{BaseBody, BaseMotion, JointKind, Robot, SymbolicInertial};
 
 /// Most bodies a spec may have (docs/spec.md).
-const MAX_BODIES: usize = 64;
+use crate::model::MAX_BODIES;
 
 /// Imports a URDF document: the serial chain from the root link to `tip` (a link name), or,
 /// with `tip = None`, the chain to the single leaf link or the whole tree if there are several
@@ -59,7 +61,7 @@ pub fn import_urdf_with(
     file_name: &str,
     options: &ImportOptions,
 ) -> Result<Imported, ImportError> {
-    let mut cx = Cx {
+    let mut cx = UrdfSource {
         file: file_name,
         text: xml,
         snap: None,
@@ -174,7 +176,7 @@ struct Urdf<'a, 'i> {
 
 impl<'a, 'i> Urdf<'a, 'i> {
     /// Reads the links, joints and link tree of the `<robot>` element `robot`.
-    fn read(cx: &Cx, robot: Node<'a, 'i>) -> Result<Self, ImportError> {
+    fn read(cx: &UrdfSource, robot: Node<'a, 'i>) -> Result<Self, ImportError> {
         let links = parse_links(cx, robot)?;
         let joints = parse_joints(cx, robot, &links)?;
         let tree = Tree::build(cx, robot, &links, &joints)?;
@@ -190,7 +192,7 @@ impl<'a, 'i> Urdf<'a, 'i> {
     /// whole tree); and which links `options.frames` names.
     fn tip_and_named(
         &self,
-        cx: &Cx,
+        cx: &UrdfSource,
         options: &ImportOptions,
     ) -> Result<(Option<usize>, Vec<bool>), ImportError> {
         let (robot, links, tree) = (self.robot, &self.links, &self.tree);
@@ -224,7 +226,11 @@ impl<'a, 'i> Urdf<'a, 'i> {
     /// The moving joints in body order: the movable joints on the root→tip path, root first,
     /// for a chain; every movable joint, depth first, for a tree. Checked: at least one, none a
     /// mimic joint, at most [`MAX_BODIES`].
-    fn moving_joints(&self, cx: &Cx, tip_index: Option<usize>) -> Result<Vec<usize>, ImportError> {
+    fn moving_joints(
+        &self,
+        cx: &UrdfSource,
+        tip_index: Option<usize>,
+    ) -> Result<Vec<usize>, ImportError> {
         let (robot, links, joints, tree) = (self.robot, &self.links, &self.joints, &self.tree);
         let root = tree.root;
         let moving: Vec<usize> = match tip_index {
@@ -326,7 +332,7 @@ impl<'a, 'i> Urdf<'a, 'i> {
     /// root link's frame.
     fn mass_props(
         &self,
-        cx: &Cx,
+        cx: &UrdfSource,
         moving: &[usize],
         owner: &[Option<usize>],
         options: &ImportOptions,
@@ -363,7 +369,7 @@ impl<'a, 'i> Urdf<'a, 'i> {
     /// The chain's joint of each moving joint, with the mass properties of its body.
     fn chain_joints(
         &self,
-        cx: &Cx,
+        cx: &UrdfSource,
         moving: &[usize],
         owner: &[Option<usize>],
         bodies: &[MassProps],
@@ -403,7 +409,7 @@ impl<'a, 'i> Urdf<'a, 'i> {
                 });
             }
             // The joint frame is the child link frame: its origin lies on the axis.
-            let axis = super::chain::mat_vec(&frame.r, joint.axis);
+            let axis = crate::mat3::mat_vec(&frame.r, joint.axis);
             chain_joints.push(ChainJoint {
                 body_name: child.name.clone(),
                 joint_name: joint.name.clone(),
@@ -420,7 +426,7 @@ impl<'a, 'i> Urdf<'a, 'i> {
     /// The named frames, each with its link.
     fn link_frames(
         &self,
-        cx: &Cx,
+        cx: &UrdfSource,
         owner: &[Option<usize>],
         named: &[bool],
         tip_index: Option<usize>,

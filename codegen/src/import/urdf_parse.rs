@@ -22,13 +22,13 @@ pub(super) struct Snapper {
 }
 
 /// File name and text, for locating errors; the snapping state if snapping.
-pub(super) struct Cx<'a> {
+pub(super) struct UrdfSource<'a> {
     pub(super) file: &'a str,
     pub(super) text: &'a str,
     pub(super) snap: Option<Snapper>,
 }
 
-impl Cx<'_> {
+impl UrdfSource<'_> {
     fn loc(&self, offset: usize) -> Location {
         Location::at_offset(self.file, self.text, offset)
     }
@@ -209,7 +209,7 @@ pub(super) struct Joint<'a, 'i> {
 }
 
 pub(super) fn parse_links<'a, 'i>(
-    cx: &Cx,
+    cx: &UrdfSource,
     robot: Node<'a, 'i>,
 ) -> Result<Vec<Link<'a, 'i>>, ImportError> {
     let mut links: Vec<Link> = Vec::new();
@@ -290,7 +290,7 @@ pub(super) fn parse_links<'a, 'i>(
 }
 
 pub(super) fn parse_joints<'a, 'i>(
-    cx: &Cx,
+    cx: &UrdfSource,
     robot: Node<'a, 'i>,
     links: &[Link],
 ) -> Result<Vec<Joint<'a, 'i>>, ImportError> {
@@ -405,7 +405,7 @@ pub(super) struct Tree {
 
 impl Tree {
     pub(super) fn build(
-        cx: &Cx,
+        cx: &UrdfSource,
         robot: Node,
         links: &[Link],
         joints: &[Joint],

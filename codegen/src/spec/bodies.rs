@@ -9,12 +9,8 @@ use crate::error::SpecError;
 use crate::mat3::{self, V3};
 use crate::model::{
     BaseMotion, ElasticJoint, Flex, FlexDirection, JointKind, RobotBody, SymbolicInertial,
-    MAX_FLEX_MODES,
+    MAX_BODIES, MAX_FLEX_MODES,
 };
-
-/// Most bodies a spec may have: generated code is straight-line and its size grows roughly with
-/// the cube of the number of bodies.
-pub const MAX_BODIES: usize = 64;
 
 /// Largest cosine between a bending direction and its link.
 const PERPENDICULAR_TOLERANCE: f64 = 1e-6;

@@ -24,9 +24,9 @@ use self::values::Validator;
 use crate::error::SpecError;
 use crate::model::Robot;
 
-pub use self::bodies::MAX_BODIES;
 pub use self::values::axis_letter;
 pub use self::write::to_toml;
+pub use crate::model::MAX_BODIES;
 
 /// Parses a spec. `file_name` is only used to label errors.
 pub fn parse_spec(text: &str, file_name: &str) -> Result<Robot, SpecError> {

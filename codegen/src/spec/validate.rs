@@ -125,13 +125,11 @@ impl Validator<'_> {
             (_, None) => motion,
             (BaseMotion::Prescribed, Some(f)) if *f.get_ref() => BaseMotion::Translating,
             (BaseMotion::Prescribed, Some(_)) => motion,
-            (_, Some(f)) => {
-                return Err(self.err(
-                    f.span(),
-                    "base.translation_only",
-                    "`translation_only` describes a prescribed base: it needs                      motion = \"prescribed\"",
-                ))
-            }
+            (_, Some(f)) => return Err(self.err(
+                f.span(),
+                "base.translation_only",
+                "`translation_only` describes a prescribed base: it needs motion = \"prescribed\"",
+            )),
         };
         let position = match &t.position {
             Some(p) => self.vec3(p, "base.position")?,

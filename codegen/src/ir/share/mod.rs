@@ -167,10 +167,8 @@ fn share_with_whole_group(
 /// Above this many operations (a group's functions together, before sharing), the group's
 /// large functions are shared each alone, without the early pairs ([`share_large_group`]):
 /// the passes on the whole group and the second form took most of a large robot's
-/// generation time and memory (a 64-joint chain's derivatives and regressors: two copies of
-/// the whole group, each over a million operations) and gained nothing there (the regressor
-/// of a 30-joint chain 3 operations of 94 609, every other function of 30- and 64-joint
-/// chains none). Every shipped robot's groups are below it.
+/// generation time and memory and gained next to nothing there (docs/design.md, "Figures
+/// behind the code's choices"). Every shipped robot's groups are below it.
 const WHOLE_GROUP_LIMIT: usize = 100_000;
 
 /// In a large group, the functions up to this many operations are shared as a group of
