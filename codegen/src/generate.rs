@@ -3,7 +3,7 @@
 use crate::derive::{
     derivatives, derive_with, elastic_dynamics, elastic_rates, same_hinge_axis, shared_count,
     spatial_derivatives, split_velocity_forces, standard_values, BaseSet, Coordinates, Derivatives,
-    DetachedBase, DetachedRegressor, Regressor,
+    Derived, DetachedBase, DetachedRegressor, Regressor,
 };
 use crate::functions::{function_name, functions_of, Counts};
 use crate::ir::{Constant, Function, FunctionKind, Graph, Module, NodeId};
@@ -153,46 +153,14 @@ fn build(
     step.next("dynamics and kinematics");
     let mut graph = Graph::new();
     let mut derived = derive_with(&mut graph, robot, regroup);
-    // The mass matrix and forward dynamics again with turned inertias by the double angle
-    // (derive/mass_matrix.rs `rotate_sym_about_axis`): each keeps the shorter form, as which
-    // is shorter depends on the robot's inertia pattern and on what the products share.
     let reads_mass_matrix = wanted(FunctionKind::MassMatrix)
         || wanted(FunctionKind::ForwardDynamics)
         || do_split
         || do_derivatives;
     if reads_mass_matrix {
-        graph.set_double_angle(true);
-        let double = derive_with(&mut graph, robot, regroup);
-        graph.set_double_angle(false);
-        for (mine, other) in [
-            (&mut derived.mass_matrix, double.mass_matrix),
-            (&mut derived.mass_matrix_in_base, double.mass_matrix_in_base),
-            (&mut derived.forward_dynamics, double.forward_dynamics),
-            (
-                &mut derived.forward_dynamics_factored,
-                double.forward_dynamics_factored,
-            ),
-        ] {
-            if !other.is_empty() && graph.op_count(&other).total() < graph.op_count(mine).total() {
-                *mine = other;
-            }
-        }
+        keep_shorter_double_angle_forms(&mut graph, robot, regroup, &mut derived);
     }
-    // Forward dynamics: the shorter of the articulated-body recursion and the factorisation.
-    if !derived.forward_dynamics_factored.is_empty() {
-        let factored = std::mem::take(&mut derived.forward_dynamics_factored);
-        if graph.op_count(&factored).total() < graph.op_count(&derived.forward_dynamics).total() {
-            derived.forward_dynamics = factored;
-        }
-    }
-    // The mass matrix: the shorter of the wrench carried joint by joint and the products in
-    // the base frame.
-    if !derived.mass_matrix_in_base.is_empty() {
-        let in_base = std::mem::take(&mut derived.mass_matrix_in_base);
-        if graph.op_count(&in_base).total() < graph.op_count(&derived.mass_matrix).total() {
-            derived.mass_matrix = in_base;
-        }
-    }
+    keep_shorter_forms(&graph, &mut derived);
     // Joint-space outputs span the base's coordinates too with a floating base.
     let nv = if robot.is_floating() { n + 6 } else { n };
 
@@ -257,70 +225,19 @@ fn build(
     );
 
     // The mass matrix and forward dynamics functions again with the wrenches carried through
-    // runs of hinges about one axis by the summed angle (derive/mass_matrix.rs `RunShift`),
-    // in both inertia forms: each function keeps the shortest. Which is shorter depends on
-    // how sparse the offsets along the run are; the split and the derivatives keep the mass
-    // matrix chosen above, which their own comparisons were tuned on. Derived last, so that
-    // the other functions' node ids (and the sharing passes' ties) are what they were.
+    // runs of hinges: derived last, so that the other functions' node ids (and the sharing
+    // passes' ties) are what they were.
     let mut mass_matrix_out = derived.mass_matrix.clone();
-    // With symbolic inertial parameters the functions share the parameters' products, so
-    // one function's count alone does not predict the module's (the RX-90's mass matrix);
-    // those robots keep the form above.
-    let numeric = robot
-        .base_body
-        .as_ref()
-        .map_or(true, |b| b.symbolic == SymbolicInertial::default())
-        && robot
-            .bodies
-            .iter()
-            .all(|b| b.symbolic == SymbolicInertial::default());
-    let runs = numeric && (0..n).any(|k| same_hinge_axis(robot, k));
     let want_m = wanted(FunctionKind::MassMatrix);
     let want_fd = wanted(FunctionKind::ForwardDynamics);
-    if runs && (want_m || want_fd) {
-        // Compared as the emitters write them (the cheaper lowering of the sums of angles,
-        // then shared): before the sharing the counts order these forms wrongly (the UR5's
-        // mass matrix), and the run's summed angles lower either way. The kept form's count
-        // is taken once; a candidate a tenth longer before the sharing is not shared at all
-        // (the factored forward dynamics with runs), which keeps the extra generation time
-        // to the two derivations and a few sharings.
-        let emitted = |graph: &Graph, roots: &[NodeId], wanted: bool| {
-            if wanted {
-                emitted_operations(graph, roots)
-            } else {
-                0
-            }
-        };
-        let mut kept_m = emitted(&graph, &mass_matrix_out, want_m);
-        let mut kept_fd = emitted(&graph, &derived.forward_dynamics, want_fd);
-        let consider =
-            |graph: &Graph, mine: &mut Vec<NodeId>, kept: &mut usize, theirs: Vec<NodeId>| {
-                let raw = |r: &[NodeId]| graph.op_count(r).total();
-                if theirs.is_empty() || raw(&theirs) * 10 > raw(mine) * 11 {
-                    return;
-                }
-                let count = emitted_operations(graph, &theirs);
-                if count < *kept {
-                    *mine = theirs;
-                    *kept = count;
-                }
-            };
-        graph.set_run_shift(true);
-        for double in [false, true] {
-            graph.set_double_angle(double);
-            let other = derive_with(&mut graph, robot, regroup);
-            if want_m {
-                consider(&graph, &mut mass_matrix_out, &mut kept_m, other.mass_matrix);
-            }
-            if want_fd {
-                let fd = &mut derived.forward_dynamics;
-                consider(&graph, fd, &mut kept_fd, other.forward_dynamics);
-                consider(&graph, fd, &mut kept_fd, other.forward_dynamics_factored);
-            }
-        }
-        graph.set_double_angle(false);
-        graph.set_run_shift(false);
-    }
+    let fd = want_fd.then_some(&mut derived.forward_dynamics);
+    keep_shortest_run_forms(
+        &mut graph,
+        robot,
+        regroup,
+        want_m.then_some(&mut mass_matrix_out),
+        fd,
+    );
 
     // Output names and shapes come from the catalogue; a function is its values per output.
     let counts = Counts {
@@ -432,32 +349,7 @@ fn build(
         motion: robot.motion,
         beta_names: robot.beta_names(),
         w_names: robot.w_names(),
-        constants: vec![
-            Constant {
-                name: "standard_parameters",
-                doc: if robot.is_floating() {
-                    "the robot's standard inertial parameters, 10 per body (the base body \
-                     first, about the base origin) in order m, mx, my, mz, ixx, ixy, ixz, iyy, \
-                     iyz, izz (about the body's pole, in its axes; tensor entries, ixy = \
-                     -integral of x y dm), the `pi` of `tau = Y pi`"
-                } else {
-                    "the robot's standard inertial parameters, 10 per body in order m, mx, my, \
-                     mz, ixx, ixy, ixz, iyy, iyz, izz (about the body's pole, in its axes; \
-                     tensor entries, ixy = -integral of x y dm), the `pi` of `tau = Y pi`"
-                },
-                values: reg.standard,
-            },
-            Constant {
-                name: crate::ir::BASE_PARAMETERS,
-                doc: "the robot's base inertial parameters (NB of them), the `pi_b` of `tau = Yb \
-                  pi_b`; `quasidyn params --base` prints each as its combination of the \
-                  standard parameters",
-                values: base.values,
-            },
-        ]
-        .into_iter()
-        .filter(|c| !c.values.is_empty())
-        .collect(),
+        constants: constants(robot, reg.standard, base.values),
     }
 }
 
@@ -478,4 +370,158 @@ fn emitted_operations(graph: &Graph, roots: &[NodeId]) -> usize {
     let shared = |(g, r): (Graph, Vec<NodeId>)| shared_count(&g, r);
     let merged = shared(graph.lower_trig_sums(roots));
     merged.min(shared(graph.lower_trig_sums_stepwise(roots)))
+}
+
+/// The mass matrix and forward dynamics again with turned inertias by the double angle
+/// (derive/mass_matrix.rs `rotate_sym_about_axis`): each keeps the shorter form, as which is
+/// shorter depends on the robot's inertia pattern and on what the products share.
+fn keep_shorter_double_angle_forms(
+    graph: &mut Graph,
+    robot: &Robot,
+    regroup: bool,
+    derived: &mut Derived<NodeId>,
+) {
+    graph.set_double_angle(true);
+    let double = derive_with(graph, robot, regroup);
+    graph.set_double_angle(false);
+    for (mine, other) in [
+        (&mut derived.mass_matrix, double.mass_matrix),
+        (&mut derived.mass_matrix_in_base, double.mass_matrix_in_base),
+        (&mut derived.forward_dynamics, double.forward_dynamics),
+        (
+            &mut derived.forward_dynamics_factored,
+            double.forward_dynamics_factored,
+        ),
+    ] {
+        if !other.is_empty() && graph.op_count(&other).total() < graph.op_count(mine).total() {
+            *mine = other;
+        }
+    }
+}
+
+/// Forward dynamics by the shorter of the articulated-body recursion and the factorisation;
+/// the mass matrix by the shorter of the wrench carried joint by joint and the products in the
+/// base frame.
+fn keep_shorter_forms(graph: &Graph, derived: &mut Derived<NodeId>) {
+    // Forward dynamics: the shorter of the articulated-body recursion and the factorisation.
+    if !derived.forward_dynamics_factored.is_empty() {
+        let factored = std::mem::take(&mut derived.forward_dynamics_factored);
+        if graph.op_count(&factored).total() < graph.op_count(&derived.forward_dynamics).total() {
+            derived.forward_dynamics = factored;
+        }
+    }
+    // The mass matrix: the shorter of the wrench carried joint by joint and the products in
+    // the base frame.
+    if !derived.mass_matrix_in_base.is_empty() {
+        let in_base = std::mem::take(&mut derived.mass_matrix_in_base);
+        if graph.op_count(&in_base).total() < graph.op_count(&derived.mass_matrix).total() {
+            derived.mass_matrix = in_base;
+        }
+    }
+}
+
+/// The mass matrix (`mass_matrix`) and forward dynamics (`forward_dynamics`), where given,
+/// again with the wrenches carried through runs of hinges about one axis by the summed angle
+/// (derive/mass_matrix.rs `RunShift`), in both inertia forms: each keeps the shortest. Which
+/// is shorter depends on how sparse the offsets along the run are; the split and the
+/// derivatives keep the mass matrix chosen before, which their own comparisons were tuned on.
+fn keep_shortest_run_forms(
+    graph: &mut Graph,
+    robot: &Robot,
+    regroup: bool,
+    mass_matrix: Option<&mut Vec<NodeId>>,
+    forward_dynamics: Option<&mut Vec<NodeId>>,
+) {
+    let n = robot.dof();
+    // With symbolic inertial parameters the functions share the parameters' products, so
+    // one function's count alone does not predict the module's (the RX-90's mass matrix);
+    // those robots keep the form chosen before.
+    let numeric = robot
+        .base_body
+        .as_ref()
+        .map_or(true, |b| b.symbolic == SymbolicInertial::default())
+        && robot
+            .bodies
+            .iter()
+            .all(|b| b.symbolic == SymbolicInertial::default());
+    let runs = numeric && (0..n).any(|k| same_hinge_axis(robot, k));
+    let (want_m, want_fd) = (mass_matrix.is_some(), forward_dynamics.is_some());
+    let mut scratch = (Vec::new(), Vec::new());
+    let mass_matrix_out = mass_matrix.unwrap_or(&mut scratch.0);
+    let forward_dynamics = forward_dynamics.unwrap_or(&mut scratch.1);
+    if runs && (want_m || want_fd) {
+        // Compared as the emitters write them (the cheaper lowering of the sums of angles,
+        // then shared): before the sharing the counts order these forms wrongly (the UR5's
+        // mass matrix), and the run's summed angles lower either way. The kept form's count
+        // is taken once; a candidate a tenth longer before the sharing is not shared at all
+        // (the factored forward dynamics with runs), which keeps the extra generation time
+        // to the two derivations and a few sharings.
+        let emitted = |graph: &Graph, roots: &[NodeId], wanted: bool| {
+            if wanted {
+                emitted_operations(graph, roots)
+            } else {
+                0
+            }
+        };
+        let mut kept_m = emitted(graph, mass_matrix_out, want_m);
+        let mut kept_fd = emitted(graph, forward_dynamics, want_fd);
+        let consider =
+            |graph: &Graph, mine: &mut Vec<NodeId>, kept: &mut usize, theirs: Vec<NodeId>| {
+                let raw = |r: &[NodeId]| graph.op_count(r).total();
+                if theirs.is_empty() || raw(&theirs) * 10 > raw(mine) * 11 {
+                    return;
+                }
+                let count = emitted_operations(graph, &theirs);
+                if count < *kept {
+                    *mine = theirs;
+                    *kept = count;
+                }
+            };
+        graph.set_run_shift(true);
+        for double in [false, true] {
+            graph.set_double_angle(double);
+            let other = derive_with(graph, robot, regroup);
+            if want_m {
+                consider(graph, mass_matrix_out, &mut kept_m, other.mass_matrix);
+            }
+            if want_fd {
+                let fd = &mut *forward_dynamics;
+                consider(graph, fd, &mut kept_fd, other.forward_dynamics);
+                consider(graph, fd, &mut kept_fd, other.forward_dynamics_factored);
+            }
+        }
+        graph.set_double_angle(false);
+        graph.set_run_shift(false);
+    }
+}
+
+/// The constant arrays of a module: the standard parameters and the base parameters (each only
+/// where it has values).
+fn constants(robot: &Robot, standard: Vec<f64>, base: Vec<f64>) -> Vec<Constant> {
+    vec![
+        Constant {
+            name: "standard_parameters",
+            doc: if robot.is_floating() {
+                "the robot's standard inertial parameters, 10 per body (the base body \
+                 first, about the base origin) in order m, mx, my, mz, ixx, ixy, ixz, iyy, \
+                 iyz, izz (about the body's pole, in its axes; tensor entries, ixy = \
+                 -integral of x y dm), the `pi` of `tau = Y pi`"
+            } else {
+                "the robot's standard inertial parameters, 10 per body in order m, mx, my, \
+                 mz, ixx, ixy, ixz, iyy, iyz, izz (about the body's pole, in its axes; \
+                 tensor entries, ixy = -integral of x y dm), the `pi` of `tau = Y pi`"
+            },
+            values: standard,
+        },
+        Constant {
+            name: crate::ir::BASE_PARAMETERS,
+            doc: "the robot's base inertial parameters (NB of them), the `pi_b` of `tau = Yb \
+              pi_b`; `quasidyn params --base` prints each as its combination of the \
+              standard parameters",
+            values: base,
+        },
+    ]
+    .into_iter()
+    .filter(|c| !c.values.is_empty())
+    .collect()
 }

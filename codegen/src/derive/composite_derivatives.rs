@@ -33,13 +33,16 @@
 //! parameters are the regrouped ones where the dynamics use them (same joint forces, fewer
 //! nonzeros).
 
-use super::inertia::{rotate_sym, shift_sym, sym_add};
 use super::kinematics::Poles;
 use super::kinematics::{base_poles, poles};
 use super::orientation::orientation;
 use super::orientation::Orientation;
 use super::params::{params, regroup, Params};
 use super::scalar::{k3, k33, zero3, Cx, M3, S, V3};
+use super::spatial::{
+    add, apply, force_cross, force_from_frame, inertia_add, inertia_from_frame, inertia_rate,
+    motion_cross, motion_to_frame, pair, scaled, sub, Inertia, Spatial,
+};
 use crate::algebra::Algebra;
 use crate::ir::BaseVar;
 use crate::mat3::IDENTITY;
@@ -67,22 +70,6 @@ pub enum SpatialFrame {
     /// base's motion is seen from each root, and a floating base's rows and columns see its
     /// directions turned into each root's frame and its totals turned back.
     FirstBody,
-}
-
-/// A spatial vector: angular part, then linear part (about the reference point, in the
-/// reference frame).
-#[derive(Clone, Copy)]
-struct Spatial<E> {
-    ang: V3<E>,
-    lin: V3<E>,
-}
-
-/// A spatial inertia (or its rate) about the reference point, in the reference frame.
-#[derive(Clone, Copy)]
-struct Inertia<E> {
-    m: S<E>,
-    h: V3<E>,
-    j: M3<E>,
 }
 
 /// The derivatives of `robot` (no elasticity, physical parameters) written in `frame`, or
@@ -508,183 +495,6 @@ fn reference_frames<A: Algebra>(
         pole.push(p);
     }
     Placements(rot, pole)
-}
-
-/// A motion about the origin, in the frame the derivatives are written in, seen in the frame
-/// turned by `r` about the point `p`: `(rᵀ ω, rᵀ (v + ω × p))`.
-fn motion_to_frame<A: Algebra>(
-    cx: &mut Cx<'_, A>,
-    m: &Spatial<A::E>,
-    r: &M3<A::E>,
-    p: &V3<A::E>,
-) -> Spatial<A::E> {
-    let wp = cx.cross(&m.ang, p);
-    let at_p = cx.vadd(&m.lin, &wp);
-    Spatial {
-        ang: cx.mat_t_vec(r, &m.ang),
-        lin: cx.mat_t_vec(r, &at_p),
-    }
-}
-
-/// A force about `p` in the frame turned by `r`, written about the origin in the unturned
-/// frame: `(r n + p × r f, r f)`.
-fn force_from_frame<A: Algebra>(
-    cx: &mut Cx<'_, A>,
-    f: &Spatial<A::E>,
-    r: &M3<A::E>,
-    p: &V3<A::E>,
-) -> Spatial<A::E> {
-    let lin = cx.mat_vec(r, &f.lin);
-    let n = cx.mat_vec(r, &f.ang);
-    let pf = cx.cross(p, &lin);
-    Spatial {
-        ang: cx.vadd(&n, &pf),
-        lin,
-    }
-}
-
-/// A spatial inertia (or its rate) about `p` in the frame turned by `r`, written about the
-/// origin in the unturned frame: the first moment and the inertia turned, then shifted.
-fn inertia_from_frame<A: Algebra>(
-    cx: &mut Cx<'_, A>,
-    i: &Inertia<A::E>,
-    r: &M3<A::E>,
-    p: &V3<A::E>,
-) -> Inertia<A::E> {
-    let h = cx.mat_vec(r, &i.h);
-    let j = rotate_sym(cx, r, &i.j);
-    let mp = cx.scale(i.m, p);
-    Inertia {
-        m: i.m,
-        h: cx.vadd(&mp, &h),
-        j: shift_sym(cx, &j, i.m, &h, p),
-    }
-}
-
-fn add<A: Algebra>(cx: &mut Cx<'_, A>, a: &Spatial<A::E>, b: &Spatial<A::E>) -> Spatial<A::E> {
-    Spatial {
-        ang: cx.vadd(&a.ang, &b.ang),
-        lin: cx.vadd(&a.lin, &b.lin),
-    }
-}
-
-fn sub<A: Algebra>(cx: &mut Cx<'_, A>, a: &Spatial<A::E>, b: &Spatial<A::E>) -> Spatial<A::E> {
-    Spatial {
-        ang: cx.vsub(&a.ang, &b.ang),
-        lin: cx.vsub(&a.lin, &b.lin),
-    }
-}
-
-fn scaled<A: Algebra>(cx: &mut Cx<'_, A>, s: S<A::E>, a: &Spatial<A::E>) -> Spatial<A::E> {
-    Spatial {
-        ang: cx.scale(s, &a.ang),
-        lin: cx.scale(s, &a.lin),
-    }
-}
-
-/// `a × b` of two motions.
-fn motion_cross<A: Algebra>(
-    cx: &mut Cx<'_, A>,
-    a: &Spatial<A::E>,
-    b: &Spatial<A::E>,
-) -> Spatial<A::E> {
-    let lin1 = cx.cross(&a.ang, &b.lin);
-    let lin2 = cx.cross(&a.lin, &b.ang);
-    Spatial {
-        ang: cx.cross(&a.ang, &b.ang),
-        lin: cx.vadd(&lin1, &lin2),
-    }
-}
-
-/// `m ×* f`: the rate of the force `f` carried by the motion `m`.
-fn force_cross<A: Algebra>(
-    cx: &mut Cx<'_, A>,
-    m: &Spatial<A::E>,
-    f: &Spatial<A::E>,
-) -> Spatial<A::E> {
-    let ang1 = cx.cross(&m.ang, &f.ang);
-    let ang2 = cx.cross(&m.lin, &f.lin);
-    Spatial {
-        ang: cx.vadd(&ang1, &ang2),
-        lin: cx.cross(&m.ang, &f.lin),
-    }
-}
-
-/// `m · f`: the power of the force `f` on the motion `m`.
-fn pair<A: Algebra>(cx: &mut Cx<'_, A>, m: &Spatial<A::E>, f: &Spatial<A::E>) -> S<A::E> {
-    let a = cx.dot(&m.ang, &f.ang);
-    let b = cx.dot(&m.lin, &f.lin);
-    cx.add(a, b)
-}
-
-/// `I (ω, v) = (J ω + h × v, m v - h × ω)`.
-fn apply<A: Algebra>(cx: &mut Cx<'_, A>, i: &Inertia<A::E>, m: &Spatial<A::E>) -> Spatial<A::E> {
-    let jw = cx.mat_vec(&i.j, &m.ang);
-    let hv = cx.cross(&i.h, &m.lin);
-    let mv = cx.scale(i.m, &m.lin);
-    let hw = cx.cross(&i.h, &m.ang);
-    Spatial {
-        ang: cx.vadd(&jw, &hv),
-        lin: cx.vsub(&mv, &hw),
-    }
-}
-
-fn inertia_add<A: Algebra>(
-    cx: &mut Cx<'_, A>,
-    a: &Inertia<A::E>,
-    b: &Inertia<A::E>,
-) -> Inertia<A::E> {
-    let j = sym_add(cx, &a.j, &b.j);
-    Inertia {
-        m: cx.add(a.m, b.m),
-        h: cx.vadd(&a.h, &b.h),
-        j,
-    }
-}
-
-/// The rate of the inertia `i` of a body moving with `(ω, v)`: mass rate zero,
-/// `ḣ = ω × h + m v`, `J̇ = [ω]× J - J [ω]× + 2 (h · v) 1 - v hᵀ - h vᵀ` (every point `r`
-/// of the body moves with `v + ω × r`).
-fn inertia_rate<A: Algebra>(
-    cx: &mut Cx<'_, A>,
-    i: &Inertia<A::E>,
-    m: &Spatial<A::E>,
-) -> Inertia<A::E> {
-    let (w, v) = (&m.ang, &m.lin);
-    let wh = cx.cross(w, &i.h);
-    let mv = cx.scale(i.m, v);
-    let h = cx.vadd(&wh, &mv);
-    // Column c of [ω]× J is ω × (column c of J).
-    let mut wj = [[S::K(0.0); 3]; 3];
-    for col in 0..3 {
-        let column = [i.j[0][col], i.j[1][col], i.j[2][col]];
-        let x = cx.cross(w, &column);
-        for r in 0..3 {
-            wj[r][col] = x[r];
-        }
-    }
-    let hv = cx.dot(&i.h, v);
-    let hv2 = cx.mul(S::K(2.0), hv);
-    let mut j = [[S::K(0.0); 3]; 3];
-    for r in 0..3 {
-        for col in r..3 {
-            let mut x = cx.add(wj[r][col], wj[col][r]);
-            if r == col {
-                x = cx.add(x, hv2);
-                let vh = cx.mul(v[r], i.h[r]);
-                let vh2 = cx.mul(S::K(2.0), vh);
-                x = cx.sub(x, vh2);
-            } else {
-                let a = cx.mul(v[r], i.h[col]);
-                let b = cx.mul(i.h[r], v[col]);
-                let s = cx.add(a, b);
-                x = cx.sub(x, s);
-            }
-            j[r][col] = x;
-            j[col][r] = x;
-        }
-    }
-    Inertia { m: S::K(0.0), h, j }
 }
 
 #[cfg(test)]

@@ -31,7 +31,7 @@
 
 use super::kinematics::Poles;
 use super::orientation::Orientation;
-use super::params::{BodyParams, Params};
+use super::params::{BodyInertia, Params};
 use super::scalar::{is_zero3, k3, zero3, Cx, S, V3};
 use crate::algebra::Algebra;
 use crate::model::{JointKind, Robot};
@@ -115,7 +115,7 @@ impl<E: Copy> Accel<E> {
     /// + J_ik (ω̇_k + ω_i ω_j) + J_jk (ω_j² - ω_k²) + (J_kk - J_jj) ω_j ω_k`. The brackets are
     /// entries of `T` (shared with the first-moment terms), so each inertial parameter multiplies
     /// once. For principal axes it is the papers' `E_i = I ω̇ + I^a ω_j ω_k`.
-    pub fn euler<A: Algebra<E = E>>(&mut self, cx: &mut Cx<'_, A>, p: &BodyParams<E>) -> V3<E> {
+    pub fn euler<A: Algebra<E = E>>(&mut self, cx: &mut Cx<'_, A>, p: &BodyInertia<E>) -> V3<E> {
         let mut out = zero3();
         for (i, o) in out.iter_mut().enumerate() {
             let (j, k) = ((i + 1) % 3, (i + 2) % 3);
@@ -162,7 +162,7 @@ pub(crate) struct MovingBase<'p, E> {
     /// Gravity in base-frame components, `Rᵀ g`.
     pub g: V3<E>,
     /// The base body (a floating base), whose wrench the pass then also returns.
-    pub body: Option<&'p BodyParams<E>>,
+    pub body: Option<&'p BodyInertia<E>>,
 }
 
 /// Result of one pass of the recursion.
@@ -190,6 +190,60 @@ pub(crate) struct Statics<'p, E> {
     pub ba: &'p [V3<E>],
     /// `R_jᵀ(-g)` per body.
     pub grav: &'p [V3<E>],
+}
+
+/// The per-robot quantities every pass reads, owned ([`Statics`] borrows them), derived in
+/// one order for every kind of base.
+pub(crate) struct Bodies<E> {
+    /// Inertial parameters.
+    pub par: Params<E>,
+    /// Direction cosines.
+    pub ori: Orientation<E>,
+    /// Interpole vectors.
+    pub poles: Poles<E>,
+    /// `(ba)_j` per body.
+    pub ba: Vec<V3<E>>,
+    /// `R_jᵀ(-g)` per body.
+    pub grav: Vec<V3<E>>,
+}
+
+impl<E: Copy> Bodies<E> {
+    /// Derives the quantities of `robot`, its inertial parameters taken from `inertial` (the
+    /// robot itself, or a copy with numeric parameters). `between` runs once the geometry is
+    /// known and before the mass distribution, so that what it derives (the tool and the
+    /// frames) keeps its place in the graph.
+    pub(crate) fn derive<A: Algebra<E = E>, T>(
+        cx: &mut Cx<'_, A>,
+        robot: &Robot,
+        inertial: &Robot,
+        between: impl FnOnce(&mut Cx<'_, A>, &Orientation<E>, &Poles<E>) -> T,
+    ) -> (Self, T) {
+        let par = super::params::params(cx, inertial);
+        let ori = super::orientation::orientation(cx, robot);
+        let poles = super::kinematics::poles(cx, robot);
+        let sites = between(cx, &ori, &poles);
+        let ba = mass_distribution(cx, robot, &par, &poles);
+        let grav = gravity_in_bodies(cx, robot, &ori);
+        let bodies = Bodies {
+            par,
+            ori,
+            poles,
+            ba,
+            grav,
+        };
+        (bodies, sites)
+    }
+
+    /// The quantities as the passes read them.
+    pub(crate) fn statics(&self) -> Statics<'_, E> {
+        Statics {
+            par: &self.par,
+            ori: &self.ori,
+            poles: &self.poles,
+            ba: &self.ba,
+            grav: &self.grav,
+        }
+    }
 }
 
 /// How the weight enters a pass.

@@ -16,7 +16,7 @@
 use super::dynamics::Statics;
 use super::inertia::{rotate_sym, shift_sym};
 use super::orientation::rodrigues;
-use super::params::BodyParams;
+use super::params::BodyInertia;
 use super::scalar::{k3, Cx, M3, S, V3};
 use crate::algebra::Algebra;
 use crate::mat3::IDENTITY;
@@ -270,7 +270,7 @@ pub(crate) fn mass_matrix<A: Algebra>(
     cx: &mut Cx<'_, A>,
     robot: &Robot,
     st: &Statics<'_, A::E>,
-    base: Option<&BodyParams<A::E>>,
+    base: Option<&BodyInertia<A::E>>,
 ) -> Vec<Vec<S<A::E>>> {
     let n = robot.dof();
     let topo = robot.topology();

@@ -31,6 +31,7 @@ mod params;
 mod regressor;
 mod regular;
 mod scalar;
+mod spatial;
 mod split;
 
 pub(crate) use base_parameters::DetachedBase;
@@ -205,7 +206,10 @@ fn derive_inner<A: Algebra>(
     unread: &HashSet<String>,
 ) -> Derived<A::E> {
     let n = robot.dof();
-    assert!((1..=64).contains(&n), "a chain has 1 to 64 bodies");
+    assert!(
+        (1..=crate::model::MAX_BODIES).contains(&n),
+        "a robot has 1 to MAX_BODIES bodies"
+    );
     let robot = &prepare(robot);
     let base = robot.parameters == ParameterSet::Base;
     // With base parameters as inputs no physical parameter may become one: the passes that
@@ -222,45 +226,39 @@ fn derive_inner<A: Algebra>(
     let mut cx = Cx::new(alg);
     let cx = &mut cx;
     cx.labels = true;
-    let par = params::params(cx, phys_src);
-    let ori = orientation::orientation(cx, robot);
-    let poles = kinematics::poles(cx, robot);
     let chain = robot.is_chain();
-    let tool = chain.then(|| {
-        let site = kinematics::Site {
-            body: Some(n - 1),
-            position: robot.bodies[n - 1].next,
-            rotation: robot.tool_rotation,
-            labelled: true,
-        };
-        let pose = kinematics::site_pose(cx, robot, &ori, &poles, &site);
-        let jac = kinematics::jacobian(cx, robot, &ori, &pose);
-        (pose, jac)
-    });
-    let frames: Vec<_> = robot
-        .frames
-        .iter()
-        .map(|f| {
-            let site = kinematics::Site {
-                body: f.body,
-                position: f.position,
-                rotation: f.rotation,
-                labelled: false,
-            };
-            let pose = kinematics::site_pose(cx, robot, &ori, &poles, &site);
-            let jac = kinematics::jacobian(cx, robot, &ori, &pose);
-            (pose, jac)
-        })
-        .collect();
-    let ba = dynamics::mass_distribution(cx, robot, &par, &poles);
-    let grav = dynamics::gravity_in_bodies(cx, robot, &ori);
-    let st = dynamics::Statics {
-        par: &par,
-        ori: &ori,
-        poles: &poles,
-        ba: &ba,
-        grav: &grav,
-    };
+    let (bodies, (tool, frames)) =
+        dynamics::Bodies::derive(cx, robot, phys_src, |cx, ori, poles| {
+            let tool = chain.then(|| {
+                let site = kinematics::Site {
+                    body: Some(n - 1),
+                    position: robot.bodies[n - 1].next,
+                    rotation: robot.tool_rotation,
+                    labelled: true,
+                };
+                let pose = kinematics::site_pose(cx, robot, ori, poles, &site);
+                let jac = kinematics::jacobian(cx, robot, ori, &pose);
+                (pose, jac)
+            });
+            let frames: Vec<_> = robot
+                .frames
+                .iter()
+                .map(|f| {
+                    let site = kinematics::Site {
+                        body: f.body,
+                        position: f.position,
+                        rotation: f.rotation,
+                        labelled: false,
+                    };
+                    let pose = kinematics::site_pose(cx, robot, ori, poles, &site);
+                    let jac = kinematics::jacobian(cx, robot, ori, &pose);
+                    (pose, jac)
+                })
+                .collect();
+            (tool, frames)
+        });
+    let (par, ori, poles) = (&bodies.par, &bodies.ori, &bodies.poles);
+    let st = bodies.statics();
 
     let qd: Vec<S<A::E>> = (0..n).map(|j| S::X(cx.alg.qd(j))).collect();
     let qdd: Vec<S<A::E>> = (0..n).map(|j| S::X(cx.alg.qdd(j))).collect();
@@ -307,9 +305,9 @@ fn derive_inner<A: Algebra>(
         reg_par = if base {
             params::base_params(cx, robot, unread)
         } else {
-            params::regroup(cx, robot, &par, &poles)
+            params::regroup(cx, robot, par, poles)
         };
-        reg_ba = dynamics::mass_distribution(cx, robot, &reg_par, &poles);
+        reg_ba = dynamics::mass_distribution(cx, robot, &reg_par, poles);
         reg_st = dynamics::Statics {
             par: &reg_par,
             ba: &reg_ba,
@@ -384,7 +382,7 @@ fn derive_inner<A: Algebra>(
     };
 
     let elastic = match (&tool, robot.has_elasticity()) {
-        (Some((pose, jac)), true) => Some(elastic::elastic(cx, robot, &ori, pose, jac, &gravity)),
+        (Some((pose, jac)), true) => Some(elastic::elastic(cx, robot, ori, pose, jac, &gravity)),
         _ => None,
     };
 

@@ -9,9 +9,9 @@
 use super::dynamics::{self, MovingBase, PassInputs, Weight};
 use super::kinematics::{self, Site};
 use super::mass_matrix;
-use super::params::{self, BodyParams};
+use super::params::{self, BodyInertia};
 use super::scalar::{Cx, M3, S, V3};
-use super::{ldlt, orientation, Derived, FrameKinematics};
+use super::{ldlt, Derived, FrameKinematics};
 use crate::algebra::Algebra;
 use crate::ir::BaseVar;
 use crate::model::Robot;
@@ -63,19 +63,10 @@ pub(crate) fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
         .base_body
         .as_ref()
         .expect("a floating base has its inertia (checked by the spec)");
-    let base_par: BodyParams<A::E> = params::base_body_params(cx, body);
-    let par = params::params(cx, robot);
-    let ori = orientation::orientation(cx, robot);
-    let poles = kinematics::poles(cx, robot);
-    let ba = dynamics::mass_distribution(cx, robot, &par, &poles);
-    let grav = dynamics::gravity_in_bodies(cx, robot, &ori);
-    let st = dynamics::Statics {
-        par: &par,
-        ori: &ori,
-        poles: &poles,
-        ba: &ba,
-        grav: &grav,
-    };
+    let base_par: BodyInertia<A::E> = params::base_body_params(cx, body);
+    let (bodies, ()) = dynamics::Bodies::derive(cx, robot, robot, |_, _, _| ());
+    let (ori, poles) = (&bodies.ori, &bodies.poles);
+    let st = bodies.statics();
 
     let rot = base_rotation(cx);
     let p_base = base3(cx, BaseVar::Pose);
@@ -191,8 +182,8 @@ pub(crate) fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
     }));
     let mut kin: Vec<SiteKinematics<A::E>> = Vec::new();
     for site in &sites {
-        let pose = kinematics::site_pose(cx, robot, &ori, &poles, site);
-        let jac_b = kinematics::jacobian(cx, robot, &ori, &pose);
+        let pose = kinematics::site_pose(cx, robot, ori, poles, site);
+        let jac_b = kinematics::jacobian(cx, robot, ori, &pose);
         let r_off = cx.mat_vec(&rot, &pose.position);
         let position = cx.vadd(&p_base, &r_off);
         let (rotation, _) = cx.mat_mul(&rot, &pose.rotation);

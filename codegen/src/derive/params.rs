@@ -14,7 +14,7 @@ use crate::mat3;
 use crate::model::{JointKind, Robot, SymbolicInertial};
 
 /// Parameters of one body, in its own frame, about its pole `O_i`.
-pub(crate) struct BodyParams<E> {
+pub(crate) struct BodyInertia<E> {
     /// Body mass `m_oi`.
     pub m: S<E>,
     /// First moment about the pole, `m_oi · O_iC_i`.
@@ -28,7 +28,7 @@ pub(crate) struct BodyParams<E> {
 /// Parameters of the whole robot.
 pub(crate) struct Params<E> {
     /// Per body.
-    pub body: Vec<BodyParams<E>>,
+    pub body: Vec<BodyInertia<E>>,
     /// Subsystem masses `m_i` (body `i` and everything it carries).
     pub msub: Vec<S<E>>,
 }
@@ -166,7 +166,7 @@ fn one_body<A: Algebra>(cx: &mut Cx<'_, A>, n: usize, b: &Inertial) -> Raw<A::E>
 pub(crate) fn base_body_params<A: Algebra>(
     cx: &mut Cx<'_, A>,
     b: &crate::model::BaseBody,
-) -> BodyParams<A::E> {
+) -> BodyInertia<A::E> {
     let inertial = Inertial {
         mass: b.mass,
         com: b.com,
@@ -184,7 +184,7 @@ fn body_params<A: Algebra>(
     m: S<A::E>,
     h: V3<A::E>,
     j: M3<A::E>,
-) -> BodyParams<A::E> {
+) -> BodyInertia<A::E> {
     let jdiff = [
         cx.sub(j[2][2], j[1][1]),
         cx.sub(j[0][0], j[2][2]),
@@ -198,7 +198,7 @@ fn body_params<A: Algebra>(
             cx.label(jdiff[k], || format!("{l}{n}"));
         }
     }
-    BodyParams { m, h, j, jdiff }
+    BodyInertia { m, h, j, jdiff }
 }
 
 /// The robot's parameters from its bodies: adds the subsystem masses, each body's mass plus
@@ -206,7 +206,7 @@ fn body_params<A: Algebra>(
 fn subsystems<A: Algebra>(
     cx: &mut Cx<'_, A>,
     robot: &Robot,
-    body: Vec<BodyParams<A::E>>,
+    body: Vec<BodyInertia<A::E>>,
 ) -> Params<A::E> {
     let topo = robot.topology();
     let nb = body.len();
