@@ -15,7 +15,7 @@
 //! products with the axis.
 
 use super::dynamics::Statics;
-use super::scalar::{k3, transpose, Cx, M3, S, V3};
+use super::scalar::{k3, transpose, Cx, Mat3, Vec3, S};
 use super::spatial::{
     add3, apply_articulated, articulated_to_carrier, skew, ArticulatedInertia, Spatial,
 };
@@ -95,7 +95,7 @@ pub(crate) fn solve<A: Algebra>(
             lin: cx.scale(dinv[j], &uu.lin),
             ang: cx.scale(dinv[j], &uu.ang),
         };
-        let outer = |cx: &mut Cx<'_, A>, x: &V3<A::E>, y: &V3<A::E>, sym: bool| {
+        let outer = |cx: &mut Cx<'_, A>, x: &Vec3<A::E>, y: &Vec3<A::E>, sym: bool| {
             let mut o = [[zero; 3]; 3];
             for r in 0..3 {
                 for c in (if sym { r } else { 0 })..3 {
@@ -110,7 +110,7 @@ pub(crate) fn solve<A: Algebra>(
         let ua = outer(cx, &w.lin, &uu.lin, true);
         let ub = outer(cx, &w.lin, &uu.ang, false);
         let uc = outer(cx, &w.ang, &uu.ang, true);
-        let sub = |cx: &mut Cx<'_, A>, p: &M3<A::E>, q: &M3<A::E>, sym: bool| {
+        let sub = |cx: &mut Cx<'_, A>, p: &Mat3<A::E>, q: &Mat3<A::E>, sym: bool| {
             let mut o = *p;
             for r in 0..3 {
                 for c in (if sym { r } else { 0 })..3 {

@@ -38,7 +38,7 @@ use super::kinematics::{base_poles, poles};
 use super::orientation::orientation;
 use super::orientation::Orientation;
 use super::params::{params, regroup, Params};
-use super::scalar::{k3, k33, zero3, Cx, M3, S, V3};
+use super::scalar::{k3, k33, zero3, Cx, Mat3, Vec3, S};
 use super::spatial::{
     add, apply, force_cross, force_from_frame, inertia_add, inertia_from_frame, inertia_rate,
     motion_cross, motion_to_frame, pair, scaled, sub, Inertia, Spatial,
@@ -464,7 +464,7 @@ pub fn spatial_derivatives<A: Algebra>(
 }
 
 /// Each body's axes (`.0`) and pole (`.1`) in the frame the derivatives are written in.
-struct Placements<E>(Vec<M3<E>>, Vec<V3<E>>);
+struct Placements<E>(Vec<Mat3<E>>, Vec<Vec3<E>>);
 
 /// Each body's axes and pole in its root body's frame about that root's pole (`in_first`),
 /// else in the base frame.
@@ -480,8 +480,8 @@ fn reference_frames<A: Algebra>(
     if !in_first {
         return Placements(ori.abs.clone(), base_poles(cx, robot, ori, poles));
     }
-    let mut rot: Vec<M3<A::E>> = Vec::with_capacity(n);
-    let mut pole: Vec<V3<A::E>> = Vec::with_capacity(n);
+    let mut rot: Vec<Mat3<A::E>> = Vec::with_capacity(n);
+    let mut pole: Vec<Vec3<A::E>> = Vec::with_capacity(n);
     for k in 0..n {
         let (r, p) = match topo.parent(k) {
             None => (k33(IDENTITY), zero3()),

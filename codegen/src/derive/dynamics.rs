@@ -32,23 +32,23 @@
 use super::kinematics::Poles;
 use super::orientation::Orientation;
 use super::params::{BodyInertia, Params};
-use super::scalar::{is_zero3, k3, zero3, Cx, S, V3};
+use super::scalar::{is_zero3, k3, zero3, Cx, Vec3, S};
 use crate::algebra::Algebra;
 use crate::model::{JointKind, Robot};
 
 /// Motion of one body: quasi-velocities, quasi-accelerations and cached products.
 pub(crate) struct Accel<E> {
     /// `ω` in body components.
-    pub w: V3<E>,
+    pub w: Vec3<E>,
     /// `ω̇` in body components.
-    pub wd: V3<E>,
+    pub wd: Vec3<E>,
     prod: [[Option<S<E>>; 3]; 3],
     t: [[Option<S<E>>; 3]; 3],
 }
 
 impl<E: Copy> Accel<E> {
     /// Motion with the given `ω`, `ω̇`.
-    pub fn new(w: V3<E>, wd: V3<E>) -> Self {
+    pub fn new(w: Vec3<E>, wd: Vec3<E>) -> Self {
         Accel {
             w,
             wd,
@@ -95,7 +95,7 @@ impl<E: Copy> Accel<E> {
 
     /// `T u = ω̇ × u + ω × (ω × u)`: the second derivative of a body-fixed vector (the papers'
     /// `Ω̇_u`, written with the shared products and only the nonzero components of `u`).
-    pub fn apply<A: Algebra<E = E>>(&mut self, cx: &mut Cx<'_, A>, u: &V3<E>) -> V3<E> {
+    pub fn apply<A: Algebra<E = E>>(&mut self, cx: &mut Cx<'_, A>, u: &Vec3<E>) -> Vec3<E> {
         let mut out = zero3();
         for (r, o) in out.iter_mut().enumerate() {
             for (c, uc) in u.iter().enumerate() {
@@ -115,7 +115,7 @@ impl<E: Copy> Accel<E> {
     /// + J_ik (ω̇_k + ω_i ω_j) + J_jk (ω_j² - ω_k²) + (J_kk - J_jj) ω_j ω_k`. The brackets are
     /// entries of `T` (shared with the first-moment terms), so each inertial parameter multiplies
     /// once. For principal axes it is the papers' `E_i = I ω̇ + I^a ω_j ω_k`.
-    pub fn euler<A: Algebra<E = E>>(&mut self, cx: &mut Cx<'_, A>, p: &BodyInertia<E>) -> V3<E> {
+    pub fn euler<A: Algebra<E = E>>(&mut self, cx: &mut Cx<'_, A>, p: &BodyInertia<E>) -> Vec3<E> {
         let mut out = zero3();
         for (i, o) in out.iter_mut().enumerate() {
             let (j, k) = ((i + 1) % 3, (i + 2) % 3);
@@ -154,13 +154,13 @@ impl<E: Copy> Accel<E> {
 /// own inertia.
 pub(crate) struct MovingBase<'p, E> {
     /// Angular velocity `ω_b` (the base's quasi-velocities).
-    pub w: V3<E>,
+    pub w: Vec3<E>,
     /// Angular acceleration `ω̇_b`.
-    pub wd: V3<E>,
+    pub wd: Vec3<E>,
     /// Classical acceleration of the base origin, `Rᵀ p̈ = a_lin + ω × v`.
-    pub a: V3<E>,
+    pub a: Vec3<E>,
     /// Gravity in base-frame components, `Rᵀ g`.
-    pub g: V3<E>,
+    pub g: Vec3<E>,
     /// The base body (a floating base), whose wrench the pass then also returns.
     pub body: Option<&'p BodyInertia<E>>,
 }
@@ -169,13 +169,13 @@ pub(crate) struct MovingBase<'p, E> {
 pub(crate) struct Pass<E> {
     /// Wrench the base needs, force then moment about its origin, base frame (a floating
     /// base only).
-    pub base_wrench: Option<[V3<E>; 2]>,
+    pub base_wrench: Option<[Vec3<E>; 2]>,
     /// Joint torques / forces.
     pub tau: Vec<S<E>>,
     /// `F_j`: force on body `j` by body `j-1`, frame `j` (only when asked for).
-    pub force: Vec<V3<E>>,
+    pub force: Vec<Vec3<E>>,
     /// `M_j`: moment about `O_j` on body `j` by body `j-1`, frame `j`.
-    pub moment: Vec<V3<E>>,
+    pub moment: Vec<Vec3<E>>,
 }
 
 /// Geometry shared by all passes (depends on `q` only).
@@ -187,9 +187,9 @@ pub(crate) struct Statics<'p, E> {
     /// Interpole vectors.
     pub poles: &'p Poles<E>,
     /// `(ba)_j` per body.
-    pub ba: &'p [V3<E>],
+    pub ba: &'p [Vec3<E>],
     /// `R_jᵀ(-g)` per body.
-    pub grav: &'p [V3<E>],
+    pub grav: &'p [Vec3<E>],
 }
 
 /// The per-robot quantities every pass reads, owned ([`Statics`] borrows them), derived in
@@ -202,9 +202,9 @@ pub(crate) struct Bodies<E> {
     /// Interpole vectors.
     pub poles: Poles<E>,
     /// `(ba)_j` per body.
-    pub ba: Vec<V3<E>>,
+    pub ba: Vec<Vec3<E>>,
     /// `R_jᵀ(-g)` per body.
-    pub grav: Vec<V3<E>>,
+    pub grav: Vec<Vec3<E>>,
 }
 
 impl<E: Copy> Bodies<E> {
@@ -264,7 +264,7 @@ pub(crate) fn mass_distribution<A: Algebra>(
     robot: &Robot,
     par: &Params<A::E>,
     poles: &Poles<A::E>,
-) -> Vec<V3<A::E>> {
+) -> Vec<Vec3<A::E>> {
     let topo = robot.topology();
     (0..par.body.len())
         .map(|j| {
@@ -284,7 +284,7 @@ pub(crate) fn gravity_in_bodies<A: Algebra>(
     cx: &mut Cx<'_, A>,
     robot: &Robot,
     ori: &Orientation<A::E>,
-) -> Vec<V3<A::E>> {
+) -> Vec<Vec3<A::E>> {
     let mg = k3(robot.gravity.map(|g| -g));
     ori.abs
         .iter()
@@ -350,7 +350,7 @@ pub(crate) fn newton_euler<A: Algebra>(
     let prismatic = |j: usize| robot.bodies[j].joint == JointKind::Prismatic;
     // Relative acceleration of a slide along `axis_{j}` seen from a frame turning at `w`:
     // q̈ axis + 2 q̇ ω × axis.
-    let slide = |cx: &mut Cx<'_, A>, j: usize, w: &V3<A::E>| -> V3<A::E> {
+    let slide = |cx: &mut Cx<'_, A>, j: usize, w: &Vec3<A::E>| -> Vec3<A::E> {
         let u = axis(j);
         let lin = cx.scale(qdd[j], &u);
         let wxu = cx.cross(w, &u);
@@ -360,11 +360,11 @@ pub(crate) fn newton_euler<A: Algebra>(
     };
 
     let mut acc: Vec<Accel<A::E>> = Vec::with_capacity(n);
-    let mut big_a: Vec<V3<A::E>> = Vec::with_capacity(n);
+    let mut big_a: Vec<Vec3<A::E>> = Vec::with_capacity(n);
     // `akin_j`: the kinematic part of `A_j` (with the weight when it enters at the base).
-    let mut a_kin: Vec<V3<A::E>> = Vec::with_capacity(n);
+    let mut a_kin: Vec<Vec3<A::E>> = Vec::with_capacity(n);
     // `W_c = (O_p O_c)''` in frame `p` for every body `c` on a moving carrier `p`.
-    let mut w_inc: Vec<V3<A::E>> = vec![zero3(); n];
+    let mut w_inc: Vec<Vec3<A::E>> = vec![zero3(); n];
     // Gravity enters as an upward acceleration of the base: `A_j = Rot_jᵀ (A_p + W_j)`
     // then carries the papers' `g ξ^y_j` with one elementary rotation per joint, and no absolute
     // orientation is needed.
@@ -453,7 +453,7 @@ pub(crate) fn newton_euler<A: Algebra>(
         let body = &st.par.body[j];
         // Σ_c Rot_c M_c, and H_c = m_c W_c + Rot_c G_c per carried body.
         let mut mt = zero3();
-        let mut hs: Vec<(usize, V3<A::E>)> = Vec::new();
+        let mut hs: Vec<(usize, Vec3<A::E>)> = Vec::new();
         for &c in topo.children(j) {
             let rot = &st.ori.local[c];
             let mtc = cx.mat_vec(rot, &moment[c]);

@@ -23,7 +23,7 @@ use std::collections::BTreeSet;
 
 use super::kinematics::SitePose;
 use super::orientation::Orientation;
-use super::scalar::{k3, Cx, S, V3};
+use super::scalar::{k3, Cx, Vec3, S};
 use crate::algebra::Algebra;
 use crate::beam::clamped_free_tip_slope;
 use crate::ir::{ElasticVar, Graph, Node, NodeId, Var};
@@ -53,7 +53,7 @@ pub struct Elastic<E> {
 }
 
 /// One column of `F2` or `F4`: the tool point's displacement and the small rotation.
-type Column<E> = (V3<E>, V3<E>);
+type Column<E> = (Vec3<E>, Vec3<E>);
 
 /// The F2 and F4 columns, the first-order pose and the statics of a chain (on any algebra).
 ///
@@ -175,7 +175,7 @@ pub(crate) fn elastic<A: Algebra>(
 fn first_order_rotation<A: Algebra>(
     cx: &mut Cx<'_, A>,
     r0: &[[S<A::E>; 3]; 3],
-    dtheta: &V3<A::E>,
+    dtheta: &Vec3<A::E>,
 ) -> [[S<A::E>; 3]; 3] {
     let mut out = *r0;
     for c in 0..3 {

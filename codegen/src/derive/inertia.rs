@@ -2,16 +2,16 @@
 //! point, added. Shared by the mass matrix, the base parameters' regrouping, the articulated
 //! inertias and the composite derivatives.
 
-use super::scalar::{Cx, M3, S, V3};
+use super::scalar::{Cx, Mat3, Vec3, S};
 use crate::algebra::Algebra;
 
 /// Symmetric 3×3 as a full matrix of handles (`m[a][b]` and `m[b][a]` are the same handle).
-type Sym<E> = M3<E>;
+type Sym<E> = Mat3<E>;
 
 /// `Rot J Rotᵀ`, computing only the upper triangle.
 pub(crate) fn rotate_sym<A: Algebra>(
     cx: &mut Cx<'_, A>,
-    rot: &M3<A::E>,
+    rot: &Mat3<A::E>,
     j: &Sym<A::E>,
 ) -> Sym<A::E> {
     if let Some(out) = rotate_sym_about_axis(cx, rot, j) {
@@ -39,7 +39,7 @@ pub(crate) fn rotate_sym<A: Algebra>(
 /// the joint turns). `None` when `rot` has another pattern or a constant block.
 fn rotate_sym_about_axis<A: Algebra>(
     cx: &mut Cx<'_, A>,
-    rot: &M3<A::E>,
+    rot: &Mat3<A::E>,
     j: &Sym<A::E>,
 ) -> Option<Sym<A::E>> {
     if !cx.alg.double_angle() {
@@ -117,8 +117,8 @@ pub(crate) fn shift_sym<A: Algebra>(
     cx: &mut Cx<'_, A>,
     jo: &Sym<A::E>,
     m: S<A::E>,
-    h: &V3<A::E>,
-    d: &V3<A::E>,
+    h: &Vec3<A::E>,
+    d: &Vec3<A::E>,
 ) -> Sym<A::E> {
     let mut out = *jo;
     for a in 0..3 {
@@ -152,7 +152,11 @@ pub(crate) fn shift_sym<A: Algebra>(
 }
 
 /// `a + b` for symmetric matrices, upper triangle mirrored.
-pub(crate) fn sym_add<A: Algebra>(cx: &mut Cx<'_, A>, a: &M3<A::E>, b: &M3<A::E>) -> M3<A::E> {
+pub(crate) fn sym_add<A: Algebra>(
+    cx: &mut Cx<'_, A>,
+    a: &Mat3<A::E>,
+    b: &Mat3<A::E>,
+) -> Mat3<A::E> {
     let mut out = *a;
     for r in 0..3 {
         for c in r..3 {

@@ -1,7 +1,7 @@
 //! Poles, frame poses and geometric Jacobians.
 
 use super::orientation::Orientation;
-use super::scalar::{k3, k33, Cx, M3, S, V3};
+use super::scalar::{k3, k33, Cx, Mat3, Vec3, S};
 use crate::algebra::Algebra;
 use crate::model::{JointKind, Robot};
 
@@ -10,7 +10,7 @@ pub(crate) struct Poles<E> {
     /// `O_p O_i` of every body `i` in its carrier's frame `p` (base frame for a body on the
     /// base): `origin_i`, plus `q_i axis_i` when joint `i` is prismatic (the axis is the same
     /// vector in both frames). For a chain, `o[i + 1]` is the papers' `L_i e_i`.
-    pub o: Vec<V3<E>>,
+    pub o: Vec<Vec3<E>>,
 }
 
 /// `origin_i` plus the slide of a prismatic joint `i`.
@@ -40,9 +40,9 @@ pub(crate) fn base_poles<A: Algebra>(
     robot: &Robot,
     ori: &Orientation<A::E>,
     poles: &Poles<A::E>,
-) -> Vec<V3<A::E>> {
+) -> Vec<Vec3<A::E>> {
     let topo = robot.topology();
-    let mut p: Vec<V3<A::E>> = Vec::with_capacity(robot.dof());
+    let mut p: Vec<Vec3<A::E>> = Vec::with_capacity(robot.dof());
     for j in 0..robot.dof() {
         let pj = match topo.parent(j) {
             None => poles.o[j],
@@ -72,11 +72,11 @@ pub(crate) struct Site {
 /// Pose of a site and the lever arms `p - O_j` (base frame) its Jacobian needs.
 pub(crate) struct SitePose<E> {
     /// `R_b · rotation` (columns = the site's axes in the base).
-    pub rotation: M3<E>,
+    pub rotation: Mat3<E>,
     /// The site point `p` in the base.
-    pub position: V3<E>,
+    pub position: Vec3<E>,
     /// `p - O_j` in the base for the bodies `j` on the path from the base (zero elsewhere).
-    pub arm: Vec<V3<E>>,
+    pub arm: Vec<Vec3<E>>,
     /// Bodies on the path from the base to the site's body, base side first.
     pub path: Vec<usize>,
 }

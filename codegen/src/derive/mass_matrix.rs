@@ -17,25 +17,25 @@ use super::dynamics::Statics;
 use super::inertia::{rotate_sym, shift_sym};
 use super::orientation::rodrigues;
 use super::params::BodyInertia;
-use super::scalar::{k3, Cx, M3, S, V3};
+use super::scalar::{k3, Cx, Mat3, Vec3, S};
 use crate::algebra::Algebra;
 use crate::mat3::IDENTITY;
 use crate::model::{JointKind, Robot};
 
 /// Symmetric 3×3 as a full matrix of handles (`m[a][b]` and `m[b][a]` are the same handle).
-type Sym<E> = M3<E>;
+type Sym<E> = Mat3<E>;
 
 /// Each subsystem `j` (body `j` and all it carries) summarised about its pole `O_j`, in frame
 /// `j`: first moment `c[j]` and inertia `j[j]` (its mass is the parameter sum `msub`).
 pub(crate) struct Composite<E> {
     /// First moment about `O_j`.
-    pub c: Vec<V3<E>>,
+    pub c: Vec<Vec3<E>>,
     /// Inertia about `O_j`.
     pub j: Vec<Sym<E>>,
 }
 
 /// A force and a moment about a pole, in that body's frame.
-pub(crate) type Wrench<E> = [V3<E>; 2];
+pub(crate) type Wrench<E> = [Vec3<E>; 2];
 
 /// Composite bodies from the leaves.
 pub(crate) fn composites<A: Algebra>(
@@ -45,7 +45,7 @@ pub(crate) fn composites<A: Algebra>(
 ) -> Composite<A::E> {
     let n = robot.dof();
     let topo = robot.topology();
-    let mut c: Vec<V3<A::E>> = vec![[S::K(0.0); 3]; n];
+    let mut c: Vec<Vec3<A::E>> = vec![[S::K(0.0); 3]; n];
     let mut jc: Vec<Sym<A::E>> = vec![[[S::K(0.0); 3]; 3]; n];
     for j in (0..n).rev() {
         let body = &st.par.body[j];
@@ -57,7 +57,7 @@ pub(crate) fn composites<A: Algebra>(
         }
         // First moment of each carried subsystem about its pole (frame j), then about O_j:
         // the subsystem masses at their poles are already in (ba)_j.
-        let c1: Vec<V3<A::E>> = children
+        let c1: Vec<Vec3<A::E>> = children
             .iter()
             .map(|&k| cx.mat_vec(&st.ori.local[k], &c[k]))
             .collect();
@@ -149,7 +149,7 @@ struct RunShift<E> {
     /// Joints whose rotations lie between frame `a` and the current body's frame.
     mask: u64,
     /// `O_kO_a`, the current body's pole to `O_a`, in frame `a`.
-    e: V3<E>,
+    e: Vec3<E>,
 }
 
 impl<E: Copy> RunShift<E> {
@@ -167,7 +167,7 @@ impl<E: Copy> RunShift<E> {
         axis: [f64; 3],
         mask: u64,
         back: bool,
-    ) -> M3<E> {
+    ) -> Mat3<E> {
         let c = S::X(cx.alg.cos_sum(mask));
         let s = S::X(cx.alg.sin_sum(mask));
         let s = if back { cx.neg(s) } else { s };
@@ -182,8 +182,8 @@ impl<E: Copy> RunShift<E> {
         k: usize,
         axis: [f64; 3],
         mask: u64,
-        e: &V3<E>,
-    ) -> V3<E> {
+        e: &Vec3<E>,
+    ) -> Vec3<E> {
         let back = Self::rotation(cx, axis, mask, true);
         let ok = cx.mat_vec(&back, &st.poles.o[k]);
         cx.vadd(e, &ok)

@@ -10,18 +10,18 @@ use super::dynamics::{self, MovingBase, PassInputs, Weight};
 use super::kinematics::{self, Site};
 use super::mass_matrix;
 use super::params::{self, BodyInertia};
-use super::scalar::{Cx, M3, S, V3};
+use super::scalar::{Cx, Mat3, Vec3, S};
 use super::{ldlt, Derived, FrameKinematics};
 use crate::algebra::Algebra;
 use crate::ir::BaseVar;
 use crate::model::Robot;
 
 /// A site's rotation and position in the world and its 6 x NV Jacobian.
-type SiteKinematics<E> = (M3<E>, V3<E>, Vec<S<E>>);
+type SiteKinematics<E> = (Mat3<E>, Vec3<E>, Vec<S<E>>);
 
 /// The base's rotation (world from base) from the pose quaternion, normalised inside:
 /// `R = I + s w [v]× + s [v]×²` with `s = 2 / |q|²`, exact for any nonzero quaternion.
-pub(crate) fn base_rotation<A: Algebra>(cx: &mut Cx<'_, A>) -> M3<A::E> {
+pub(crate) fn base_rotation<A: Algebra>(cx: &mut Cx<'_, A>) -> Mat3<A::E> {
     let q: [S<A::E>; 4] = [3, 4, 5, 6].map(|k| S::X(cx.alg.base(BaseVar::Pose(k))));
     let [x, y, z, w] = q;
     let sq = |cx: &mut Cx<'_, A>, a: S<A::E>| cx.mul(a, a);
@@ -48,7 +48,7 @@ pub(crate) fn base_rotation<A: Algebra>(cx: &mut Cx<'_, A>) -> M3<A::E> {
     ]
 }
 
-pub(crate) fn base3<A: Algebra>(cx: &mut Cx<'_, A>, make: impl Fn(u8) -> BaseVar) -> V3<A::E> {
+pub(crate) fn base3<A: Algebra>(cx: &mut Cx<'_, A>, make: impl Fn(u8) -> BaseVar) -> Vec3<A::E> {
     [0, 1, 2].map(|k| S::X(cx.alg.base(make(k))))
 }
 
@@ -213,7 +213,7 @@ pub(crate) fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
     }
 
     let mut out = |v: &[S<A::E>]| -> Vec<A::E> { v.iter().map(|&s| cx.e(s)).collect() };
-    let flat = |m: &M3<A::E>| -> Vec<S<A::E>> { m.iter().flatten().copied().collect() };
+    let flat = |m: &Mat3<A::E>| -> Vec<S<A::E>> { m.iter().flatten().copied().collect() };
     let mflat: Vec<S<A::E>> = m.iter().flatten().copied().collect();
     let mut kin = kin.into_iter();
     let tool = if robot.is_chain() { kin.next() } else { None };

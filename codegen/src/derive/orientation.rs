@@ -11,7 +11,7 @@
 //! in between do not rotate) is one rotation by the summed angle, written with `c_{23}`, `s_{23}`
 //! as in Table 2 and the papers.
 
-use super::scalar::{k33, Cx, AXES, M3, S};
+use super::scalar::{k33, Cx, Mat3, AXES, S};
 use crate::algebra::Algebra;
 use crate::model::{JointKind, Robot};
 
@@ -20,9 +20,9 @@ pub(crate) struct Orientation<E> {
     /// `Rot_j`: axes of frame `j` (columns) in frame `j-1` (the body's constant
     /// [`crate::RobotBody::rotation`] for prismatic joints, the identity unless the derivation
     /// turned the frame).
-    pub local: Vec<M3<E>>,
+    pub local: Vec<Mat3<E>>,
     /// `R_j`: axes of frame `j` (columns) in the base frame.
-    pub abs: Vec<M3<E>>,
+    pub abs: Vec<Mat3<E>>,
 }
 
 const IDENTITY: [[f64; 3]; 3] = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
@@ -33,7 +33,7 @@ pub(crate) fn rodrigues<A: Algebra>(
     u: [f64; 3],
     c: S<A::E>,
     s: S<A::E>,
-) -> M3<A::E> {
+) -> Mat3<A::E> {
     let skew = [[0.0, -u[2], u[1]], [u[2], 0.0, -u[0]], [-u[1], u[0], 0.0]];
     let mut r = k33(IDENTITY);
     for a in 0..3 {
@@ -51,7 +51,7 @@ pub(crate) fn rodrigues<A: Algebra>(
 
 /// A joint's rotation `rot` after its body's constant turn (a frame the derivation chose, see
 /// `frames`; the identity leaves `rot` as it is).
-fn after_turn<A: Algebra>(cx: &mut Cx<'_, A>, turn: &[[f64; 3]; 3], rot: M3<A::E>) -> M3<A::E> {
+fn after_turn<A: Algebra>(cx: &mut Cx<'_, A>, turn: &[[f64; 3]; 3], rot: Mat3<A::E>) -> Mat3<A::E> {
     if *turn == IDENTITY {
         rot
     } else {
@@ -63,7 +63,7 @@ fn after_turn<A: Algebra>(cx: &mut Cx<'_, A>, turn: &[[f64; 3]; 3], rot: M3<A::E
 pub(crate) fn orientation<A: Algebra>(cx: &mut Cx<'_, A>, robot: &Robot) -> Orientation<A::E> {
     let n = robot.dof();
     let mut local = Vec::with_capacity(n);
-    let mut abs: Vec<M3<A::E>> = Vec::with_capacity(n);
+    let mut abs: Vec<Mat3<A::E>> = Vec::with_capacity(n);
     // For each revolute joint: first joint of its run of equal axes along the path from the
     // base, and the run's angle mask.
     let mut run: Vec<(usize, u64)> = Vec::with_capacity(n);

@@ -8,7 +8,7 @@ use std::collections::HashSet;
 
 use super::inertia::{shift_sym, sym_add};
 use super::kinematics::Poles;
-use super::scalar::{k3, k33, Cx, M3, S, V3};
+use super::scalar::{k3, k33, Cx, Mat3, Vec3, S};
 use crate::algebra::Algebra;
 use crate::mat3;
 use crate::model::{JointKind, Robot, SymbolicInertial};
@@ -18,11 +18,11 @@ pub(crate) struct BodyInertia<E> {
     /// Body mass `m_oi`.
     pub m: S<E>,
     /// First moment about the pole, `m_oi · O_iC_i`.
-    pub h: V3<E>,
+    pub h: Vec3<E>,
     /// Inertia tensor about the pole (tensor entries, symmetric).
     pub j: [[S<E>; 3]; 3],
     /// `I^a = J_zz - J_yy`, `I^b = J_xx - J_zz`, `I^c = J_yy - J_xx` (gyroscopic coefficients).
-    pub jdiff: V3<E>,
+    pub jdiff: Vec3<E>,
 }
 
 /// Parameters of the whole robot.
@@ -97,7 +97,7 @@ struct Inertial {
 }
 
 /// A body's mass, first moment and inertia about its pole, before [`body_params`].
-type Raw<E> = (S<E>, V3<E>, M3<E>);
+type Raw<E> = (S<E>, Vec3<E>, Mat3<E>);
 
 /// The mass, first moment and inertia of body `n` (0: a floating base) about its pole, read
 /// under the names `m{n}`, `mx{n}`.., `ixx{n}`.. where they are symbolic.
@@ -182,8 +182,8 @@ fn body_params<A: Algebra>(
     cx: &mut Cx<'_, A>,
     n: usize,
     m: S<A::E>,
-    h: V3<A::E>,
-    j: M3<A::E>,
+    h: Vec3<A::E>,
+    j: Mat3<A::E>,
 ) -> BodyInertia<A::E> {
     let jdiff = [
         cx.sub(j[2][2], j[1][1]),
@@ -253,8 +253,8 @@ pub(crate) fn regroup<A: Algebra>(
 ) -> Params<A::E> {
     let n = par.body.len();
     let mut m: Vec<S<A::E>> = par.body.iter().map(|b| b.m).collect();
-    let mut h: Vec<V3<A::E>> = par.body.iter().map(|b| b.h).collect();
-    let mut j: Vec<M3<A::E>> = par.body.iter().map(|b| b.j).collect();
+    let mut h: Vec<Vec3<A::E>> = par.body.iter().map(|b| b.h).collect();
+    let mut j: Vec<Mat3<A::E>> = par.body.iter().map(|b| b.j).collect();
     for k in (0..n).rev() {
         let b = &robot.bodies[k];
         match b.joint {

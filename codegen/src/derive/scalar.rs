@@ -17,9 +17,9 @@ pub(crate) enum S<E> {
 }
 
 /// A 3-vector of [`S`].
-pub(crate) type V3<E> = [S<E>; 3];
+pub(crate) type Vec3<E> = [S<E>; 3];
 /// A 3×3 matrix of [`S`], `[row][col]`.
-pub(crate) type M3<E> = [[S<E>; 3]; 3];
+pub(crate) type Mat3<E> = [[S<E>; 3]; 3];
 
 impl<E: Copy> S<E> {
     /// Known to be exactly zero.
@@ -29,22 +29,22 @@ impl<E: Copy> S<E> {
 }
 
 /// The zero vector.
-pub(crate) fn zero3<E>() -> V3<E> {
+pub(crate) fn zero3<E>() -> Vec3<E> {
     [S::K(0.0), S::K(0.0), S::K(0.0)]
 }
 
 /// A known vector.
-pub(crate) fn k3<E>(v: [f64; 3]) -> V3<E> {
+pub(crate) fn k3<E>(v: [f64; 3]) -> Vec3<E> {
     [S::K(v[0]), S::K(v[1]), S::K(v[2])]
 }
 
 /// A known matrix.
-pub(crate) fn k33<E>(m: [[f64; 3]; 3]) -> M3<E> {
+pub(crate) fn k33<E>(m: [[f64; 3]; 3]) -> Mat3<E> {
     m.map(k3)
 }
 
 /// The vector is known to be zero.
-pub(crate) fn is_zero3<E: Copy>(v: &V3<E>) -> bool {
+pub(crate) fn is_zero3<E: Copy>(v: &Vec3<E>) -> bool {
     v.iter().all(S::is_zero)
 }
 
@@ -88,7 +88,7 @@ impl<'a, A: Algebra> Cx<'a, A> {
     }
 
     /// Labels each non-constant component `prefix_x`, `prefix_y`, `prefix_z`.
-    pub fn label3(&mut self, v: &V3<A::E>, prefix: impl Fn() -> String) {
+    pub fn label3(&mut self, v: &Vec3<A::E>, prefix: impl Fn() -> String) {
         if self.labels {
             for (c, s) in v.iter().enumerate() {
                 self.label(*s, || format!("{}_{}", prefix(), AXES[c]));
@@ -158,7 +158,7 @@ impl<'a, A: Algebra> Cx<'a, A> {
     }
 
     /// `Σ a_k b_k`, skipping products with a known zero factor.
-    pub fn dot(&mut self, a: &V3<A::E>, b: &V3<A::E>) -> S<A::E> {
+    pub fn dot(&mut self, a: &Vec3<A::E>, b: &Vec3<A::E>) -> S<A::E> {
         let mut acc = S::K(0.0);
         for k in 0..3 {
             let p = self.mul(a[k], b[k]);
@@ -168,7 +168,7 @@ impl<'a, A: Algebra> Cx<'a, A> {
     }
 
     /// `a + b` componentwise.
-    pub fn vadd(&mut self, a: &V3<A::E>, b: &V3<A::E>) -> V3<A::E> {
+    pub fn vadd(&mut self, a: &Vec3<A::E>, b: &Vec3<A::E>) -> Vec3<A::E> {
         [
             self.add(a[0], b[0]),
             self.add(a[1], b[1]),
@@ -177,7 +177,7 @@ impl<'a, A: Algebra> Cx<'a, A> {
     }
 
     /// `a - b` componentwise.
-    pub fn vsub(&mut self, a: &V3<A::E>, b: &V3<A::E>) -> V3<A::E> {
+    pub fn vsub(&mut self, a: &Vec3<A::E>, b: &Vec3<A::E>) -> Vec3<A::E> {
         [
             self.sub(a[0], b[0]),
             self.sub(a[1], b[1]),
@@ -186,12 +186,12 @@ impl<'a, A: Algebra> Cx<'a, A> {
     }
 
     /// `s * v`.
-    pub fn scale(&mut self, s: S<A::E>, v: &V3<A::E>) -> V3<A::E> {
+    pub fn scale(&mut self, s: S<A::E>, v: &Vec3<A::E>) -> Vec3<A::E> {
         [self.mul(s, v[0]), self.mul(s, v[1]), self.mul(s, v[2])]
     }
 
     /// `a × b`.
-    pub fn cross(&mut self, a: &V3<A::E>, b: &V3<A::E>) -> V3<A::E> {
+    pub fn cross(&mut self, a: &Vec3<A::E>, b: &Vec3<A::E>) -> Vec3<A::E> {
         let mut out = zero3();
         for (i, o) in out.iter_mut().enumerate() {
             let (j, k) = ((i + 1) % 3, (i + 2) % 3);
@@ -203,19 +203,19 @@ impl<'a, A: Algebra> Cx<'a, A> {
     }
 
     /// `m v`.
-    pub fn mat_vec(&mut self, m: &M3<A::E>, v: &V3<A::E>) -> V3<A::E> {
+    pub fn mat_vec(&mut self, m: &Mat3<A::E>, v: &Vec3<A::E>) -> Vec3<A::E> {
         [self.dot(&m[0], v), self.dot(&m[1], v), self.dot(&m[2], v)]
     }
 
     /// `mᵀ v`.
-    pub fn mat_t_vec(&mut self, m: &M3<A::E>, v: &V3<A::E>) -> V3<A::E> {
+    pub fn mat_t_vec(&mut self, m: &Mat3<A::E>, v: &Vec3<A::E>) -> Vec3<A::E> {
         let t = transpose(m);
         self.mat_vec(&t, v)
     }
 
     /// `a b`; also says which entries needed arithmetic (more than one nonzero term, or a
     /// product of two expressions), so simple direction cosines are not given names.
-    pub fn mat_mul(&mut self, a: &M3<A::E>, b: &M3<A::E>) -> (M3<A::E>, [[bool; 3]; 3]) {
+    pub fn mat_mul(&mut self, a: &Mat3<A::E>, b: &Mat3<A::E>) -> (Mat3<A::E>, [[bool; 3]; 3]) {
         let mut out = [[S::K(0.0); 3]; 3];
         let mut arith = [[false; 3]; 3];
         for r in 0..3 {
@@ -241,7 +241,7 @@ impl<'a, A: Algebra> Cx<'a, A> {
 }
 
 /// `mᵀ`.
-pub(crate) fn transpose<E: Copy>(m: &M3<E>) -> M3<E> {
+pub(crate) fn transpose<E: Copy>(m: &Mat3<E>) -> Mat3<E> {
     [
         [m[0][0], m[1][0], m[2][0]],
         [m[0][1], m[1][1], m[2][1]],

@@ -6,7 +6,7 @@
 #![allow(clippy::needless_range_loop)]
 
 use super::inertia::{rotate_sym, shift_sym, sym_add};
-use super::scalar::{transpose, Cx, M3, S, V3};
+use super::scalar::{transpose, Cx, Mat3, Vec3, S};
 use crate::algebra::Algebra;
 
 /// A spatial vector: angular part, then linear part (about the reference point, in the
@@ -14,9 +14,9 @@ use crate::algebra::Algebra;
 #[derive(Clone, Copy)]
 pub(crate) struct Spatial<E> {
     /// Angular velocity, or moment about the reference point.
-    pub(crate) ang: V3<E>,
+    pub(crate) ang: Vec3<E>,
     /// Velocity of the body point at the reference point, or force.
-    pub(crate) lin: V3<E>,
+    pub(crate) lin: Vec3<E>,
 }
 
 /// A spatial inertia (or its rate) about the reference point, in the reference frame.
@@ -25,9 +25,9 @@ pub(crate) struct Inertia<E> {
     /// Mass.
     pub(crate) m: S<E>,
     /// First moment about the reference point.
-    pub(crate) h: V3<E>,
+    pub(crate) h: Vec3<E>,
     /// Inertia tensor about the reference point.
-    pub(crate) j: M3<E>,
+    pub(crate) j: Mat3<E>,
 }
 
 /// A motion about the origin, in the frame the derivatives are written in, seen in the frame
@@ -35,8 +35,8 @@ pub(crate) struct Inertia<E> {
 pub(crate) fn motion_to_frame<A: Algebra>(
     cx: &mut Cx<'_, A>,
     m: &Spatial<A::E>,
-    r: &M3<A::E>,
-    p: &V3<A::E>,
+    r: &Mat3<A::E>,
+    p: &Vec3<A::E>,
 ) -> Spatial<A::E> {
     let wp = cx.cross(&m.ang, p);
     let at_p = cx.vadd(&m.lin, &wp);
@@ -51,8 +51,8 @@ pub(crate) fn motion_to_frame<A: Algebra>(
 pub(crate) fn force_from_frame<A: Algebra>(
     cx: &mut Cx<'_, A>,
     f: &Spatial<A::E>,
-    r: &M3<A::E>,
-    p: &V3<A::E>,
+    r: &Mat3<A::E>,
+    p: &Vec3<A::E>,
 ) -> Spatial<A::E> {
     let lin = cx.mat_vec(r, &f.lin);
     let n = cx.mat_vec(r, &f.ang);
@@ -68,8 +68,8 @@ pub(crate) fn force_from_frame<A: Algebra>(
 pub(crate) fn inertia_from_frame<A: Algebra>(
     cx: &mut Cx<'_, A>,
     i: &Inertia<A::E>,
-    r: &M3<A::E>,
-    p: &V3<A::E>,
+    r: &Mat3<A::E>,
+    p: &Vec3<A::E>,
 ) -> Inertia<A::E> {
     let h = cx.mat_vec(r, &i.h);
     let j = rotate_sym(cx, r, &i.j);
@@ -231,30 +231,30 @@ pub(crate) fn inertia_rate<A: Algebra>(
 /// (force per angular acceleration) and `c` (moment per angular acceleration, symmetric).
 #[derive(Clone, Copy)]
 pub(crate) struct ArticulatedInertia<E> {
-    pub(crate) a: M3<E>,
-    pub(crate) b: M3<E>,
-    pub(crate) c: M3<E>,
+    pub(crate) a: Mat3<E>,
+    pub(crate) b: Mat3<E>,
+    pub(crate) c: Mat3<E>,
 }
 
 /// `[v]×` as a matrix.
-pub(crate) fn skew<A: Algebra>(cx: &mut Cx<'_, A>, v: &V3<A::E>) -> M3<A::E> {
+pub(crate) fn skew<A: Algebra>(cx: &mut Cx<'_, A>, v: &Vec3<A::E>) -> Mat3<A::E> {
     let zero = S::K(0.0);
     let n = [cx.neg(v[0]), cx.neg(v[1]), cx.neg(v[2])];
     [[zero, n[2], v[1]], [v[2], zero, n[0]], [n[1], v[0], zero]]
 }
 
 /// `p q` for 3×3 matrices (zeros skipped by the scalar layer).
-pub(crate) fn mul3<A: Algebra>(cx: &mut Cx<'_, A>, p: &M3<A::E>, q: &M3<A::E>) -> M3<A::E> {
+pub(crate) fn mul3<A: Algebra>(cx: &mut Cx<'_, A>, p: &Mat3<A::E>, q: &Mat3<A::E>) -> Mat3<A::E> {
     cx.mat_mul(p, q).0
 }
 
 /// `p qᵀ`, only the upper triangle when `symmetric` (then mirrored).
 pub(crate) fn mul3_t<A: Algebra>(
     cx: &mut Cx<'_, A>,
-    p: &M3<A::E>,
-    q: &M3<A::E>,
+    p: &Mat3<A::E>,
+    q: &Mat3<A::E>,
     symmetric: bool,
-) -> M3<A::E> {
+) -> Mat3<A::E> {
     let mut out = [[S::K(0.0); 3]; 3];
     for r in 0..3 {
         let from = if symmetric { r } else { 0 };
@@ -271,10 +271,10 @@ pub(crate) fn mul3_t<A: Algebra>(
 /// `p + q` (upper triangle mirrored when `symmetric`).
 pub(crate) fn add3<A: Algebra>(
     cx: &mut Cx<'_, A>,
-    p: &M3<A::E>,
-    q: &M3<A::E>,
+    p: &Mat3<A::E>,
+    q: &Mat3<A::E>,
     symmetric: bool,
-) -> M3<A::E> {
+) -> Mat3<A::E> {
     let mut out = *p;
     for r in 0..3 {
         let from = if symmetric { r } else { 0 };
@@ -294,8 +294,8 @@ pub(crate) fn add3<A: Algebra>(
 /// `C' = C + D B' + (D B')ᵀ + D A D`.
 pub(crate) fn articulated_to_carrier<A: Algebra>(
     cx: &mut Cx<'_, A>,
-    rot: &M3<A::E>,
-    d: &V3<A::E>,
+    rot: &Mat3<A::E>,
+    d: &Vec3<A::E>,
     i: &ArticulatedInertia<A::E>,
 ) -> ArticulatedInertia<A::E> {
     let a = rotate_sym(cx, rot, &i.a);
