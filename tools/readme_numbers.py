@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
-"""Refreshes the measured numbers quoted in README.md.
+"""Refreshes the measured numbers quoted in README.md and docs/benchmarks.md.
 
 Runs, from the repository root:
     cargo bench -p quasidyn-tests --bench op_counts -- --markdown
     cargo bench -p quasidyn-tests --bench inverse_dynamics
     cargo run --bin quasidyn -- stats robots/ur5.toml
     cargo run --bin quasidyn -- equations robots/planar3r.toml
-and writes their output between the README's markers (<!-- op-counts -->, <!-- timings -->,
-<!-- stats -->, <!-- equations -->, each closed by the same name with a slash) so the README
-quotes exactly what the commands print. Timings depend on the machine and its load.
+and writes their output between the markers (<!-- op-counts --> and <!-- timings --> in
+docs/benchmarks.md, <!-- stats --> and <!-- equations --> in README.md, each closed by the same
+name with a slash) so the pages quote exactly what the commands print. Timings depend on the machine and its load.
 
 Usage: python3 tools/readme_numbers.py                # everything
        python3 tools/readme_numbers.py --counts-only  # not the timings (operation counts,
@@ -23,16 +23,17 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
+BENCHMARKS = ROOT / "docs" / "benchmarks.md"
 
 
 def run(*args):
     return subprocess.run(args, cwd=ROOT, check=True, capture_output=True, text=True).stdout
 
 
-def replace(text, marker, body):
+def replace(text, marker, body, where="README.md"):
     pattern = re.compile(rf"(<!-- {marker} -->\n).*?(<!-- /{marker} -->)", re.S)
     if not pattern.search(text):
-        raise SystemExit(f"README.md has no <!-- {marker} --> block")
+        raise SystemExit(f"{where} has no <!-- {marker} --> block")
     return pattern.sub(lambda m: m.group(1) + body + m.group(2), text)
 
 
@@ -48,10 +49,12 @@ def main():
     stats = run("cargo", "run", "-q", "--bin", "quasidyn", "--", "stats", "robots/ur5.toml")
     equations = run("cargo", "run", "-q", "--bin", "quasidyn", "--", "equations",
                     "robots/planar3r.toml")
-    text = README.read_text()
-    text = replace(text, "op-counts", table)
+    bench = BENCHMARKS.read_text()
+    bench = replace(bench, "op-counts", table, "docs/benchmarks.md")
     if timing_block is not None:
-        text = replace(text, "timings", timing_block)
+        bench = replace(bench, "timings", timing_block, "docs/benchmarks.md")
+    BENCHMARKS.write_text(bench)
+    text = README.read_text()
     text = replace(text, "stats", "```\n$ quasidyn stats robots/ur5.toml\n" + stats + "```\n")
     text = replace(text, "equations",
                    "```\n$ quasidyn equations robots/planar3r.toml\n" + equations + "```\n")

@@ -7,7 +7,7 @@
 //! parameters.
 //!
 //! Run with `cargo bench -p quasidyn-tests --bench op_counts` (add `-- --markdown` for the
-//! README's table: `mul/add` per function).
+//! table of docs/benchmarks.md: `mul/add` per function).
 
 use quasidyn_codegen::import::ImportOptions;
 use quasidyn_codegen::{
