@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Refreshes the measured numbers quoted in README.md and docs/benchmarks.md.
+"""Refreshes the measured numbers quoted in the docs.
 
 Runs, from the repository root:
     cargo bench -p quasidyn-tests --bench op_counts -- --markdown
@@ -7,8 +7,8 @@ Runs, from the repository root:
     cargo run --bin quasidyn -- stats robots/ur5.toml
     cargo run --bin quasidyn -- equations robots/planar3r.toml
 and writes their output between the markers (<!-- op-counts --> and <!-- timings --> in
-docs/benchmarks.md, <!-- stats --> and <!-- equations --> in README.md, each closed by the same
-name with a slash) so the pages quote exactly what the commands print. Timings depend on the machine and its load.
+docs/benchmarks.md, <!-- stats --> in docs/cli.md, <!-- equations --> in docs/equations.md,
+each closed by the same name with a slash) so the pages quote exactly what the commands print. Timings depend on the machine and its load.
 
 Usage: python3 tools/readme_numbers.py                # everything
        python3 tools/readme_numbers.py --counts-only  # not the timings (operation counts,
@@ -22,15 +22,16 @@ import subprocess
 import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
-README = ROOT / "README.md"
 BENCHMARKS = ROOT / "docs" / "benchmarks.md"
+CLI = ROOT / "docs" / "cli.md"
+EQUATIONS = ROOT / "docs" / "equations.md"
 
 
 def run(*args):
     return subprocess.run(args, cwd=ROOT, check=True, capture_output=True, text=True).stdout
 
 
-def replace(text, marker, body, where="README.md"):
+def replace(text, marker, body, where):
     pattern = re.compile(rf"(<!-- {marker} -->\n).*?(<!-- /{marker} -->)", re.S)
     if not pattern.search(text):
         raise SystemExit(f"{where} has no <!-- {marker} --> block")
@@ -54,11 +55,15 @@ def main():
     if timing_block is not None:
         bench = replace(bench, "timings", timing_block, "docs/benchmarks.md")
     BENCHMARKS.write_text(bench)
-    text = README.read_text()
-    text = replace(text, "stats", "```\n$ quasidyn stats robots/ur5.toml\n" + stats + "```\n")
-    text = replace(text, "equations",
-                   "```\n$ quasidyn equations robots/planar3r.toml\n" + equations + "```\n")
-    README.write_text(text)
+    cli = CLI.read_text()
+    cli = replace(cli, "stats", "```\n$ quasidyn stats robots/ur5.toml\n" + stats + "```\n",
+                  "docs/cli.md")
+    CLI.write_text(cli)
+    page = EQUATIONS.read_text()
+    page = replace(page, "equations",
+                   "```\n$ quasidyn equations robots/planar3r.toml\n" + equations + "```\n",
+                   "docs/equations.md")
+    EQUATIONS.write_text(page)
 
 
 if __name__ == "__main__":

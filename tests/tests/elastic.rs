@@ -886,11 +886,11 @@ fn seed_002_worked_example() {
     }
 }
 
-/// README's C signatures of the elastic functions are the generated ones.
+/// The C signatures of the elastic functions in docs/elastic.md are the generated ones.
 #[test]
-fn readme_quotes_the_generated_signatures() {
-    let readme = std::fs::read_to_string(quasidyn_tests::workspace_root().join("README.md"))
-        .expect("README.md");
+fn docs_quote_the_generated_signatures() {
+    let readme = std::fs::read_to_string(quasidyn_tests::workspace_root().join("docs/elastic.md"))
+        .expect("docs/elastic.md");
     let squash = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
     for (first, robot, count) in [
         (
