@@ -30,3 +30,52 @@ fn runtime_trait_has_the_catalogues_methods() {
          QUASIDYN_BLESS=1 to rewrite them"
     );
 }
+
+#[test]
+fn readme_has_the_catalogues_function_table() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md");
+    let source = std::fs::read_to_string(&path).expect("the README");
+    let (begin, end) = ("<!-- functions -->\n", "<!-- /functions -->");
+    let start = source.find(begin).expect("the begin marker") + begin.len();
+    let stop = source.find(end).expect("the end marker");
+    let want = quasidyn_codegen::functions::markdown_table();
+    if std::env::var_os("QUASIDYN_BLESS").is_some() {
+        let blessed = format!("{}{want}{}", &source[..start], &source[stop..]);
+        std::fs::write(&path, blessed).expect("the README is writable");
+        return;
+    }
+    assert_eq!(
+        &source[start..stop],
+        want,
+        "README.md's function table differs from the catalogue's; rerun with QUASIDYN_BLESS=1"
+    );
+}
+
+/// docs/architecture.md's list of the files adding a function touches names files that exist.
+#[test]
+fn architecture_names_files_that_exist() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let doc = std::fs::read_to_string(root.join("../docs/architecture.md")).expect("the doc");
+    let list = doc
+        .split("Files touched:")
+        .nth(1)
+        .expect("the list of files touched");
+    let list = &list[..list.find("\n\n").unwrap_or(list.len())];
+    let files: Vec<&str> = list
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|f| f.ends_with(".rs"))
+        .collect();
+    assert!(files.len() >= 5, "{files:?}");
+    for file in files {
+        // `derive/<quantity>.rs` stands for the new derivation.
+        if file.contains('<') {
+            continue;
+        }
+        assert!(
+            root.join("src").join(file).is_file(),
+            "docs/architecture.md names codegen/src/{file}, which does not exist"
+        );
+    }
+}

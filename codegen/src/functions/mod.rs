@@ -367,6 +367,54 @@ impl FunctionKind {
     }
 }
 
+/// The catalogue as a Markdown table: each function's name, what it computes, its arguments
+/// in order for a fixed base (C order: inputs, then outputs with their shapes) and which robots
+/// have it. README.md quotes it (a test keeps the quote current).
+pub fn markdown_table() -> String {
+    let size = |d: Dim| match d {
+        Dim::N => "N".to_owned(),
+        Dim::Fixed(k) => k.to_string(),
+        Dim::PerBody(k) => format!("{k}N"),
+        Dim::Base => "NB".to_owned(),
+        Dim::Beta => "NBETA".to_owned(),
+        Dim::W => "NW".to_owned(),
+    };
+    let mut out = String::from(
+        "| function | computes | arguments (fixed base) | robots |\n|---|---|---|---|\n",
+    );
+    for e in CATALOGUE {
+        let frame = matches!(
+            e.kind,
+            FunctionKind::FrameKinematics(_) | FunctionKind::FrameJacobian(_)
+        );
+        let name = if frame {
+            format!("{}_FRAME", e.name)
+        } else {
+            e.name.to_owned()
+        };
+        let mut args: Vec<String> = e.inputs.iter().map(|i| i.name().to_owned()).collect();
+        args.extend(e.outputs.iter().map(|o| match o.cols {
+            None => format!("{}[{}]", o.name, size(o.rows)),
+            Some(c) => format!("{}[{}][{}]", o.name, size(o.rows), size(c)),
+        }));
+        // The first sentence of the docs (up to a period before a capital), without its period.
+        let end = e
+            .doc
+            .match_indices(". ")
+            .map(|(k, _)| k)
+            .find(|&k| e.doc[k + 2..].starts_with(|c: char| c.is_ascii_uppercase()))
+            .unwrap_or(e.doc.len());
+        let computes = e.doc[..end].trim_end_matches('.');
+        out.push_str(&format!(
+            "| `{name}` | {} | `{}` | {} |\n",
+            computes.replace('|', "\\|"),
+            args.join(", "),
+            e.exists.describe()
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
