@@ -6,7 +6,7 @@ use crate::mat3::{self, M3};
 use crate::model::{BaseMotion, JointKind, ParameterSet, Robot};
 
 /// Writes a spec in the physical form (`next`, `com`, inertia about the centre of mass) with
-/// floats in shortest round-trip form, so that [`parse_spec`] reads back an equal [`Robot`].
+/// floats in shortest round-trip form, so that [`parse_spec`](super::parse_spec) reads back an equal [`Robot`].
 pub fn to_toml(robot: &Robot) -> String {
     use std::fmt::Write;
     let mut s = String::new();
