@@ -499,11 +499,17 @@ fn params_struct(h: &mut String, defs: &mut String, lowered: &Module, cx: &Conte
         let _ = writeln!(body, "    params->{f} = {v};");
     }
     let def = format!("{storage}{proto}\n{{\n{body}}}\n\n");
-    if opts.header_only {
-        h.push_str(&def);
+    place(h, defs, &proto, &def, opts.header_only);
+}
+
+/// A function's definition `def`: in the header when header-only, else in the source with its
+/// prototype `proto` declared in the header.
+fn place(h: &mut String, defs: &mut String, proto: &str, def: &str, header_only: bool) {
+    if header_only {
+        h.push_str(def);
     } else {
         let _ = writeln!(h, "{proto};\n");
-        defs.push_str(&def);
+        defs.push_str(def);
     }
 }
 
@@ -528,14 +534,11 @@ fn function(h: &mut String, defs: &mut String, plan: &Plan, cx: &Context<'_>) {
     let def = format!("{storage}{proto}\n{{\n{body}}}\n\n");
     if opts.header_only {
         h.push_str(&parts);
-        h.push_str(&doc);
-        h.push_str(&def);
     } else {
-        h.push_str(&doc);
         defs.push_str(&parts);
-        let _ = writeln!(h, "{proto};\n");
-        defs.push_str(&def);
     }
+    h.push_str(&doc);
+    place(h, defs, &proto, &def, opts.header_only);
     if opts.batch.is_some() && plan.contract.batched {
         let proto = batch_prototype(plan, name, real, cx.params);
         let doc = format!(
@@ -550,12 +553,7 @@ fn function(h: &mut String, defs: &mut String, plan: &Plan, cx: &Context<'_>) {
         };
         let def = format!("{storage}{proto}\n{{\n{body}}}\n\n");
         h.push_str(&doc);
-        if opts.header_only {
-            h.push_str(&def);
-        } else {
-            let _ = writeln!(h, "{proto};\n");
-            defs.push_str(&def);
-        }
+        place(h, defs, &proto, &def, opts.header_only);
     }
 }
 

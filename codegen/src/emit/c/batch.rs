@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::body::{locals_and_stores, trig_statements};
+use super::body::{locals_and_stores, trig_statements, unused_casts};
 use super::CLang;
 use crate::emit::{render, Plan};
 
@@ -89,15 +89,7 @@ pub(super) fn batch_body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str)
         copied: true,
         carried: None,
     };
-    let mut b = String::new();
-    if !lang.fields.is_empty() && !plan.uses_params {
-        b.push_str("    (void)params;\n");
-    }
-    for (i, used) in plan.inputs.iter().zip(&plan.used_inputs) {
-        if !used {
-            let _ = writeln!(b, "    (void){};", i.name());
-        }
-    }
+    let mut b = unused_casts(plan, lang);
     let _ = writeln!(b, "    int k;");
     let _ = writeln!(b, "    for (k = 0; k < {upper}_BATCH; ++k) {{");
     for (i, j) in crate::emit::input_reads(plan) {

@@ -98,11 +98,10 @@ pub(super) fn doc_comment(plan: &Plan, params: bool) -> String {
     d
 }
 
-/// The statements every scalar body starts with: the casts of unused arguments, the inputs
-/// copied into locals, and the trigonometric block (`true` when there is one).
-fn body_prefix(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> (String, bool) {
+/// Casts of the arguments the body does not read: unused inputs are part of the fixed API,
+/// and the casts silence -Wunused-parameter.
+pub(super) fn unused_casts(plan: &Plan, lang: &CLang<'_>) -> String {
     let mut b = String::new();
-    // Unused inputs are part of the fixed API; the casts silence -Wunused-parameter.
     if !lang.fields.is_empty() && !plan.uses_params {
         b.push_str("    (void)params;\n");
     }
@@ -111,6 +110,13 @@ fn body_prefix(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> (Strin
             let _ = writeln!(b, "    (void){};", i.name());
         }
     }
+    b
+}
+
+/// The statements every scalar body starts with: the casts of unused arguments, the inputs
+/// copied into locals, and the trigonometric block (`true` when there is one).
+fn body_prefix(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> (String, bool) {
+    let mut b = unused_casts(plan, lang);
     // An output of no entries (F2 of a robot without elastic joints) is never written.
     for (o, vals) in plan.contract.outputs.iter().zip(&plan.outputs) {
         if vals.is_empty() {
