@@ -63,9 +63,9 @@ pub enum Error {
     /// An option that does not apply to the chosen language.
     #[error("{0}")]
     Unsupported(&'static str),
-    /// `only` names a function the robot does not generate.
+    /// `only` names a function the robot does not have.
     #[error(
-        "no function `{name}` for `{robot}`; it generates: {}",
+        "no function `{name}` for `{robot}`; valid names: {}",
         .valid.join(", ")
     )]
     #[diagnostic(code(quasidyn::only))]

@@ -206,8 +206,10 @@ impl InputArgs {
 fn only_help(verb: &str) -> String {
     let mut help = format!(
         "{verb} only these functions (comma-separated names as generated, without the robot's \
-         prefix); the others are not derived at all. `frames` selects every named frame's \
-         functions. The functions, and which robots have them:\n"
+         prefix); the others are not derived at all. Families: `default` (what is generated \
+         without --only), `all` (the functions generated on request too), `frames` (every \
+         named frame's functions), `centroidal` (the centre of mass and centroidal momentum, \
+         on request). The functions, and which robots have them:\n"
     );
     for e in CATALOGUE {
         let name = match e.kind {

@@ -43,7 +43,12 @@ pub fn equations(robot: &Robot, function: FunctionKind, format: Format) -> Strin
 /// [`equations`], or `None` when `function` is not generated for `robot` (an elastic function
 /// of a rigid robot, the derivatives of a floating base, ...).
 pub fn try_equations(robot: &Robot, function: FunctionKind, format: Format) -> Option<String> {
-    let mut module = build_module_physical(robot);
+    // A function generated on request is derived alone (the default set leaves it out).
+    let mut module = if function.entry().group.on_request() {
+        crate::generate::build_module_physical_only(robot, &[function])
+    } else {
+        build_module_physical(robot)
+    };
     module.function(function)?;
     if robot.is_prescribed() && function == FunctionKind::InverseDynamics {
         add_base_terms(&mut module, robot);
@@ -476,9 +481,15 @@ struct OutName {
 
 impl OutName {
     fn text(&self) -> String {
+        // `c1`, `s1` are the sine and cosine of `q1`: such outputs get an underscore.
+        let sep = if matches!(self.base, "c" | "s") {
+            "_"
+        } else {
+            ""
+        };
         match self.col {
-            Some(c) => format!("{}{}_{c}", self.base, self.row),
-            None => format!("{}{}", self.base, self.row),
+            Some(c) => format!("{}{sep}{}_{c}", self.base, self.row),
+            None => format!("{}{sep}{}", self.base, self.row),
         }
     }
 

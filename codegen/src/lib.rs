@@ -36,6 +36,7 @@ pub use emit::{
     PartSizes,
 };
 pub use error::{InvalidSpec, SourceView, SpecError};
+pub use functions::every_function_of;
 pub use generate::{
     available_functions, build_module, build_module_only, build_module_physical, select_functions,
     spec_hash, GENERATOR_VERSION,

@@ -375,7 +375,7 @@ fn only_with_an_unknown_name_writes_nothing() {
     let stderr = text(&run.stderr).replace(['│', '\n'], " ");
     let stderr = stderr.split_whitespace().collect::<Vec<_>>().join(" ");
     for part in [
-        "no function `corriolis` for `ur5`; it generates:",
+        "no function `corriolis` for `ur5`; valid names:",
         "mass_matrix, forward_dynamics,",
         "coriolis, gyroscopic,",
         "regressor, base_regressor",

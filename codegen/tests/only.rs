@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 
 use quasidyn_codegen::ir::Env;
 use quasidyn_codegen::{
-    available_functions, build_module, build_module_only, load_spec, select_functions, BaseMotion,
-    Error, FunctionKind, Module, ParameterSet, Robot,
+    available_functions, build_module, build_module_only, every_function_of, load_spec,
+    select_functions, BaseMotion, Error, FunctionKind, Module, ParameterSet, Robot,
 };
 
 fn root() -> PathBuf {
@@ -98,12 +98,70 @@ fn names_resolve_to_the_robots_functions() {
         match select_functions(robot, &["gravity", bad]) {
             Err(Error::UnknownFunction { name, valid, .. }) => {
                 assert_eq!(name, bad);
-                assert_eq!(
-                    valid.len(),
-                    available_functions(robot).len() + usize::from(!robot.frames.is_empty())
+                // Every function, those on request too, then the families `default`, `all`,
+                // `frames` (with frames) and `centroidal`.
+                let families = 3 + usize::from(!robot.frames.is_empty());
+                assert_eq!(valid.len(), every_function_of(robot).len() + families);
+                assert!(
+                    valid.ends_with(&["all".to_owned(), "centroidal".to_owned()])
+                        || valid.ends_with(&["frames".to_owned(), "centroidal".to_owned()])
                 );
             }
             other => panic!("{bad}: {other:?}"),
+        }
+    }
+}
+
+#[test]
+fn families_name_the_default_set_everything_and_the_functions_on_request() {
+    for (what, robot) in variants() {
+        let default = available_functions(&robot);
+        assert_eq!(
+            select_functions(&robot, &["default"]).unwrap(),
+            default,
+            "{what}"
+        );
+        let every = every_function_of(&robot);
+        assert_eq!(select_functions(&robot, &["all"]).unwrap(), every, "{what}");
+        // The functions on request are what `all` adds, and never in the default set.
+        let extra: Vec<FunctionKind> = every
+            .iter()
+            .copied()
+            .filter(|k| !default.contains(k))
+            .collect();
+        assert!(extra.iter().all(|k| k.entry().group.on_request()), "{what}");
+        assert!(
+            default.iter().all(|k| !k.entry().group.on_request()),
+            "{what}"
+        );
+        let has = matches!(robot.motion, BaseMotion::Fixed | BaseMotion::Floating)
+            && robot.parameters != ParameterSet::Base;
+        match select_functions(&robot, &["default", "centroidal"]) {
+            Ok(kinds) => {
+                assert!(has, "{what}: no centroidal functions expected");
+                assert_eq!(extra, FunctionKind::CENTROIDAL, "{what}");
+                let mut want = default.clone();
+                want.extend(FunctionKind::CENTROIDAL);
+                assert_eq!(kinds, want, "{what}");
+                // Asking for them leaves the default functions' code as it was.
+                let both = build_module_only(&robot, Some(&kinds)).lowered();
+                let alone = build_module(&robot).lowered();
+                for f in &alone.functions {
+                    let g = both.function(f.kind).expect("generated");
+                    assert_eq!(
+                        both.graph.op_count(&g.roots()),
+                        alone.graph.op_count(&f.roots()),
+                        "{what} {:?}",
+                        f.kind
+                    );
+                }
+            }
+            Err(Error::UnknownFunction { name, .. }) => {
+                assert!(!has, "{what}: centroidal functions expected");
+                assert_eq!(name, "centroidal");
+                assert!(extra.is_empty(), "{what}");
+            }
+            Err(other) => panic!("{what}: {other}"),
         }
     }
 }

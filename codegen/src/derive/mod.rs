@@ -9,13 +9,15 @@
 //! `regressor` (the inertial-parameter regressor), `base_parameters` (the minimal base
 //! parameters), `moving_base` (floating and prescribed bases), `articulated` (forward dynamics
 //! by articulated bodies), `elastic` (elastic joints and flexible links), `frames` (named
-//! frames), `inertia` (inertia tensor algebra) and `regular` (the singular-motion check).
+//! frames), `inertia` (inertia tensor algebra), `regular` (the singular-motion check) and
+//! `centroidal` (the centre of mass and the centroidal momentum).
 
 // Index loops mirror the papers' component formulas (ξ, η over x, y, z; joints i < j < k).
 #![allow(clippy::needless_range_loop)]
 
 mod articulated;
 mod base_parameters;
+mod centroidal;
 mod composite_derivatives;
 mod derivatives;
 mod dynamics;
@@ -38,6 +40,7 @@ pub(crate) use base_parameters::DetachedBase;
 pub use base_parameters::{
     base_parameters_text, base_regressor, base_set, standard_values, BaseSet,
 };
+pub use centroidal::{centroidal, Centroidal};
 pub use composite_derivatives::{spatial_derivatives, SpatialDerivatives, SpatialFrame};
 pub use derivatives::{derivatives, Coordinates, Derivatives, Direction, SpatialForm};
 pub use elastic::{elastic_dynamics, elastic_rates, time_derivative, Elastic};

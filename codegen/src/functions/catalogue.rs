@@ -496,5 +496,112 @@ pub const CATALOGUE: &[Entry] = {
             batched: true,
             exists: Exists::ElasticJointsWithUndampedMotors,
         },
+        Entry {
+            kind: FunctionKind::CenterOfMass,
+            name: "center_of_mass",
+            group: Group::Centroidal,
+            inputs: &[Q],
+            moving_base: MovingBase::None,
+            outputs: &[OutSpec {
+                name: "c",
+                rows: Dim::Fixed(3),
+                cols: None,
+                doc: "centre of mass of the robot (m), world axes and origin",
+            }],
+            doc: "Centre of mass of the whole robot (Pinocchio's `centerOfMass`). On a fixed base \
+                  the base is not part of the robot; a floating base's body is.",
+            batched: true,
+            exists: Exists::FixedOrFloatingStandardParameters,
+        },
+        Entry {
+            kind: FunctionKind::CenterOfMassJacobian,
+            name: "center_of_mass_jacobian",
+            group: Group::Centroidal,
+            inputs: &[Q],
+            moving_base: MovingBase::None,
+            outputs: &[OutSpec {
+                name: "Jc",
+                rows: Dim::Fixed(3),
+                cols: Some(Dim::N),
+                doc: "d c / d qd: velocity of the centre of mass (m/s) per unit velocity, world \
+                      axes",
+            }],
+            doc: "Jacobian of the centre of mass (Pinocchio's `jacobianCenterOfMass`): `c' = Jc \
+                  qd`.",
+            batched: true,
+            exists: Exists::FixedOrFloatingStandardParameters,
+        },
+        Entry {
+            kind: FunctionKind::CenterOfMassAccelerationBias,
+            name: "center_of_mass_acceleration_bias",
+            group: Group::Centroidal,
+            inputs: &[Q, Qd],
+            moving_base: MovingBase::None,
+            outputs: &[OutSpec {
+                name: "ac",
+                rows: Dim::Fixed(3),
+                cols: None,
+                doc: "acceleration of the centre of mass at zero joint acceleration, `Jc' qd` \
+                      (m/s^2), world axes",
+            }],
+            doc: "Acceleration of the centre of mass at zero joint acceleration: `c'' = Jc qdd + \
+                  ac` (Pinocchio's `centerOfMass` with `a = 0`).",
+            batched: true,
+            exists: Exists::FixedOrFloatingStandardParameters,
+        },
+        Entry {
+            kind: FunctionKind::CentroidalMomentumMatrix,
+            name: "centroidal_momentum_matrix",
+            group: Group::Centroidal,
+            inputs: &[Q],
+            moving_base: MovingBase::None,
+            outputs: &[OutSpec {
+                name: "Ag",
+                rows: Dim::Fixed(6),
+                cols: Some(Dim::N),
+                doc: "centroidal momentum matrix: rows 0-2 linear momentum (kg m/s), rows 3-5 \
+                      angular momentum about the centre of mass (kg m^2/s), world axes, per unit \
+                      velocity",
+            }],
+            doc: "Centroidal momentum matrix `Ag(q)` (Pinocchio's `ccrba`): `hg = Ag qd`.",
+            batched: true,
+            exists: Exists::FixedOrFloatingStandardParameters,
+        },
+        Entry {
+            kind: FunctionKind::CentroidalMomentum,
+            name: "centroidal_momentum",
+            group: Group::Centroidal,
+            inputs: &[Q, Qd],
+            moving_base: MovingBase::None,
+            outputs: &[OutSpec {
+                name: "hg",
+                rows: Dim::Fixed(6),
+                cols: None,
+                doc: "linear momentum (kg m/s), then angular momentum about the centre of mass \
+                      (kg m^2/s), world axes",
+            }],
+            doc: "Centroidal momentum `hg = Ag(q) qd` (Pinocchio's `computeCentroidalMomentum`).",
+            batched: true,
+            exists: Exists::FixedOrFloatingStandardParameters,
+        },
+        Entry {
+            kind: FunctionKind::CentroidalMomentumBias,
+            name: "centroidal_momentum_bias",
+            group: Group::Centroidal,
+            inputs: &[Q, Qd],
+            moving_base: MovingBase::None,
+            outputs: &[OutSpec {
+                name: "dhg",
+                rows: Dim::Fixed(6),
+                cols: None,
+                doc: "rate of the centroidal momentum at zero joint acceleration, `Ag' qd`: \
+                      force (N), then moment about the centre of mass (N m), world axes",
+            }],
+            doc: "Rate of the centroidal momentum at zero joint acceleration: `hg' = Ag qdd + \
+                  dhg` (Pinocchio's `computeCentroidalMomentumTimeVariation` with `a = 0`). \
+                  Gravity does not enter.",
+            batched: true,
+            exists: Exists::FixedOrFloatingStandardParameters,
+        },
     ]
 };

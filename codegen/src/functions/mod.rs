@@ -85,6 +85,19 @@ pub enum FunctionKind {
     /// Elastic-joint feedforward: the motor positions and torques that make the link side
     /// follow a trajectory (without damping).
     ElasticFeedforward,
+    /// Centre of mass of the whole robot (3).
+    CenterOfMass,
+    /// 3×N Jacobian of the centre of mass.
+    CenterOfMassJacobian,
+    /// Acceleration of the centre of mass at zero joint acceleration (3).
+    CenterOfMassAccelerationBias,
+    /// 6×N centroidal momentum matrix `Ag` (linear, then angular momentum about the centre
+    /// of mass).
+    CentroidalMomentumMatrix,
+    /// Centroidal momentum `hg = Ag v` (6).
+    CentroidalMomentum,
+    /// Rate of the centroidal momentum at zero joint acceleration (6).
+    CentroidalMomentumBias,
 }
 
 /// What a group of functions is for; also the file order of the groups, and which functions
@@ -101,17 +114,40 @@ pub enum Group {
     Frames,
     /// Elastic joints and flexible links.
     Elastic,
+    /// The centre of mass and the centroidal momentum (generated on request).
+    Centroidal,
 }
 
 impl Group {
     /// Functions of one set share subexpressions while simplified (one graph each): the
-    /// dynamics, the elastic functions, and the rest, so that the large derivative functions
-    /// do not change the sharing choices (and operation counts) of the others.
+    /// dynamics, the elastic functions, the functions generated on request, and the rest, so
+    /// that the large derivative functions do not change the sharing choices (and operation
+    /// counts) of the others, nor asking for more functions the code of the default ones.
     pub fn sharing_set(self) -> usize {
+        // Keep below [`Group::SHARING_SETS`].
         match self {
             Group::Dynamics => 0,
             Group::Derivatives | Group::Identification | Group::Frames => 1,
             Group::Elastic => 2,
+            Group::Centroidal => 3,
+        }
+    }
+
+    /// How many sharing sets there are ([`Group::sharing_set`] is below it).
+    pub const SHARING_SETS: usize = 4;
+
+    /// Whether the group's functions are generated only when asked for (`--only` names them,
+    /// their family or `all`); the others make the default set.
+    pub fn on_request(self) -> bool {
+        self == Group::Centroidal
+    }
+
+    /// The name that selects every function of the group in `--only`, where there is one.
+    pub fn family(self) -> Option<&'static str> {
+        match self {
+            Group::Frames => Some("frames"),
+            Group::Centroidal => Some("centroidal"),
+            _ => None,
         }
     }
 
@@ -155,6 +191,9 @@ pub enum Exists {
     ElasticJointsWithMotors,
     /// Robots with elastic joints, every one with a motor inertia and none with damping.
     ElasticJointsWithUndampedMotors,
+    /// Fixed and floating bases with the standard parameter set (the base parameters do not
+    /// give the mass distribution; a prescribed base's momentum is not defined yet).
+    FixedOrFloatingStandardParameters,
 }
 
 impl Exists {
@@ -183,6 +222,10 @@ impl Exists {
                     && motors
                     && joints.iter().all(|e| e.damping.unwrap_or(0.0) == 0.0)
             }
+            Exists::FixedOrFloatingStandardParameters => {
+                matches!(robot.motion, BaseMotion::Fixed | BaseMotion::Floating)
+                    && robot.parameters != crate::model::ParameterSet::Base
+            }
         }
     }
 
@@ -199,6 +242,9 @@ impl Exists {
             Exists::ElasticJointsWithMotors => "elastic joints with motor inertias",
             Exists::ElasticJointsWithUndampedMotors => {
                 "elastic joints with motor inertias, no damping"
+            }
+            Exists::FixedOrFloatingStandardParameters => {
+                "fixed and floating bases, standard parameters (on request)"
             }
         }
     }
@@ -280,9 +326,17 @@ pub fn function_name(kind: FunctionKind, frame_names: &[String]) -> Option<Strin
     }
 }
 
-/// The functions of `robot`, in file order: each entry whose [`Exists`] holds, frame functions
-/// once per named frame.
+/// The functions generated for `robot` by default, in file order: each entry whose [`Exists`]
+/// holds and whose group is not [`Group::on_request`], frame functions once per named frame.
 pub fn functions_of(robot: &Robot) -> Vec<FunctionKind> {
+    let mut kinds = every_function_of(robot);
+    kinds.retain(|k| !k.entry().group.on_request());
+    kinds
+}
+
+/// Every function `robot` has, those generated on request included (`--only all`), in file
+/// order.
+pub fn every_function_of(robot: &Robot) -> Vec<FunctionKind> {
     let mut kinds = Vec::new();
     for e in CATALOGUE.iter().filter(|e| e.exists.holds(robot)) {
         match e.kind {
@@ -341,6 +395,9 @@ impl FunctionKind {
     /// The functions of a spec with elastic joints or flexible links, in file order (after
     /// the named frames).
     pub const ELASTIC: [FunctionKind; 8] = kinds_in(Group::Elastic);
+
+    /// The centre-of-mass and centroidal-momentum functions, in file order (last).
+    pub const CENTROIDAL: [FunctionKind; 6] = kinds_in(Group::Centroidal);
 
     /// Every kind without a frame, in file order: [`Self::ALL`], [`Self::DERIVATIVES`],
     /// [`Self::IDENTIFICATION`].
@@ -448,7 +505,13 @@ mod tests {
             | FunctionKind::StaticDeflection
             | FunctionKind::DeflectedToolError
             | FunctionKind::ElasticForwardDynamics
-            | FunctionKind::ElasticFeedforward => k,
+            | FunctionKind::ElasticFeedforward
+            | FunctionKind::CenterOfMass
+            | FunctionKind::CenterOfMassJacobian
+            | FunctionKind::CenterOfMassAccelerationBias
+            | FunctionKind::CentroidalMomentumMatrix
+            | FunctionKind::CentroidalMomentum
+            | FunctionKind::CentroidalMomentumBias => k,
         };
         let mut kinds: Vec<FunctionKind> = FunctionKind::every()
             .chain([
@@ -456,6 +519,7 @@ mod tests {
                 FunctionKind::FrameJacobian(0),
             ])
             .chain(FunctionKind::ELASTIC)
+            .chain(FunctionKind::CENTROIDAL)
             .map(listed)
             .collect();
         kinds.sort();

@@ -212,7 +212,7 @@ impl Module {
         graph.copy_tables_from(&self.graph);
         let mut functions: Vec<Option<Function>> = vec![None; self.functions.len()];
         let group = |f: &Function| f.kind.entry().group.sharing_set();
-        for which in 0..3 {
+        for which in 0..crate::functions::Group::SHARING_SETS {
             let members: Vec<usize> = (0..self.functions.len())
                 .filter(|&i| group(&self.functions[i]) == which)
                 .collect();

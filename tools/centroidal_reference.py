@@ -1,0 +1,163 @@
+#!/usr/bin/env python3
+"""Pinocchio reference fixtures for the centre of mass and centroidal momentum functions.
+
+Install:  pip install pin          (the Pinocchio Python wheels; `import pinocchio as pin`)
+Run:      python3 tools/centroidal_reference.py
+Writes:   tests/fixtures/centroidal/NAME.json for each robot of ROBOTS below.
+
+Each robot is built in Pinocchio by the builders the other fixtures use (a plain reading of
+docs/spec.md, not the generator): tools/reference.py's `build_model` for a fixed-base spec,
+tools/floating_reference.py's `build` for a floating one (a free-flyer root joint), and
+Pinocchio's own URDF parser for a URDF (under a free-flyer for `--floating-base`).
+
+For a fixed seed and STATES random states (fixed base: q uniform in [-pi, pi], or [-0.5, 0.5] m
+for a prismatic joint; floating base: base position in [-1, 1], a random unit quaternion
+scaled by 1.3 in every other state (Pinocchio is evaluated at the normalised q: the generated
+functions normalise), joints in [-1, 1]; velocities in [-2, 2]) it records, per state:
+  q                        NQ
+  v                        NV
+  center_of_mass           3       centerOfMass(q)
+  center_of_mass_jacobian  3 x NV  jacobianCenterOfMass(q), row-major
+  center_of_mass_acceleration_bias
+                           3       centerOfMass(q, v, 0): data.acom[0]
+  centroidal_momentum_matrix
+                           6 x NV  ccrba(q, v), row-major: linear, then angular about the CoM
+  centroidal_momentum      6       data.hg after ccrba
+  centroidal_momentum_bias 6       computeCentroidalMomentumTimeVariation(q, v, 0): data.dhg
+and checks, per state, Ag v = hg and the linear rows of Ag = total mass x Jc (1e-12 relative).
+"""
+
+import json
+import math
+import os
+import sys
+import tomllib
+
+import numpy as np
+import pinocchio as pin
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..")
+sys.path.insert(0, HERE)
+from floating_reference import build as build_floating  # noqa: E402
+from reference import build_model  # noqa: E402
+from spec_check import load_spec  # noqa: E402
+
+SEED = 20261128
+STATES = 10
+
+# (fixture name, input path from the repository root, how it is read).
+ROBOTS = [
+    ("ur5", "robots/ur5.toml", "spec"),
+    ("hand", "robots/hand.toml", "spec"),
+    ("stanford", "robots/stanford.toml", "spec"),
+    ("quadruped_fixed", "robots/quadruped_fixed.toml", "spec"),
+    ("synthetic_tree", "robots/synthetic_tree.toml", "spec"),
+    ("quadruped_floating", "robots/quadruped_floating.toml", "floating"),
+    ("humanoid30", "tests/fixtures/floating/humanoid30.toml", "floating"),
+    ("floater", "tests/fixtures/floating/floater.toml", "floating"),
+    ("allegro_left_hand", "tests/fixtures/urdf/allegro_left_hand.urdf", "urdf"),
+    ("solo12", "tests/fixtures/urdf/solo12.urdf", "urdf_floating"),
+]
+
+
+def model_of(path, how):
+    """The Pinocchio model and which joints are prismatic (joint order)."""
+    full = os.path.join(ROOT, path)
+    if how == "spec":
+        robot = load_spec(full)
+        model = build_model(robot)[0]
+        return model, [b["joint"] == "prismatic" for b in robot["bodies"]]
+    if how == "floating":
+        with open(full, "rb") as f:
+            spec = tomllib.load(f)
+        model = build_floating(spec)[0]
+    elif how == "urdf":
+        model = pin.buildModelFromUrdf(full)
+    else:
+        model = pin.buildModelFromUrdf(full, pin.JointModelFreeFlyer())
+    prismatic = [
+        j.shortname().startswith("JointModelP") for j in list(model.joints)[1:]
+    ]
+    return model, prismatic
+
+
+def random_state(rng, model, prismatic, k):
+    floating = model.nq != model.nv
+    if floating:
+        n = model.nv - 6
+        quat = rng.normal(size=4)
+        quat /= np.linalg.norm(quat)
+        q = np.concatenate([rng.uniform(-1, 1, 3), quat * (1.3 if k % 2 else 1.0),
+                            rng.uniform(-1, 1, n)])
+    else:
+        n = model.nv
+        q = np.where(prismatic, rng.uniform(-0.5, 0.5, n), rng.uniform(-math.pi, math.pi, n))
+    return q, rng.uniform(-2.0, 2.0, model.nv)
+
+
+def rows(a):
+    return np.asarray(a).reshape(-1).tolist()
+
+
+def close(a, b, what):
+    scale = max(1.0, float(np.max(np.abs(b))))
+    assert np.max(np.abs(np.asarray(a) - np.asarray(b))) <= 1e-12 * scale, what
+
+
+def fixture(name, path, how):
+    model, prismatic = model_of(path, how)
+    data = model.createData()
+    rng = np.random.default_rng(SEED)
+    zero = np.zeros(model.nv)
+    total_mass = None
+    states = []
+    for k in range(STATES):
+        q, v = random_state(rng, model, prismatic, k)
+        qn = q.copy()
+        if model.nq != model.nv:
+            qn[3:7] /= np.linalg.norm(qn[3:7])
+        com = pin.centerOfMass(model, data, qn, v, zero).copy()
+        acom = data.acom[0].copy()
+        total_mass = data.mass[0]
+        jc = pin.jacobianCenterOfMass(model, data, qn).copy()
+        ag = pin.ccrba(model, data, qn, v).copy()
+        hg = data.hg.vector.copy()
+        pin.computeCentroidalMomentumTimeVariation(model, data, qn, v, zero)
+        dhg = data.dhg.vector.copy()
+        close(ag @ v, hg, "Ag v = hg")
+        close(ag[:3], total_mass * jc, "linear rows of Ag = m Jc")
+        states.append({
+            "q": q.tolist(),
+            "v": v.tolist(),
+            "center_of_mass": com.tolist(),
+            "center_of_mass_jacobian": rows(jc),
+            "center_of_mass_acceleration_bias": acom.tolist(),
+            "centroidal_momentum_matrix": rows(ag),
+            "centroidal_momentum": hg.tolist(),
+            "centroidal_momentum_bias": dhg.tolist(),
+        })
+    return {
+        "name": name,
+        "input": path,
+        "floating_base": model.nq != model.nv,
+        "nq": model.nq,
+        "nv": model.nv,
+        "mass": total_mass,
+        "states": states,
+    }
+
+
+def main():
+    out_dir = os.path.join(ROOT, "tests", "fixtures", "centroidal")
+    os.makedirs(out_dir, exist_ok=True)
+    for name, path, how in ROBOTS:
+        out = os.path.join(out_dir, name + ".json")
+        with open(out, "w") as f:
+            json.dump(fixture(name, path, how), f, indent=1)
+            f.write("\n")
+        print("wrote", os.path.relpath(out))
+
+
+if __name__ == "__main__":
+    main()
