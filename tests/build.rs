@@ -7,12 +7,12 @@
 //!   path goes through the same strict compile;
 //! - the same for the URDF trees of `tests/fixtures/urdf/` listed in `URDF_TREES`, imported as
 //!   whole trees (module `urdf_STEM`);
-//! - the centre of mass and centroidal momentum functions of the robots of
-//!   `tests/fixtures/centroidal/` (build/centroidal.rs);
+//! - the functions generated on request of the robots of `tests/fixtures/whole_body/`
+//!   (build/whole_body.rs);
 //! - `$OUT_DIR/generated.rs`: the `include!`s, FFI declarations and registries the tests iterate.
 
-#[path = "build/centroidal.rs"]
-mod centroidal;
+#[path = "build/whole_body.rs"]
+mod whole_body;
 
 use std::fmt::Write as _;
 use std::fs;
@@ -368,10 +368,10 @@ pub mod              {name} {{
     gen.push_str(&glue);
     c_files.extend(payload_c);
     gen.push_str(&parted_variants(&robots_dir, &rust_dir));
-    let (glue, centroidal_c) =
-        centroidal::centroidal_variants(&manifest, &rust_dir, &c_dir, write, write_c);
+    let (glue, whole_body_c) =
+        whole_body::whole_body_variants(&manifest, &rust_dir, &c_dir, write, write_c);
     gen.push_str(&glue);
-    c_files.extend(centroidal_c);
+    c_files.extend(whole_body_c);
 
     let args = compile_c(&c_dir, &c_files, &out);
     let _ = writeln!(

@@ -8,6 +8,8 @@
 
 #include <pinocchio/algorithm/aba-derivatives.hpp>
 #include <pinocchio/algorithm/aba.hpp>
+#include <pinocchio/algorithm/center-of-mass.hpp>
+#include <pinocchio/algorithm/centroidal.hpp>
 #include <pinocchio/algorithm/crba.hpp>
 #include <pinocchio/algorithm/regressor.hpp>
 #include <pinocchio/algorithm/rnea-derivatives.hpp>
@@ -82,6 +84,7 @@ int main(int argc, char** argv) {
     }
     std::printf("%s: Pinocchio C++ (%d joints, nq %d, nv %d), %d random states, best of %d\n",
                 name.c_str(), model.njoints - 1, model.nq, model.nv, kStates, kRuns);
+    const Eigen::VectorXd zero = Eigen::VectorXd::Zero(model.nv);
     const std::vector<std::pair<const char*, std::function<void(const State&)>>> rows = {
         {"rnea", [&](const State& s) { pinocchio::rnea(model, data, s.q, s.v, s.a); }},
         {"crba", [&](const State& s) { pinocchio::crba(model, data, s.q); }},
@@ -98,6 +101,20 @@ int main(int argc, char** argv) {
          [&](const State& s) {
            pinocchio::computeJointTorqueRegressor(model, data, s.q, s.v, s.a);
          }},
+        {"centerOfMass", [&](const State& s) { pinocchio::centerOfMass(model, data, s.q); }},
+        {"jacobianCenterOfMass",
+         [&](const State& s) { pinocchio::jacobianCenterOfMass(model, data, s.q); }},
+        {"centerOfMass(q, v, 0)",
+         [&](const State& s) { pinocchio::centerOfMass(model, data, s.q, s.v, zero); }},
+        {"ccrba", [&](const State& s) { pinocchio::ccrba(model, data, s.q, s.v); }},
+        {"computeCentroidalMomentum",
+         [&](const State& s) { pinocchio::computeCentroidalMomentum(model, data, s.q, s.v); }},
+        {"computeCentroidalMomentumTimeVariation",
+         [&](const State& s) {
+           pinocchio::computeCentroidalMomentumTimeVariation(model, data, s.q, s.v, zero);
+         }},
+        {"computeCoriolisMatrix",
+         [&](const State& s) { pinocchio::computeCoriolisMatrix(model, data, s.q, s.v); }},
     };
     for (const auto& row : rows) {
       std::printf("  %-40s %10.1f ns/call\n", row.first, best_ns(states, row.second));

@@ -12,7 +12,10 @@ its fingers locked as tools/derivatives_reference.py times it), written with
 Model::saveToBinary to a temporary directory, and timed by tools/pinocchio_timing.cpp, compiled
 here against the wheel's libpinocchio with -O3 -march=native (or --march, below). Printed per robot: ns per call
 of rnea, crba, aba, computeRNEADerivatives, computeGeneralizedGravityDerivatives,
-computeABADerivatives and computeJointTorqueRegressor (best of 15 runs over 256 random states).
+computeABADerivatives, computeJointTorqueRegressor, and the whole-body algorithms centerOfMass,
+jacobianCenterOfMass, centerOfMass(q, v, 0), ccrba, computeCentroidalMomentum,
+computeCentroidalMomentumTimeVariation(q, v, 0) and computeCoriolisMatrix (best of 15 runs over
+256 random states).
 
 Paired runs:  python3 tools/pinocchio_timing.py --rounds 3 --between "COMMAND" [ROBOTS...]
 runs the compiled timer ROUNDS times and COMMAND (a shell command: the generated code's bench

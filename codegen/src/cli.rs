@@ -209,7 +209,8 @@ fn only_help(verb: &str) -> String {
          prefix); the others are not derived at all. Families: `default` (what is generated \
          without --only), `all` (the functions generated on request too), `frames` (every \
          named frame's functions), `centroidal` (the centre of mass and centroidal momentum, \
-         on request). The functions, and which robots have them:\n"
+         on request), `whole_body` (the Coriolis matrix, on request). The functions, and \
+         which robots have them:\n"
     );
     for e in CATALOGUE {
         let name = match e.kind {
@@ -218,7 +219,12 @@ fn only_help(verb: &str) -> String {
             }
             _ => e.name.to_owned(),
         };
-        help.push_str(&format!("  {name:<30} {}\n", e.exists.describe()));
+        let request = if e.group.on_request() {
+            " (on request)"
+        } else {
+            ""
+        };
+        help.push_str(&format!("  {name:<34} {}{request}\n", e.exists.describe()));
     }
     help.trim_end().to_owned()
 }

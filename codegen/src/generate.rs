@@ -1,9 +1,9 @@
 //! From a validated robot to the IR module every emitter reads.
 
 use crate::derive::{
-    centroidal, derivatives, derive_with, elastic_dynamics, elastic_rates, same_hinge_axis,
-    shared_count, spatial_derivatives, split_velocity_forces, standard_values, BaseSet,
-    Coordinates, Derivatives, Derived, DetachedBase, DetachedRegressor, Regressor,
+    centroidal, coriolis_matrix, derivatives, derive_with, elastic_dynamics, elastic_rates,
+    same_hinge_axis, shared_count, spatial_derivatives, split_velocity_forces, standard_values,
+    BaseSet, Coordinates, Derivatives, Derived, DetachedBase, DetachedRegressor, Regressor,
 };
 use crate::functions::{every_function_of, function_name, functions_of, Counts, CATALOGUE};
 use crate::ir::{Constant, Function, FunctionKind, Graph, Module, NodeId};
@@ -248,6 +248,8 @@ fn build(
         &derived.forward_dynamics,
     );
 
+    // The Coriolis matrix differentiates the mass matrix as the derivatives read it.
+    let mass_matrix_in = derived.mass_matrix.clone();
     // The mass matrix and forward dynamics functions again with the wrenches carried through
     // runs of hinges: derived last, so that the other functions' node ids (and the sharing
     // passes' ties) are what they were.
@@ -361,12 +363,47 @@ fn build(
         }
         functions.retain(|f| wanted(f.kind));
     }
-    // The functions on request are derived last, so that the others' node ids stay.
-    let on_request =
-        only.is_some_and(|only| FunctionKind::CENTROIDAL.iter().any(|k| only.contains(k)));
-    if on_request && FunctionKind::CenterOfMass.entry().exists.holds(robot) {
-        let c = centroidal(&mut graph, robot);
-        functions.extend(
+    // The functions on request are derived last, so that the others' node ids stay, and only
+    // when `only` names them.
+    let requested = |kind: FunctionKind| only.is_some_and(|only| only.contains(&kind));
+    functions.extend(on_request(
+        &mut graph,
+        robot,
+        &mass_matrix_in,
+        &requested,
+        &function,
+    ));
+    Module {
+        robot_name: robot.name.clone(),
+        dof: n,
+        graph,
+        functions,
+        spec_hash: spec_hash(robot),
+        description: robot.description.clone().unwrap_or_default(),
+        joint_names: robot.bodies.iter().map(|b| b.joint_name.clone()).collect(),
+        frame_names: robot.frames.iter().map(|f| f.name.clone()).collect(),
+        motion: robot.motion,
+        beta_names: robot.beta_names(),
+        w_names: robot.w_names(),
+        constants: constants(robot, reg.standard, base.values),
+    }
+}
+
+/// The functions generated on request that `wanted` names, derived on `graph` after the
+/// others: the centre of mass and centroidal momentum, and the Coriolis matrix (from the mass
+/// matrix `mass_matrix`).
+fn on_request(
+    graph: &mut Graph,
+    robot: &Robot,
+    mass_matrix: &[NodeId],
+    wanted: &dyn Fn(FunctionKind) -> bool,
+    function: &dyn Fn(FunctionKind, Vec<Vec<NodeId>>) -> Function,
+) -> Vec<Function> {
+    let has = |kind: FunctionKind| wanted(kind) && kind.entry().exists.holds(robot);
+    let mut out = Vec::new();
+    if FunctionKind::CENTROIDAL.iter().any(|&k| has(k)) {
+        let c = centroidal(graph, robot);
+        out.extend(
             [
                 (FunctionKind::CenterOfMass, vec![c.center_of_mass]),
                 (FunctionKind::CenterOfMassJacobian, vec![c.jacobian]),
@@ -386,20 +423,11 @@ fn build(
             .map(|(kind, values)| function(kind, values)),
         );
     }
-    Module {
-        robot_name: robot.name.clone(),
-        dof: n,
-        graph,
-        functions,
-        spec_hash: spec_hash(robot),
-        description: robot.description.clone().unwrap_or_default(),
-        joint_names: robot.bodies.iter().map(|b| b.joint_name.clone()).collect(),
-        frame_names: robot.frames.iter().map(|f| f.name.clone()).collect(),
-        motion: robot.motion,
-        beta_names: robot.beta_names(),
-        w_names: robot.w_names(),
-        constants: constants(robot, reg.standard, base.values),
+    if has(FunctionKind::CoriolisMatrix) {
+        let c = coriolis_matrix(graph, robot.dof(), mass_matrix);
+        out.push(function(FunctionKind::CoriolisMatrix, vec![c]));
     }
+    out
 }
 
 /// Stable hash of the robot's canonical spec text (FNV-1a, 64 bit, hex): the same model gives

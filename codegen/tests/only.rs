@@ -98,14 +98,14 @@ fn names_resolve_to_the_robots_functions() {
         match select_functions(robot, &["gravity", bad]) {
             Err(Error::UnknownFunction { name, valid, .. }) => {
                 assert_eq!(name, bad);
-                // Every function, those on request too, then the families `default`, `all`,
-                // `frames` (with frames) and `centroidal`.
-                let families = 3 + usize::from(!robot.frames.is_empty());
-                assert_eq!(valid.len(), every_function_of(robot).len() + families);
-                assert!(
-                    valid.ends_with(&["all".to_owned(), "centroidal".to_owned()])
-                        || valid.ends_with(&["frames".to_owned(), "centroidal".to_owned()])
-                );
+                // Every function, those on request too, then the families it has.
+                let families: Vec<&str> = ["default", "all", "frames", "centroidal", "whole_body"]
+                    .into_iter()
+                    .filter(|f| select_functions(robot, &[*f]).is_ok())
+                    .collect();
+                assert_eq!(valid.len(), every_function_of(robot).len() + families.len());
+                let owned: Vec<String> = families.iter().map(|f| (*f).to_owned()).collect();
+                assert!(valid.ends_with(&owned), "{valid:?}");
             }
             other => panic!("{bad}: {other:?}"),
         }
@@ -136,32 +136,34 @@ fn families_name_the_default_set_everything_and_the_functions_on_request() {
         );
         let has = matches!(robot.motion, BaseMotion::Fixed | BaseMotion::Floating)
             && robot.parameters != ParameterSet::Base;
-        match select_functions(&robot, &["default", "centroidal"]) {
-            Ok(kinds) => {
-                assert!(has, "{what}: no centroidal functions expected");
-                assert_eq!(extra, FunctionKind::CENTROIDAL, "{what}");
-                let mut want = default.clone();
-                want.extend(FunctionKind::CENTROIDAL);
-                assert_eq!(kinds, want, "{what}");
-                // Asking for them leaves the default functions' code as it was.
-                let both = build_module_only(&robot, Some(&kinds)).lowered();
-                let alone = build_module(&robot).lowered();
-                for f in &alone.functions {
-                    let g = both.function(f.kind).expect("generated");
-                    assert_eq!(
-                        both.graph.op_count(&g.roots()),
-                        alone.graph.op_count(&f.roots()),
-                        "{what} {:?}",
-                        f.kind
-                    );
-                }
-            }
-            Err(Error::UnknownFunction { name, .. }) => {
-                assert!(!has, "{what}: centroidal functions expected");
-                assert_eq!(name, "centroidal");
-                assert!(extra.is_empty(), "{what}");
-            }
-            Err(other) => panic!("{what}: {other}"),
+        let mut want = Vec::new();
+        if has {
+            want.extend(FunctionKind::CENTROIDAL);
+        }
+        if robot.motion == BaseMotion::Fixed {
+            want.extend(FunctionKind::WHOLE_BODY);
+        }
+        assert_eq!(extra, want, "{what}");
+        if !has {
+            assert!(
+                matches!(
+                    select_functions(&robot, &["centroidal"]),
+                    Err(Error::UnknownFunction { .. })
+                ),
+                "{what}"
+            );
+        }
+        // Asking for all of them leaves the default functions' code as it was.
+        let both = build_module_only(&robot, Some(&every)).lowered();
+        let alone = build_module(&robot).lowered();
+        for f in &alone.functions {
+            let g = both.function(f.kind).expect("generated");
+            assert_eq!(
+                both.graph.op_count(&g.roots()),
+                alone.graph.op_count(&f.roots()),
+                "{what} {:?}",
+                f.kind
+            );
         }
     }
 }

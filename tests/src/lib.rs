@@ -18,9 +18,9 @@ pub mod generated {
     // The tree adapters use these; a robots/ without trees leaves them unused.
     #[allow(unused_imports)]
     use super::{
-        elastic_output_lengths, flat_rows, lanes, output_lengths, unlanes, CRobot, CentroidalRobot,
-        ElasticRobot, ElasticState, Evaluate, Flat, GeneratedBatch, GeneratedFloating,
-        GeneratedRobot, GeneratedTree, State, ViaTrait,
+        elastic_output_lengths, flat_rows, lanes, output_lengths, unlanes, CRobot, ElasticRobot,
+        ElasticState, Evaluate, Flat, GeneratedBatch, GeneratedFloating, GeneratedRobot,
+        GeneratedTree, State, ViaTrait, WholeBodyRobot,
     };
     #[allow(unused_imports)]
     use quasidyn_codegen::FunctionKind;
@@ -620,13 +620,15 @@ pub struct GeneratedTree {
     pub c: &'static dyn Evaluate,
 }
 
-/// A robot of `tests/fixtures/centroidal/` with its centre of mass and centroidal momentum
-/// functions generated (registered in [`generated::CENTROIDAL`]): `rust(kind, q, v)` and
-/// `c(kind, q, v)` return the one output of `kind`, flattened row-major (`q` of `NQ`, `v` of
-/// `NV` values; functions of `q` alone ignore `v`).
-pub struct CentroidalRobot {
-    /// The fixture's name (`tests/fixtures/centroidal/<fixture>.json`).
+/// A robot of `tests/fixtures/whole_body/` with its functions generated on request (registered
+/// in [`generated::WHOLE_BODY`]): `rust(kind, q, v)` and `c(kind, q, v)` return the one output
+/// of `kind`, flattened row-major (`q` of `NQ`, `v` of `NV` values; functions of `q` alone
+/// ignore `v`).
+pub struct WholeBodyRobot {
+    /// The fixture's name (`tests/fixtures/whole_body/<fixture>.json`).
     pub fixture: &'static str,
+    /// The functions generated (every function on request the robot has).
+    pub kinds: &'static [FunctionKind],
     /// The generated Rust.
     pub rust: fn(FunctionKind, &[f64], &[f64]) -> Vec<f64>,
     /// The generated C, through FFI.

@@ -10,7 +10,8 @@
 //! parameters), `moving_base` (floating and prescribed bases), `articulated` (forward dynamics
 //! by articulated bodies), `elastic` (elastic joints and flexible links), `frames` (named
 //! frames), `inertia` (inertia tensor algebra), `regular` (the singular-motion check) and
-//! `centroidal` (the centre of mass and the centroidal momentum).
+//! `centroidal` (the centre of mass and the centroidal momentum), `coriolis_matrix` (the
+//! Christoffel form of the Coriolis matrix).
 
 // Index loops mirror the papers' component formulas (ξ, η over x, y, z; joints i < j < k).
 #![allow(clippy::needless_range_loop)]
@@ -19,6 +20,7 @@ mod articulated;
 mod base_parameters;
 mod centroidal;
 mod composite_derivatives;
+mod coriolis_matrix;
 mod derivatives;
 mod dynamics;
 mod elastic;
@@ -42,6 +44,7 @@ pub use base_parameters::{
 };
 pub use centroidal::{centroidal, Centroidal};
 pub use composite_derivatives::{spatial_derivatives, SpatialDerivatives, SpatialFrame};
+pub use coriolis_matrix::coriolis_matrix;
 pub use derivatives::{derivatives, Coordinates, Derivatives, Direction, SpatialForm};
 pub use elastic::{elastic_dynamics, elastic_rates, time_derivative, Elastic};
 pub(crate) use mass_matrix::same_hinge_axis;

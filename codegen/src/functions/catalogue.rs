@@ -603,5 +603,22 @@ pub const CATALOGUE: &[Entry] = {
             batched: true,
             exists: Exists::FixedOrFloatingStandardParameters,
         },
+        Entry {
+            kind: FunctionKind::CoriolisMatrix,
+            name: "coriolis_matrix",
+            group: Group::WholeBody,
+            inputs: &[Q, Qd],
+            moving_base: MovingBase::None,
+            outputs: &[mat_nn!(
+                "C",
+                "Coriolis matrix (N s, N m s or N m s/rad): C_ij = sum_k 1/2 (dM_ij/dq_k + \
+                 dM_ik/dq_j - dM_jk/dq_i) qd_k (row i, column j)"
+            )],
+            doc: "Coriolis matrix `C(q, qd)` of the Christoffel symbols (Pinocchio's \
+                  `computeCoriolisMatrix`): `C qd + g` are the nonlinear effects and `M' - 2C` \
+                  is skew-symmetric. Not the vector `coriolis`, seed 001's Coriolis forces.",
+            batched: true,
+            exists: Exists::FixedBase,
+        },
     ]
 };

@@ -98,6 +98,9 @@ pub enum FunctionKind {
     CentroidalMomentum,
     /// Rate of the centroidal momentum at zero joint acceleration (6).
     CentroidalMomentumBias,
+    /// N×N Coriolis matrix `C(q, qd)` of the Christoffel symbols (`C qd + g` = the nonlinear
+    /// effects, `M' - 2C` skew).
+    CoriolisMatrix,
 }
 
 /// What a group of functions is for; also the file order of the groups, and which functions
@@ -116,6 +119,8 @@ pub enum Group {
     Elastic,
     /// The centre of mass and the centroidal momentum (generated on request).
     Centroidal,
+    /// Further quantities for whole-body and passivity-based control (generated on request).
+    WholeBody,
 }
 
 impl Group {
@@ -129,7 +134,7 @@ impl Group {
             Group::Dynamics => 0,
             Group::Derivatives | Group::Identification | Group::Frames => 1,
             Group::Elastic => 2,
-            Group::Centroidal => 3,
+            Group::Centroidal | Group::WholeBody => 3,
         }
     }
 
@@ -139,7 +144,7 @@ impl Group {
     /// Whether the group's functions are generated only when asked for (`--only` names them,
     /// their family or `all`); the others make the default set.
     pub fn on_request(self) -> bool {
-        self == Group::Centroidal
+        matches!(self, Group::Centroidal | Group::WholeBody)
     }
 
     /// The name that selects every function of the group in `--only`, where there is one.
@@ -147,6 +152,7 @@ impl Group {
         match self {
             Group::Frames => Some("frames"),
             Group::Centroidal => Some("centroidal"),
+            Group::WholeBody => Some("whole_body"),
             _ => None,
         }
     }
@@ -244,7 +250,7 @@ impl Exists {
                 "elastic joints with motor inertias, no damping"
             }
             Exists::FixedOrFloatingStandardParameters => {
-                "fixed and floating bases, standard parameters (on request)"
+                "fixed and floating bases, standard parameters"
             }
         }
     }
@@ -396,8 +402,12 @@ impl FunctionKind {
     /// the named frames).
     pub const ELASTIC: [FunctionKind; 8] = kinds_in(Group::Elastic);
 
-    /// The centre-of-mass and centroidal-momentum functions, in file order (last).
+    /// The centre-of-mass and centroidal-momentum functions, in file order (after the elastic
+    /// ones).
     pub const CENTROIDAL: [FunctionKind; 6] = kinds_in(Group::Centroidal);
+
+    /// The other functions generated on request, in file order (last).
+    pub const WHOLE_BODY: [FunctionKind; 1] = kinds_in(Group::WholeBody);
 
     /// Every kind without a frame, in file order: [`Self::ALL`], [`Self::DERIVATIVES`],
     /// [`Self::IDENTIFICATION`].
@@ -462,8 +472,13 @@ pub fn markdown_table() -> String {
             .find(|&k| e.doc[k + 2..].starts_with(|c: char| c.is_ascii_uppercase()))
             .unwrap_or(e.doc.len());
         let computes = e.doc[..end].trim_end_matches('.');
+        let request = if e.group.on_request() {
+            " (on request)"
+        } else {
+            ""
+        };
         out.push_str(&format!(
-            "| `{name}` | {} | `{}` | {} |\n",
+            "| `{name}` | {} | `{}` | {}{request} |\n",
             computes.replace('|', "\\|"),
             args.join(", "),
             e.exists.describe()
@@ -511,7 +526,8 @@ mod tests {
             | FunctionKind::CenterOfMassAccelerationBias
             | FunctionKind::CentroidalMomentumMatrix
             | FunctionKind::CentroidalMomentum
-            | FunctionKind::CentroidalMomentumBias => k,
+            | FunctionKind::CentroidalMomentumBias
+            | FunctionKind::CoriolisMatrix => k,
         };
         let mut kinds: Vec<FunctionKind> = FunctionKind::every()
             .chain([
@@ -520,6 +536,7 @@ mod tests {
             ])
             .chain(FunctionKind::ELASTIC)
             .chain(FunctionKind::CENTROIDAL)
+            .chain(FunctionKind::WHOLE_BODY)
             .map(listed)
             .collect();
         kinds.sort();

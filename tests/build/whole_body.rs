@@ -1,7 +1,7 @@
-//! The centre of mass and centroidal momentum functions of the robots of
-//! `tests/fixtures/centroidal/` (tools/centroidal_reference.py), generated on request
-//! (`--only centroidal`) in Rust and C, and `CENTROIDAL`: each robot's functions called
-//! uniformly from either language.
+//! The functions generated on request (the centre of mass, the centroidal momentum, the
+//! Coriolis matrix) of the robots of `tests/fixtures/whole_body/`
+//! (tools/whole_body_reference.py), in Rust and C, and `WHOLE_BODY`: each robot's functions
+//! called uniformly from either language.
 
 use std::fmt::Write as _;
 use std::fs;
@@ -10,21 +10,23 @@ use std::path::{Path, PathBuf};
 use quasidyn_codegen::functions::Input;
 use quasidyn_codegen::import::ImportOptions;
 use quasidyn_codegen::names::snake_ident;
-use quasidyn_codegen::{build_module_only, emit_c, emit_rust, load_input_with, COptions};
+use quasidyn_codegen::{
+    build_module_only, emit_c, emit_rust, every_function_of, load_input_with, COptions,
+};
 use quasidyn_codegen::{FunctionKind, Module};
 
 /// Writes each fixture robot's code, returns the Rust glue and the C sources to compile.
-pub fn centroidal_variants(
+pub fn whole_body_variants(
     manifest: &Path,
     rust_dir: &Path,
     c_dir: &Path,
     write: fn(&Path, &str),
     write_c: fn(&Path, &quasidyn_codegen::CFiles) -> PathBuf,
 ) -> (String, Vec<PathBuf>) {
-    let dir = manifest.join("fixtures/centroidal");
+    let dir = manifest.join("fixtures/whole_body");
     println!("cargo:rerun-if-changed={}", dir.display());
     let mut fixtures: Vec<PathBuf> = fs::read_dir(&dir)
-        .expect("tests/fixtures/centroidal exists")
+        .expect("tests/fixtures/whole_body exists")
         .map(|e| e.expect("entry").path())
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
         .collect();
@@ -46,8 +48,12 @@ pub fn centroidal_variants(
             .unwrap_or_else(|e| panic!("{input}: {e}"))
             .robot;
         // Renamed so that the C symbols do not clash with the robot's default library.
-        robot.name = format!("{}_centroidal", snake_ident(fixture));
-        let module = build_module_only(&robot, Some(&FunctionKind::CENTROIDAL));
+        robot.name = format!("{}_whole_body", snake_ident(fixture));
+        let on_request: Vec<FunctionKind> = every_function_of(&robot)
+            .into_iter()
+            .filter(|k| k.entry().group.on_request())
+            .collect();
+        let module = build_module_only(&robot, Some(&on_request));
         let name = snake_ident(&robot.name);
         let rust = emit_rust(&module).unwrap_or_else(|e| panic!("{name}: {e}"));
         write(&rust_dir.join(format!("{name}.rs")), &rust);
@@ -56,13 +62,19 @@ pub fn centroidal_variants(
         glue.push_str(&robot_glue(&name, &module));
         let _ = writeln!(
             registry,
-            "    CentroidalRobot {{ fixture: {fixture:?}, rust: rust_{name}, c: c_{name} }},"
+            "    WholeBodyRobot {{ fixture: {fixture:?}, kinds: &[{}], rust: rust_{name}, c: \
+             c_{name} }},",
+            on_request
+                .iter()
+                .map(|k| format!("FunctionKind::{k:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
         );
     }
     let _ = writeln!(
         glue,
-        "/// The robots of `tests/fixtures/centroidal/`, their centroidal functions generated \
-         and compiled.\npub static CENTROIDAL: &[CentroidalRobot] = &[\n{registry}];\n"
+        "/// The robots of `tests/fixtures/whole_body/`, their functions generated on request \
+         and compiled.\npub static WHOLE_BODY: &[WholeBodyRobot] = &[\n{registry}];\n"
     );
     (glue, sources)
 }
@@ -119,7 +131,7 @@ fn robot_glue(name: &str, module: &Module) -> String {
     };
     let nv = if nq == module.dof { nq } else { module.dof + 6 };
     format!(
-        "/// Generated Rust of the centroidal functions of `{name}`.\npub mod {name} {{\n    \
+        "/// Generated Rust of the functions on request of `{name}`.\npub mod {name} {{\n    \
          include!(concat!(env!(\"OUT_DIR\"), \"/rust/{name}.rs\"));\n}}\n\n\
          /// Its generated C.\npub mod {name}_c {{\n    extern \"C\" {{\n{decls}    }}\n}}\n\n\
          fn rust_{name}(kind: FunctionKind, q: &[f64], v: &[f64]) -> Vec<f64> {{\n    \

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Pinocchio reference fixtures for the centre of mass and centroidal momentum functions.
+"""Pinocchio reference fixtures for the functions generated on request: the centre of mass,
+the centroidal momentum and the Coriolis matrix.
 
 Install:  pip install pin          (the Pinocchio Python wheels; `import pinocchio as pin`)
-Run:      python3 tools/centroidal_reference.py
-Writes:   tests/fixtures/centroidal/NAME.json for each robot of ROBOTS below.
+Run:      python3 tools/whole_body_reference.py
+Writes:   tests/fixtures/whole_body/NAME.json for each robot of ROBOTS below.
 
 Each robot is built in Pinocchio by the builders the other fixtures use (a plain reading of
 docs/spec.md, not the generator): tools/reference.py's `build_model` for a fixed-base spec,
@@ -24,7 +25,10 @@ functions normalise), joints in [-1, 1]; velocities in [-2, 2]) it records, per 
                            6 x NV  ccrba(q, v), row-major: linear, then angular about the CoM
   centroidal_momentum      6       data.hg after ccrba
   centroidal_momentum_bias 6       computeCentroidalMomentumTimeVariation(q, v, 0): data.dhg
-and checks, per state, Ag v = hg and the linear rows of Ag = total mass x Jc (1e-12 relative).
+  coriolis_matrix          N x N   computeCoriolisMatrix(q, v), row-major (fixed bases only)
+and checks, per state, Ag v = hg, the linear rows of Ag = total mass x Jc, C v + g = the
+nonlinear effects (1e-12 relative) and, on the first state, that C is the Christoffel form
+(against central differences of crba, 1e-6) and M' - 2C is skew (1e-6).
 """
 
 import json
@@ -105,6 +109,31 @@ def close(a, b, what):
     assert np.max(np.abs(np.asarray(a) - np.asarray(b))) <= 1e-12 * scale, what
 
 
+def full_mass_matrix(model, data, q):
+    m = pin.crba(model, data, q)
+    return np.triu(m) + np.triu(m, 1).T
+
+
+def check_christoffel(model, data, q, v, cm):
+    """C against the Christoffel symbols of central differences of crba, and M' - 2C skew."""
+    n, h = model.nv, 1e-6
+    dm = []
+    for k in range(n):
+        e = np.zeros(n)
+        e[k] = h
+        dm.append((full_mass_matrix(model, data, q + e) - full_mass_matrix(model, data, q - e))
+                  / (2 * h))
+    want = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            want[i, j] = sum(0.5 * (dm[k][i, j] + dm[j][i, k] - dm[i][j, k]) * v[k]
+                             for k in range(n))
+    assert np.max(np.abs(want - cm)) <= 1e-6 * max(1.0, np.max(np.abs(cm))), "Christoffel C"
+    mdot = sum(dm[k] * v[k] for k in range(n))
+    s = mdot - 2 * cm
+    assert np.max(np.abs(s + s.T)) <= 1e-6 * max(1.0, np.max(np.abs(mdot))), "M' - 2C skew"
+
+
 def fixture(name, path, how):
     model, prismatic = model_of(path, how)
     data = model.createData()
@@ -127,6 +156,14 @@ def fixture(name, path, how):
         dhg = data.dhg.vector.copy()
         close(ag @ v, hg, "Ag v = hg")
         close(ag[:3], total_mass * jc, "linear rows of Ag = m Jc")
+        extra = {}
+        if model.nq == model.nv:
+            cm = pin.computeCoriolisMatrix(model, data, qn, v).copy()
+            g = pin.computeGeneralizedGravity(model, data, qn)
+            close(cm @ v + g, pin.nonLinearEffects(model, data, qn, v), "C v + g = nle")
+            if k == 0:
+                check_christoffel(model, data, qn, v, cm)
+            extra["coriolis_matrix"] = rows(cm)
         states.append({
             "q": q.tolist(),
             "v": v.tolist(),
@@ -136,6 +173,7 @@ def fixture(name, path, how):
             "centroidal_momentum_matrix": rows(ag),
             "centroidal_momentum": hg.tolist(),
             "centroidal_momentum_bias": dhg.tolist(),
+            **extra,
         })
     return {
         "name": name,
@@ -149,7 +187,7 @@ def fixture(name, path, how):
 
 
 def main():
-    out_dir = os.path.join(ROOT, "tests", "fixtures", "centroidal")
+    out_dir = os.path.join(ROOT, "tests", "fixtures", "whole_body")
     os.makedirs(out_dir, exist_ok=True)
     for name, path, how in ROBOTS:
         out = os.path.join(out_dir, name + ".json")

@@ -1,13 +1,16 @@
-//! The centre of mass and centroidal momentum functions against Pinocchio
-//! (`tests/fixtures/centroidal/`, written by tools/centroidal_reference.py): fixed-base chains
-//! and trees (tilted axes, prismatic joints, a URDF hand), floating quadrupeds and a
-//! 30-joint floating humanoid, at 1e-9 relative, evaluated on the generator's expression graph
-//! and through the generated C and Rust; and the identities between them.
+//! The functions generated on request (the centre of mass, the centroidal momentum, the
+//! Coriolis matrix) against Pinocchio (`tests/fixtures/whole_body/`, written by
+//! tools/whole_body_reference.py): fixed-base chains and trees (tilted axes, prismatic joints,
+//! a URDF hand), floating quadrupeds and a 30-joint floating humanoid, at 1e-9 relative,
+//! evaluated on the generator's expression graph and through the generated C and Rust; and
+//! the identities between them.
 
 use quasidyn_codegen::import::ImportOptions;
 use quasidyn_codegen::ir::Env;
-use quasidyn_codegen::{build_module_only, load_input_with, FunctionKind, Module, Robot};
-use quasidyn_tests::generated::CENTROIDAL;
+use quasidyn_codegen::{
+    build_module_only, every_function_of, load_input_with, FunctionKind, Module, Robot,
+};
+use quasidyn_tests::generated::WHOLE_BODY;
 use quasidyn_tests::workspace_root;
 use serde_json::Value;
 
@@ -31,9 +34,9 @@ fn numbers(v: &Value) -> Vec<f64> {
 }
 
 fn fixtures() -> Vec<Fixture> {
-    let dir = workspace_root().join("tests/fixtures/centroidal");
+    let dir = workspace_root().join("tests/fixtures/whole_body");
     let mut paths: Vec<_> = std::fs::read_dir(&dir)
-        .expect("fixtures written by tools/centroidal_reference.py")
+        .expect("fixtures written by tools/whole_body_reference.py")
         .map(|e| e.expect("entry").path())
         .filter(|p| p.extension().is_some_and(|e| e == "json"))
         .collect();
@@ -99,8 +102,26 @@ fn env_of(f: &Fixture, st: &Value) -> Env {
     }
 }
 
+/// The functions on request the robot has.
+fn on_request(robot: &Robot) -> Vec<FunctionKind> {
+    every_function_of(robot)
+        .into_iter()
+        .filter(|k| k.entry().group.on_request())
+        .collect()
+}
+
+/// The module of the functions on request, with the mass matrix, gravity and nonlinear
+/// effects the identities read.
 fn module_of(f: &Fixture) -> Module {
-    build_module_only(&robot_of(f), Some(&FunctionKind::CENTROIDAL))
+    let robot = robot_of(f);
+    let mut kinds = on_request(&robot);
+    kinds.extend([
+        FunctionKind::Gravity,
+        FunctionKind::NonlinearEffects,
+        FunctionKind::MassMatrix,
+    ]);
+    kinds.sort();
+    build_module_only(&robot, Some(&kinds))
 }
 
 #[test]
@@ -116,9 +137,14 @@ fn every_fixture_robot_has_the_family() {
         assert!(names.iter().any(|n| n == want), "{want} in {names:?}");
     }
     for f in fixtures() {
-        let module = module_of(&f);
-        let kinds: Vec<FunctionKind> = module.functions.iter().map(|g| g.kind).collect();
-        assert_eq!(kinds, FunctionKind::CENTROIDAL, "{}", f.name);
+        let robot = robot_of(&f);
+        let mut want = FunctionKind::CENTROIDAL.to_vec();
+        if !f.floating {
+            want.extend(FunctionKind::WHOLE_BODY);
+        }
+        assert_eq!(on_request(&robot), want, "{}", f.name);
+        let fixed = f.states[0].get("coriolis_matrix").is_some();
+        assert_eq!(fixed, !f.floating, "{}: Coriolis matrix fixtures", f.name);
     }
 }
 
@@ -129,6 +155,9 @@ fn the_graph_matches_pinocchio() {
         for (s, st) in f.states.iter().enumerate() {
             let env = env_of(&f, st);
             for function in &module.functions {
+                if !function.kind.entry().group.on_request() {
+                    continue;
+                }
                 let got = module.graph.eval_many(&function.outputs[0].values, &env);
                 let what = format!("{} state {s} {}", f.name, function.kind.name());
                 close(&what, &got, &expected(function.kind, st));
@@ -166,6 +195,9 @@ fn identities_hold_on_the_graph() {
         let ac = eval(FunctionKind::CenterOfMassAccelerationBias, &env);
         let want: Vec<f64> = dhg[..3].iter().map(|x| x / f.mass).collect();
         close(&format!("{}: ac", f.name), &ac, &want);
+        if !f.floating {
+            coriolis_identities(&f, &module, &env);
+        }
         // Jc by central differences of the centre of mass along each velocity (joints only:
         // a floating base's quaternion moves along its tangent, checked by Pinocchio above).
         let skip = if f.floating { 6 } else { 0 };
@@ -193,20 +225,63 @@ fn identities_hold_on_the_graph() {
 #[test]
 fn generated_rust_and_c_match_pinocchio() {
     let fixtures = fixtures();
-    assert_eq!(CENTROIDAL.len(), fixtures.len(), "every fixture generated");
-    for robot in CENTROIDAL {
+    assert_eq!(WHOLE_BODY.len(), fixtures.len(), "every fixture generated");
+    for robot in WHOLE_BODY {
         let f = fixtures
             .iter()
             .find(|f| f.name == robot.fixture)
             .expect("registered from the fixtures");
         for (s, st) in f.states.iter().enumerate() {
             let (q, v) = (numbers(&st["q"]), numbers(&st["v"]));
-            for kind in FunctionKind::CENTROIDAL {
+            for &kind in robot.kinds {
                 let want = expected(kind, st);
                 let what = |lang: &str| format!("{} state {s} {} ({lang})", f.name, kind.name());
                 close(&what("Rust"), &(robot.rust)(kind, &q, &v), &want);
                 close(&what("C"), &(robot.c)(kind, &q, &v), &want);
             }
+        }
+    }
+}
+
+/// `C qd + g` are the nonlinear effects, and `M' - 2C` is skew (`M'` by central differences of
+/// the mass matrix along `qd`).
+fn coriolis_identities(f: &Fixture, module: &Module, env: &Env) {
+    let eval = |kind: FunctionKind, env: &Env| {
+        let function = module.function(kind).expect("generated");
+        module.graph.eval_many(&function.outputs[0].values, env)
+    };
+    let n = env.q.len();
+    let c = eval(FunctionKind::CoriolisMatrix, env);
+    let g = eval(FunctionKind::Gravity, env);
+    let cv: Vec<f64> = c
+        .chunks(n)
+        .zip(&g)
+        .map(|(row, gi)| row.iter().zip(&env.qd).map(|(a, b)| a * b).sum::<f64>() + gi)
+        .collect();
+    close(
+        &format!("{}: C qd + g", f.name),
+        &cv,
+        &eval(FunctionKind::NonlinearEffects, env),
+    );
+    let h = 1e-6;
+    let at = |sign: f64| {
+        let mut e = env.clone();
+        for (q, qd) in e.q.iter_mut().zip(&env.qd) {
+            *q += sign * h * qd;
+        }
+        eval(FunctionKind::MassMatrix, &e)
+    };
+    let (plus, minus) = (at(1.0), at(-1.0));
+    let s: Vec<f64> = (0..n * n)
+        .map(|k| (plus[k] - minus[k]) / (2.0 * h) - 2.0 * c[k])
+        .collect();
+    for i in 0..n {
+        for j in 0..n {
+            assert!(
+                (s[i * n + j] + s[j * n + i]).abs() <= 1e-6,
+                "{}: M' - 2C not skew at ({i}, {j})",
+                f.name
+            );
         }
     }
 }
