@@ -248,8 +248,6 @@ fn build(
         &derived.forward_dynamics,
     );
 
-    // The Coriolis matrix differentiates the mass matrix as the derivatives read it.
-    let mass_matrix_in = derived.mass_matrix.clone();
     // The mass matrix and forward dynamics functions again with the wrenches carried through
     // runs of hinges: derived last, so that the other functions' node ids (and the sharing
     // passes' ties) are what they were.
@@ -369,7 +367,8 @@ fn build(
     functions.extend(on_request(
         &mut graph,
         robot,
-        &mass_matrix_in,
+        // The Coriolis matrix differentiates the mass matrix as the derivatives read it.
+        &derived.mass_matrix,
         &requested,
         &function,
     ));

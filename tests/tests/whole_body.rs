@@ -11,7 +11,7 @@ use quasidyn_codegen::{
     build_module_only, every_function_of, load_input_with, FunctionKind, Module, Robot,
 };
 use quasidyn_tests::generated::WHOLE_BODY;
-use quasidyn_tests::workspace_root;
+use quasidyn_tests::{assert_close, workspace_root};
 use serde_json::Value;
 
 const REL: f64 = 1e-9;
@@ -69,15 +69,9 @@ fn robot_of(f: &Fixture) -> Robot {
         .robot
 }
 
+/// `got` against `want` at [`REL`] relative to `want`'s largest entry (at least 1).
 fn close(what: &str, got: &[f64], want: &[f64]) {
-    assert_eq!(got.len(), want.len(), "{what}: length");
-    let scale = want.iter().fold(1.0_f64, |m, x| m.max(x.abs()));
-    for (k, (g, w)) in got.iter().zip(want).enumerate() {
-        assert!(
-            (g - w).abs() <= REL * scale,
-            "{what}[{k}]: generated {g}, Pinocchio {w}"
-        );
-    }
+    assert_close(what, got, want, REL);
 }
 
 /// Pinocchio's value of `kind` at a state.
