@@ -11,6 +11,9 @@
 #include <pinocchio/algorithm/center-of-mass.hpp>
 #include <pinocchio/algorithm/centroidal.hpp>
 #include <pinocchio/algorithm/crba.hpp>
+#include <pinocchio/algorithm/frames.hpp>
+#include <pinocchio/algorithm/jacobian.hpp>
+#include <pinocchio/algorithm/kinematics.hpp>
 #include <pinocchio/algorithm/regressor.hpp>
 #include <pinocchio/algorithm/rnea-derivatives.hpp>
 #include <pinocchio/algorithm/rnea.hpp>
@@ -85,6 +88,10 @@ int main(int argc, char** argv) {
     std::printf("%s: Pinocchio C++ (%d joints, nq %d, nv %d), %d random states, best of %d\n",
                 name.c_str(), model.njoints - 1, model.nq, model.nv, kStates, kRuns);
     const Eigen::VectorXd zero = Eigen::VectorXd::Zero(model.nv);
+    const auto last_frame = static_cast<pinocchio::FrameIndex>(model.nframes - 1);
+    const auto lwa = pinocchio::LOCAL_WORLD_ALIGNED;
+    pinocchio::Data::Matrix6x dj = pinocchio::Data::Matrix6x::Zero(6, model.nv);
+    std::printf("  (frame functions: frame %s)\n", model.frames[last_frame].name.c_str());
     const std::vector<std::pair<const char*, std::function<void(const State&)>>> rows = {
         {"rnea", [&](const State& s) { pinocchio::rnea(model, data, s.q, s.v, s.a); }},
         {"crba", [&](const State& s) { pinocchio::crba(model, data, s.q); }},
@@ -115,6 +122,24 @@ int main(int argc, char** argv) {
          }},
         {"computeCoriolisMatrix",
          [&](const State& s) { pinocchio::computeCoriolisMatrix(model, data, s.q, s.v); }},
+        {"computeMinverse", [&](const State& s) { pinocchio::computeMinverse(model, data, s.q); }},
+        // The last frame (a spec's last [[frame]]), as the generated functions it is timed
+        // against.
+        {"getFrameVelocity",
+         [&](const State& s) {
+           pinocchio::forwardKinematics(model, data, s.q, s.v);
+           pinocchio::getFrameVelocity(model, data, last_frame, lwa);
+         }},
+        {"getFrameClassicalAcceleration",
+         [&](const State& s) {
+           pinocchio::forwardKinematics(model, data, s.q, s.v, zero);
+           pinocchio::getFrameClassicalAcceleration(model, data, last_frame, lwa);
+         }},
+        {"getFrameJacobianTimeVariation",
+         [&](const State& s) {
+           pinocchio::computeJointJacobiansTimeVariation(model, data, s.q, s.v);
+           pinocchio::getFrameJacobianTimeVariation(model, data, last_frame, lwa, dj);
+         }},
     };
     for (const auto& row : rows) {
       std::printf("  %-40s %10.1f ns/call\n", row.first, best_ns(states, row.second));

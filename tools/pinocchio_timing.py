@@ -14,8 +14,11 @@ here against the wheel's libpinocchio with -O3 -march=native (or --march, below)
 of rnea, crba, aba, computeRNEADerivatives, computeGeneralizedGravityDerivatives,
 computeABADerivatives, computeJointTorqueRegressor, and the whole-body algorithms centerOfMass,
 jacobianCenterOfMass, centerOfMass(q, v, 0), ccrba, computeCentroidalMomentum,
-computeCentroidalMomentumTimeVariation(q, v, 0) and computeCoriolisMatrix (best of 15 runs over
-256 random states).
+computeCentroidalMomentumTimeVariation(q, v, 0), computeCoriolisMatrix, computeMinverse and,
+for the model's last frame (a spec's last [[frame]]), forwardKinematics(q, v) + getFrameVelocity,
+forwardKinematics(q, v, 0) + getFrameClassicalAcceleration and
+computeJointJacobiansTimeVariation + getFrameJacobianTimeVariation, LOCAL_WORLD_ALIGNED (best of
+15 runs over 256 random states).
 
 Paired runs:  python3 tools/pinocchio_timing.py --rounds 3 --between "COMMAND" [ROBOTS...]
 runs the compiled timer ROUNDS times and COMMAND (a shell command: the generated code's bench

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Pinocchio reference fixtures for the functions generated on request: the centre of mass,
-the centroidal momentum and the Coriolis matrix.
+the centroidal momentum, the Coriolis matrix and each named frame's motion.
 
 Install:  pip install pin          (the Pinocchio Python wheels; `import pinocchio as pin`)
 Run:      python3 tools/whole_body_reference.py
@@ -26,9 +26,25 @@ functions normalise), joints in [-1, 1]; velocities in [-2, 2]) it records, per 
   centroidal_momentum      6       data.hg after ccrba
   centroidal_momentum_bias 6       computeCentroidalMomentumTimeVariation(q, v, 0): data.dhg
   coriolis_matrix          N x N   computeCoriolisMatrix(q, v), row-major (fixed bases only)
-and checks, per state, Ag v = hg, the linear rows of Ag = total mass x Jc, C v + g = the
-nonlinear effects (1e-12 relative) and, on the first state, that C is the Christoffel form
-(against central differences of crba, 1e-6) and M' - 2C is skew (1e-6).
+  mass_matrix_inverse      NV x NV computeMinverse(q) (its upper triangle, mirrored), row-major
+  a                        NV      accelerations in [-2, 2] (from a second generator seeded
+                                   SEED + 1, so that the other values stay those drawn before)
+  joint_wrenches           2 x N x 3
+                                   data.f[i] after rnea(q, v, a) for every joint i, turned into
+                                   world axes by data.oMi[i]: the forces (N x 3), then the
+                                   moments about the joint frame's origin (N x 3), row-major
+  frame_velocity_F         6       getFrameVelocity(LOCAL_WORLD_ALIGNED) after
+                                   forwardKinematics(q, v): origin's velocity, then angular
+  frame_acceleration_bias_F
+                           6       getFrameClassicalAcceleration(LOCAL_WORLD_ALIGNED) after
+                                   forwardKinematics(q, v, 0)
+  jacobian_derivative_F    6 x NV  getFrameJacobianTimeVariation(LOCAL_WORLD_ALIGNED) after
+                                   computeJointJacobiansTimeVariation(q, v), row-major
+for every named frame F (the spec's [[frame]]s; a URDF's frames as tests/fixtures/urdf/NAME.json
+lists its leaf links), F written as the generated function names write it (lower case, every character
+but letters and digits made `_`), and checks, per state, Ag v = hg, the linear rows of Ag = total mass x Jc, C v + g = the
+nonlinear effects, a frame's acceleration bias = J_dot v (1e-12 relative) and, on the first state, that C is the Christoffel form
+(against central differences of crba, 1e-6) and M' - 2C is skew (1e-6); Minv M = I (1e-9).
 """
 
 import json
@@ -66,24 +82,72 @@ ROBOTS = [
 
 
 def model_of(path, how):
-    """The Pinocchio model and which joints are prismatic (joint order)."""
+    """The Pinocchio model, which joints are prismatic (joint order) and the named frames as
+    (name, frame id)."""
     full = os.path.join(ROOT, path)
     if how == "spec":
         robot = load_spec(full)
-        model = build_model(robot)[0]
-        return model, [b["joint"] == "prismatic" for b in robot["bodies"]]
+        model, _, fids = build_model(robot)
+        frames = list(zip([f["name"] for f in robot.get("frames", [])], fids))
+        return model, [b["joint"] == "prismatic" for b in robot["bodies"]], frames
     if how == "floating":
         with open(full, "rb") as f:
             spec = tomllib.load(f)
-        model = build_floating(spec)[0]
-    elif how == "urdf":
-        model = pin.buildModelFromUrdf(full)
+        model, fids = build_floating(spec)
+        frames = list(zip([f["name"] for f in spec.get("frame", [])], fids))
     else:
-        model = pin.buildModelFromUrdf(full, pin.JointModelFreeFlyer())
+        if how == "urdf":
+            model = pin.buildModelFromUrdf(full)
+        else:
+            model = pin.buildModelFromUrdf(full, pin.JointModelFreeFlyer())
+        stem = os.path.splitext(os.path.basename(full))[0]
+        with open(os.path.join(ROOT, "tests", "fixtures", "urdf", stem + ".json")) as f:
+            urdf = json.load(f)
+        # The leaf links (the frames asked for besides them are not asked for here).
+        extra = urdf.get("frame_links") or []
+        names = [name for name in urdf["frames"] if name not in extra]
+        frames = [(name, model.getFrameId(name)) for name in names]
     prismatic = [
         j.shortname().startswith("JointModelP") for j in list(model.joints)[1:]
     ]
-    return model, prismatic
+    return model, prismatic, frames
+
+
+def joint_wrenches(model, data, q, v, a):
+    """What each joint transmits, world axes: forces, then moments about the joint origin."""
+    pin.rnea(model, data, q, v, a)
+    first = 2 if model.nq != model.nv else 1  # a free-flyer is joint 1, not one of the joints
+    forces, moments = [], []
+    for i in range(first, model.njoints):
+        rot = data.oMi[i].rotation
+        forces.extend((rot @ data.f[i].linear).tolist())
+        moments.extend((rot @ data.f[i].angular).tolist())
+    return forces + moments
+
+
+def ident(name):
+    """A frame's name as generated function names write it."""
+    return "".join(c.lower() if c.isascii() and c.isalnum() else "_" for c in name)
+
+
+def frame_motion(model, data, q, v, frames):
+    """Each frame's velocity, acceleration bias and Jacobian derivative, by the function names."""
+    lwa = pin.LOCAL_WORLD_ALIGNED
+    zero = np.zeros(model.nv)
+    out = {}
+    pin.forwardKinematics(model, data, q, v, zero)
+    for name, fid in frames:
+        key = ident(name)
+        out["frame_velocity_" + key] = pin.getFrameVelocity(model, data, fid, lwa).vector.tolist()
+        out["frame_acceleration_bias_" + key] = pin.getFrameClassicalAcceleration(
+            model, data, fid, lwa).vector.tolist()
+    pin.computeJointJacobiansTimeVariation(model, data, q, v)
+    for name, fid in frames:
+        key = ident(name)
+        jd = pin.getFrameJacobianTimeVariation(model, data, fid, lwa)
+        close(jd @ v, np.array(out["frame_acceleration_bias_" + key]), name + ": J_dot v")
+        out["jacobian_derivative_" + key] = rows(jd)
+    return out
 
 
 def random_state(rng, model, prismatic, k):
@@ -135,9 +199,10 @@ def check_christoffel(model, data, q, v, cm):
 
 
 def fixture(name, path, how):
-    model, prismatic = model_of(path, how)
+    model, prismatic, frames = model_of(path, how)
     data = model.createData()
     rng = np.random.default_rng(SEED)
+    rng_a = np.random.default_rng(SEED + 1)
     zero = np.zeros(model.nv)
     total_mass = None
     states = []
@@ -164,6 +229,16 @@ def fixture(name, path, how):
             if k == 0:
                 check_christoffel(model, data, qn, v, cm)
             extra["coriolis_matrix"] = rows(cm)
+        minv = pin.computeMinverse(model, data, qn)
+        minv = np.triu(minv) + np.triu(minv, 1).T
+        # (Rounding grows with M's condition number, up to 1e6 here.)
+        assert np.max(np.abs(minv @ full_mass_matrix(model, data, qn) - np.eye(model.nv))) < 1e-9
+
+        extra["mass_matrix_inverse"] = rows(minv)
+        extra.update(frame_motion(model, data, qn, v, frames))
+        a = rng_a.uniform(-2.0, 2.0, model.nv)
+        extra["a"] = a.tolist()
+        extra["joint_wrenches"] = joint_wrenches(model, data, qn, v, a)
         states.append({
             "q": q.tolist(),
             "v": v.tolist(),
@@ -182,6 +257,7 @@ def fixture(name, path, how):
         "nq": model.nq,
         "nv": model.nv,
         "mass": total_mass,
+        "frames": [name for name, _ in frames],
         "states": states,
     }
 

@@ -209,15 +209,15 @@ fn only_help(verb: &str) -> String {
          prefix); the others are not derived at all. Families: `default` (what is generated \
          without --only), `all` (the functions generated on request too), `frames` (every \
          named frame's functions), `centroidal` (the centre of mass and centroidal momentum, \
-         on request), `whole_body` (the Coriolis matrix, on request). The functions, and \
-         which robots have them:\n"
+         on request), `whole_body` (the Coriolis matrix, the inverse mass matrix and the joint \
+         wrenches, on request), `frame_motion` (every named frame's velocity, acceleration \
+         bias and Jacobian derivative, on request). \
+         The functions, and which robots have them:\n"
     );
     for e in CATALOGUE {
-        let name = match e.kind {
-            FunctionKind::FrameKinematics(_) | FunctionKind::FrameJacobian(_) => {
-                format!("{}_FRAME", e.name)
-            }
-            _ => e.name.to_owned(),
+        let name = match e.kind.frame() {
+            Some(_) => format!("{}_FRAME", e.name),
+            None => e.name.to_owned(),
         };
         let request = if e.group.on_request() {
             " (on request)"

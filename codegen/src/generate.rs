@@ -2,8 +2,9 @@
 
 use crate::derive::{
     centroidal, coriolis_matrix, derivatives, derive_with, elastic_dynamics, elastic_rates,
-    same_hinge_axis, shared_count, spatial_derivatives, split_velocity_forces, standard_values,
-    BaseSet, Coordinates, Derivatives, Derived, DetachedBase, DetachedRegressor, Regressor,
+    frame_motion, joint_wrenches, mass_matrix_inverse, same_hinge_axis, shared_count,
+    spatial_derivatives, split_velocity_forces, standard_values, BaseSet, Coordinates, Derivatives,
+    Derived, DetachedBase, DetachedRegressor, Regressor,
 };
 use crate::functions::{every_function_of, function_name, functions_of, Counts, CATALOGUE};
 use crate::ir::{Constant, Function, FunctionKind, Graph, Module, NodeId};
@@ -389,8 +390,8 @@ fn build(
 }
 
 /// The functions generated on request that `wanted` names, derived on `graph` after the
-/// others: the centre of mass and centroidal momentum, and the Coriolis matrix (from the mass
-/// matrix `mass_matrix`).
+/// others: the centre of mass and centroidal momentum, the Coriolis matrix and the inverse
+/// mass matrix (from the mass matrix `mass_matrix`), the joint wrenches and the frames' motion.
 fn on_request(
     graph: &mut Graph,
     robot: &Robot,
@@ -425,6 +426,41 @@ fn on_request(
     if has(FunctionKind::CoriolisMatrix) {
         let c = coriolis_matrix(graph, robot.dof(), mass_matrix);
         out.push(function(FunctionKind::CoriolisMatrix, vec![c]));
+    }
+    if has(FunctionKind::MassMatrixInverse) {
+        // A floating base's six coordinates carry each other and every root.
+        let base = if robot.is_floating() { 6 } else { 0 };
+        let mut parent: Vec<Option<usize>> = (0..base).map(|k: usize| k.checked_sub(1)).collect();
+        parent.extend(robot.bodies.iter().map(|b| match b.parent {
+            Some(p) => Some(p + base),
+            None => base.checked_sub(1),
+        }));
+        let minv = mass_matrix_inverse(graph, mass_matrix, &parent);
+        out.push(function(FunctionKind::MassMatrixInverse, vec![minv]));
+    }
+    if has(FunctionKind::JointWrenches) {
+        let [f, t] = joint_wrenches(graph, robot);
+        out.push(function(FunctionKind::JointWrenches, vec![f, t]));
+    }
+    let frames = u16::try_from(robot.frames.len()).expect("frames fit u16");
+    let any_frame_motion = (0..frames).any(|k| {
+        FunctionKind::FRAME_MOTION
+            .iter()
+            .any(|kind| has(kind.for_frame(k)))
+    });
+    if any_frame_motion {
+        for (k, m) in (0..frames).zip(frame_motion(graph, robot)) {
+            out.extend(
+                [
+                    (FunctionKind::FrameVelocity(k), m.velocity),
+                    (FunctionKind::FrameAccelerationBias(k), m.acceleration_bias),
+                    (FunctionKind::JacobianDerivative(k), m.jacobian_derivative),
+                ]
+                .into_iter()
+                .filter(|(kind, _)| has(*kind))
+                .map(|(kind, values)| function(kind, vec![values])),
+            );
+        }
     }
     out
 }

@@ -99,10 +99,17 @@ fn names_resolve_to_the_robots_functions() {
             Err(Error::UnknownFunction { name, valid, .. }) => {
                 assert_eq!(name, bad);
                 // Every function, those on request too, then the families it has.
-                let families: Vec<&str> = ["default", "all", "frames", "centroidal", "whole_body"]
-                    .into_iter()
-                    .filter(|f| select_functions(robot, &[*f]).is_ok())
-                    .collect();
+                let families: Vec<&str> = [
+                    "default",
+                    "all",
+                    "frames",
+                    "centroidal",
+                    "whole_body",
+                    "frame_motion",
+                ]
+                .into_iter()
+                .filter(|f| select_functions(robot, &[*f]).is_ok())
+                .collect();
                 assert_eq!(valid.len(), every_function_of(robot).len() + families.len());
                 let owned: Vec<String> = families.iter().map(|f| (*f).to_owned()).collect();
                 assert!(valid.ends_with(&owned), "{valid:?}");
@@ -141,7 +148,17 @@ fn families_name_the_default_set_everything_and_the_functions_on_request() {
             want.extend(FunctionKind::CENTROIDAL);
         }
         if robot.motion == BaseMotion::Fixed {
-            want.extend(FunctionKind::WHOLE_BODY);
+            want.push(FunctionKind::CoriolisMatrix);
+        }
+        want.push(FunctionKind::MassMatrixInverse);
+        if has {
+            want.push(FunctionKind::JointWrenches);
+        }
+        let frames = u16::try_from(robot.frames.len()).expect("a few frames");
+        if matches!(robot.motion, BaseMotion::Fixed | BaseMotion::Floating) {
+            for kind in FunctionKind::FRAME_MOTION {
+                want.extend((0..frames).map(|k| kind.for_frame(k)));
+            }
         }
         assert_eq!(extra, want, "{what}");
         if !has {

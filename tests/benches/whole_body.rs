@@ -1,6 +1,7 @@
-//! The functions generated on request (centre of mass, centroidal momentum, Coriolis matrix)
-//! of the UR5, the hand, the floating quadruped and the 30-joint floating humanoid, generated
-//! Rust, the same random states for all. Pinocchio's algorithms of the same names are timed
+//! The functions generated on request (centre of mass, centroidal momentum, Coriolis matrix,
+//! inverse mass matrix, the last named frame's motion) of the UR5, the hand, the floating
+//! quadruped and the 30-joint floating humanoid, generated Rust, the same random states for
+//! all. Pinocchio's algorithms of the same names are timed
 //! by `tools/pinocchio_timing.py` on the same robots.
 //!
 //! Run with `cargo bench -p quasidyn-tests --bench whole_body`; for AVX2, build with
@@ -53,7 +54,8 @@ fn main() {
         [
             center_of_mass,
             center_of_mass_jacobian,
-            centroidal_momentum_matrix
+            centroidal_momentum_matrix,
+            mass_matrix_inverse
         ],
         [
             center_of_mass_acceleration_bias,
@@ -70,13 +72,17 @@ fn main() {
         [
             center_of_mass,
             center_of_mass_jacobian,
-            centroidal_momentum_matrix
+            centroidal_momentum_matrix,
+            mass_matrix_inverse
         ],
         [
             center_of_mass_acceleration_bias,
             centroidal_momentum,
             centroidal_momentum_bias,
-            coriolis_matrix
+            coriolis_matrix,
+            frame_velocity_link_15_0_tip,
+            frame_acceleration_bias_link_15_0_tip,
+            jacobian_derivative_link_15_0_tip
         ]
     );
     time_module!(
@@ -87,12 +93,16 @@ fn main() {
         [
             center_of_mass,
             center_of_mass_jacobian,
-            centroidal_momentum_matrix
+            centroidal_momentum_matrix,
+            mass_matrix_inverse
         ],
         [
             center_of_mass_acceleration_bias,
             centroidal_momentum,
-            centroidal_momentum_bias
+            centroidal_momentum_bias,
+            frame_velocity_rl_foot,
+            frame_acceleration_bias_rl_foot,
+            jacobian_derivative_rl_foot
         ]
     );
     time_module!(
@@ -103,12 +113,16 @@ fn main() {
         [
             center_of_mass,
             center_of_mass_jacobian,
-            centroidal_momentum_matrix
+            centroidal_momentum_matrix,
+            mass_matrix_inverse
         ],
         [
             center_of_mass_acceleration_bias,
             centroidal_momentum,
-            centroidal_momentum_bias
+            centroidal_momentum_bias,
+            frame_velocity_head,
+            frame_acceleration_bias_head,
+            jacobian_derivative_head
         ]
     );
 }

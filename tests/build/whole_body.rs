@@ -1,5 +1,6 @@
 //! The functions generated on request (the centre of mass, the centroidal momentum, the
-//! Coriolis matrix) of the robots of `tests/fixtures/whole_body/`
+//! Coriolis matrix, the inverse mass matrix, the joint wrenches, the frames' motion) of the
+//! robots of `tests/fixtures/whole_body/`
 //! (tools/whole_body_reference.py), in Rust and C, and `WHOLE_BODY`: each robot's functions
 //! called uniformly from either language.
 
@@ -66,7 +67,10 @@ pub fn whole_body_variants(
              c_{name} }},",
             on_request
                 .iter()
-                .map(|k| format!("FunctionKind::{k:?}"))
+                .map(|&k| {
+                    let fname = module.function_name(k).expect("named");
+                    format!("(FunctionKind::{k:?}, {fname:?})")
+                })
                 .collect::<Vec<_>>()
                 .join(", ")
         );
@@ -79,49 +83,72 @@ pub fn whole_body_variants(
     (glue, sources)
 }
 
-/// The module, its C declarations and two functions `rust_NAME(kind, q, v)` and
-/// `c_NAME(kind, q, v)` returning the one output of `kind`, flattened row-major.
+/// The module, its C declarations and two functions `rust_NAME(kind, q, v, a)` and
+/// `c_NAME(kind, q, v, a)` returning the outputs of `kind`, flattened row-major one after the
+/// other.
 fn robot_glue(name: &str, module: &Module) -> String {
     let (mut decls, mut rust_arms, mut c_arms) = (String::new(), String::new(), String::new());
     for f in &module.functions {
         let entry = f.kind.entry();
-        let fname = entry.name;
-        let inputs = entry.inputs_for(module.motion);
-        let takes_velocity = inputs.iter().any(|i| matches!(i, Input::Qd | Input::V));
-        let output = &f.outputs[0];
-        let len = output.rows * output.cols;
-        let mut c_params = vec!["q: *const f64".to_owned()];
-        let mut rust_args = vec!["q.try_into().expect(\"q\")".to_owned()];
-        let mut c_args = vec!["q.as_ptr()".to_owned()];
-        if takes_velocity {
-            c_params.push("v: *const f64".to_owned());
-            rust_args.push("v.try_into().expect(\"v\")".to_owned());
-            c_args.push("v.as_ptr()".to_owned());
+        let fname = module.function_name(f.kind).expect("named");
+        let (mut c_params, mut rust_args, mut c_args) = (Vec::new(), Vec::new(), Vec::new());
+        for input in entry.inputs_for(module.motion) {
+            let arg = match input {
+                Input::Q => "q",
+                Input::Qd | Input::V => "v",
+                Input::Qdd | Input::A => "a",
+                other => panic!("{fname}: no {other:?} in these tests"),
+            };
+            c_params.push(format!("{arg}: *const f64"));
+            rust_args.push(format!("{arg}.try_into().expect(\"{arg}\")"));
+            c_args.push(format!("{arg}.as_ptr()"));
         }
-        c_params.push("out: *mut f64".to_owned());
-        c_args.push("out.as_mut_ptr()".to_owned());
+        let mut allocs = String::new();
+        for (k, output) in f.outputs.iter().enumerate() {
+            c_params.push(format!("out{k}: *mut f64"));
+            c_args.push(format!("out{k}.as_mut_ptr()"));
+            let _ = write!(
+                allocs,
+                "let mut out{k} = vec![0.0; {}]; ",
+                output.rows * output.cols
+            );
+        }
         let _ = writeln!(
             decls,
             "        pub fn {name}_{fname}({});",
             c_params.join(", ")
         );
-        let flatten = if entry.outputs[0].cols.is_some() {
-            ".iter().flatten().copied().collect()"
+        let flatten = |o: usize| {
+            if entry.outputs[o].cols.is_some() {
+                ".iter().flatten().copied()"
+            } else {
+                ".iter().copied()"
+            }
+        };
+        let call = format!("{name}::{fname}({})", rust_args.join(", "));
+        let rust_value = if f.outputs.len() == 1 {
+            format!("{call}{}.collect()", flatten(0))
         } else {
-            ".to_vec()"
+            let parts: Vec<String> = (0..f.outputs.len())
+                .map(|o| format!("r.{o}{}", flatten(o)))
+                .collect();
+            let chained = parts
+                .iter()
+                .skip(1)
+                .fold(parts[0].clone(), |acc, p| format!("{acc}.chain({p})"));
+            format!("{{ let r = {call}; {chained}.collect() }}")
         };
         let path = format!("FunctionKind::{:?}", f.kind);
-        let _ = writeln!(
-            rust_arms,
-            "        {path} => {name}::{fname}({}){flatten},",
-            rust_args.join(", ")
-        );
+        let _ = writeln!(rust_arms, "        {path} => {rust_value},");
+        let outs: Vec<String> = (0..f.outputs.len()).map(|k| format!("out{k}")).collect();
         let _ = writeln!(
             c_arms,
-            "        {path} => {{\n            let mut out = vec![0.0; {len}];\n            \
-             // SAFETY: q and v hold NQ and NV values (checked) and out the output's length.\n            \
-             unsafe {{ {name}_c::{name}_{fname}({}) }};\n            out\n        }}",
-            c_args.join(", ")
+            "        {path} => {{\n            {allocs}\n            \
+             // SAFETY: q, v and a hold NQ, NV and NV values (checked) and each output its \
+             length.\n            \
+             unsafe {{ {name}_c::{name}_{fname}({}) }};\n            [{}].concat()\n        }}",
+            c_args.join(", "),
+            outs.join(", ")
         );
     }
     let nq = if module.motion == quasidyn_codegen::BaseMotion::Floating {
@@ -134,10 +161,11 @@ fn robot_glue(name: &str, module: &Module) -> String {
         "/// Generated Rust of the functions on request of `{name}`.\npub mod {name} {{\n    \
          include!(concat!(env!(\"OUT_DIR\"), \"/rust/{name}.rs\"));\n}}\n\n\
          /// Its generated C.\npub mod {name}_c {{\n    extern \"C\" {{\n{decls}    }}\n}}\n\n\
-         fn rust_{name}(kind: FunctionKind, q: &[f64], v: &[f64]) -> Vec<f64> {{\n    \
+         fn rust_{name}(kind: FunctionKind, q: &[f64], v: &[f64], a: &[f64]) -> Vec<f64> {{\n    \
+         let _ = (&v, &a);\n    \
          match kind {{\n{rust_arms}        _ => panic!(\"{{kind:?}} is not generated\"),\n    }}\n}}\n\n\
-         fn c_{name}(kind: FunctionKind, q: &[f64], v: &[f64]) -> Vec<f64> {{\n    \
-         assert_eq!((q.len(), v.len()), ({nq}, {nv}));\n    \
+         fn c_{name}(kind: FunctionKind, q: &[f64], v: &[f64], a: &[f64]) -> Vec<f64> {{\n    \
+         assert_eq!((q.len(), v.len(), a.len()), ({nq}, {nv}, {nv}));\n    \
          match kind {{\n{c_arms}\n        _ => panic!(\"{{kind:?}} is not generated\"),\n    }}\n}}\n\n"
     )
 }

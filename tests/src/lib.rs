@@ -627,12 +627,13 @@ pub struct GeneratedTree {
 pub struct WholeBodyRobot {
     /// The fixture's name (`tests/fixtures/whole_body/<fixture>.json`).
     pub fixture: &'static str,
-    /// The functions generated (every function on request the robot has).
-    pub kinds: &'static [FunctionKind],
-    /// The generated Rust.
-    pub rust: fn(FunctionKind, &[f64], &[f64]) -> Vec<f64>,
+    /// The functions generated (every function on request the robot has), with their names
+    /// (the fixture's keys).
+    pub kinds: &'static [(FunctionKind, &'static str)],
+    /// The generated Rust at `(q, v, a)`: the outputs flattened one after the other.
+    pub rust: fn(FunctionKind, &[f64], &[f64], &[f64]) -> Vec<f64>,
     /// The generated C, through FFI.
-    pub c: fn(FunctionKind, &[f64], &[f64]) -> Vec<f64>,
+    pub c: fn(FunctionKind, &[f64], &[f64], &[f64]) -> Vec<f64>,
 }
 
 /// A generated floating-base robot of `robots/` (registered in

@@ -22,6 +22,8 @@ struct Fixture {
     input: String,
     floating: bool,
     mass: f64,
+    /// Named frames, in the robot's order.
+    frames: Vec<String>,
     states: Vec<Value>,
 }
 
@@ -51,6 +53,12 @@ fn fixtures() -> Vec<Fixture> {
                 input: v["input"].as_str().expect("input").to_owned(),
                 floating: v["floating_base"].as_bool().expect("floating_base"),
                 mass: v["mass"].as_f64().expect("mass"),
+                frames: v["frames"]
+                    .as_array()
+                    .expect("frames")
+                    .iter()
+                    .map(|n| n.as_str().expect("a frame name").to_owned())
+                    .collect(),
                 states: v["states"].as_array().expect("states").clone(),
             }
         })
@@ -74,26 +82,43 @@ fn close(what: &str, got: &[f64], want: &[f64]) {
     assert_close(what, got, want, REL);
 }
 
-/// Pinocchio's value of `kind` at a state.
-fn expected(kind: FunctionKind, st: &Value) -> Vec<f64> {
-    numbers(&st[kind.name()])
+/// Pinocchio's value of the function named `name` at a state.
+fn expected(name: &str, st: &Value) -> Vec<f64> {
+    numbers(&st[name])
 }
 
-/// The graph's inputs for a state: a floating base's pose and velocity go to `base`.
+/// The graph's inputs for a state: a floating base's pose, velocity and acceleration go to
+/// `base`.
 fn env_of(f: &Fixture, st: &Value) -> Env {
-    let (q, v) = (numbers(&st["q"]), numbers(&st["v"]));
-    let (q, qd, base) = if f.floating {
-        let base = q[..7].iter().chain(&v[..6]).copied().collect();
-        (q[7..].to_vec(), v[6..].to_vec(), base)
+    let (q, v, a) = (numbers(&st["q"]), numbers(&st["v"]), numbers(&st["a"]));
+    let (q, qd, qdd, base) = if f.floating {
+        let base = q[..7]
+            .iter()
+            .chain(&v[..6])
+            .chain(&a[..6])
+            .copied()
+            .collect();
+        (q[7..].to_vec(), v[6..].to_vec(), a[6..].to_vec(), base)
     } else {
-        (q, v, Vec::new())
+        (q, v, a, Vec::new())
     };
     Env {
         q,
         qd,
+        qdd,
         base,
         ..Env::default()
     }
+}
+
+/// Every output of `function` on the graph at `env`, one after the other.
+fn outputs(module: &Module, function: &quasidyn_codegen::ir::Function, env: &Env) -> Vec<f64> {
+    let values: Vec<_> = function
+        .outputs
+        .iter()
+        .flat_map(|o| o.values.iter().copied())
+        .collect();
+    module.graph.eval_many(&values, env)
 }
 
 /// The functions on request the robot has.
@@ -114,6 +139,14 @@ fn module_of(f: &Fixture) -> Module {
         FunctionKind::NonlinearEffects,
         FunctionKind::MassMatrix,
     ]);
+    if !f.floating {
+        kinds.push(FunctionKind::StaticJointReactions);
+    }
+    kinds.extend(
+        every_function_of(&robot)
+            .into_iter()
+            .filter(|k| k.frame().is_some()),
+    );
     kinds.sort();
     build_module_only(&robot, Some(&kinds))
 }
@@ -134,9 +167,16 @@ fn every_fixture_robot_has_the_family() {
         let robot = robot_of(&f);
         let mut want = FunctionKind::CENTROIDAL.to_vec();
         if !f.floating {
-            want.extend(FunctionKind::WHOLE_BODY);
+            want.push(FunctionKind::CoriolisMatrix);
+        }
+        want.extend([FunctionKind::MassMatrixInverse, FunctionKind::JointWrenches]);
+        let frames = u16::try_from(f.frames.len()).expect("a few frames");
+        for kind in FunctionKind::FRAME_MOTION {
+            want.extend((0..frames).map(|k| kind.for_frame(k)));
         }
         assert_eq!(on_request(&robot), want, "{}", f.name);
+        let names: Vec<&str> = robot.frames.iter().map(|fr| fr.name.as_str()).collect();
+        assert_eq!(names, f.frames, "{}: frames in Pinocchio's order", f.name);
         let fixed = f.states[0].get("coriolis_matrix").is_some();
         assert_eq!(fixed, !f.floating, "{}: Coriolis matrix fixtures", f.name);
     }
@@ -152,9 +192,10 @@ fn the_graph_matches_pinocchio() {
                 if !function.kind.entry().group.on_request() {
                     continue;
                 }
-                let got = module.graph.eval_many(&function.outputs[0].values, &env);
-                let what = format!("{} state {s} {}", f.name, function.kind.name());
-                close(&what, &got, &expected(function.kind, st));
+                let got = outputs(&module, function, &env);
+                let name = module.function_name(function.kind).expect("named");
+                let what = format!("{} state {s} {name}", f.name);
+                close(&what, &got, &expected(&name, st));
             }
         }
     }
@@ -191,7 +232,23 @@ fn identities_hold_on_the_graph() {
         close(&format!("{}: ac", f.name), &ac, &want);
         if !f.floating {
             coriolis_identities(&f, &module, &env);
+            wrenches_at_rest(&f, &module, &env);
         }
+        frame_identities(&f, &module, &env, &v);
+        // M Minv = I.
+        let m = eval(FunctionKind::MassMatrix, &env);
+        let minv = eval(FunctionKind::MassMatrixInverse, &env);
+        let identity: Vec<f64> = (0..nv * nv)
+            .map(|k| f64::from(u8::from(k % (nv + 1) == 0)))
+            .collect();
+        let product: Vec<f64> = (0..nv * nv)
+            .map(|k| {
+                (0..nv)
+                    .map(|j| m[k / nv * nv + j] * minv[j * nv + k % nv])
+                    .sum()
+            })
+            .collect();
+        close(&format!("{}: M Minv", f.name), &product, &identity);
         // Jc by central differences of the centre of mass along each velocity (joints only:
         // a floating base's quaternion moves along its tangent, checked by Pinocchio above).
         let skip = if f.floating { 6 } else { 0 };
@@ -226,12 +283,12 @@ fn generated_rust_and_c_match_pinocchio() {
             .find(|f| f.name == robot.fixture)
             .expect("registered from the fixtures");
         for (s, st) in f.states.iter().enumerate() {
-            let (q, v) = (numbers(&st["q"]), numbers(&st["v"]));
-            for &kind in robot.kinds {
-                let want = expected(kind, st);
-                let what = |lang: &str| format!("{} state {s} {} ({lang})", f.name, kind.name());
-                close(&what("Rust"), &(robot.rust)(kind, &q, &v), &want);
-                close(&what("C"), &(robot.c)(kind, &q, &v), &want);
+            let (q, v, a) = (numbers(&st["q"]), numbers(&st["v"]), numbers(&st["a"]));
+            for &(kind, name) in robot.kinds {
+                let want = expected(name, st);
+                let what = |lang: &str| format!("{} state {s} {name} ({lang})", f.name);
+                close(&what("Rust"), &(robot.rust)(kind, &q, &v, &a), &want);
+                close(&what("C"), &(robot.c)(kind, &q, &v, &a), &want);
             }
         }
     }
@@ -278,4 +335,69 @@ fn coriolis_identities(f: &Fixture, module: &Module, env: &Env) {
             );
         }
     }
+}
+
+/// Per named frame: the velocity is `J v`, the acceleration bias `J' v`, and `J'` the central
+/// difference of the Jacobian along the joint rates (a fixed base; a floating base's pose moves
+/// along its tangent, which Pinocchio's values check).
+fn frame_identities(f: &Fixture, module: &Module, env: &Env, v: &[f64]) {
+    let eval = |kind: FunctionKind, env: &Env| {
+        let function = module.function(kind).expect("generated");
+        module.graph.eval_many(&function.outputs[0].values, env)
+    };
+    let times = |m: &[f64], v: &[f64]| -> Vec<f64> {
+        m.chunks(v.len())
+            .map(|row| row.iter().zip(v).map(|(a, b)| a * b).sum())
+            .collect()
+    };
+    let frames = u16::try_from(f.frames.len()).expect("a few frames");
+    for k in 0..frames {
+        let what = |x: &str| format!("{} frame {k}: {x}", f.name);
+        let jac = eval(FunctionKind::FrameJacobian(k), env);
+        let jd = eval(FunctionKind::JacobianDerivative(k), env);
+        let vel = eval(FunctionKind::FrameVelocity(k), env);
+        let acc = eval(FunctionKind::FrameAccelerationBias(k), env);
+        close(&what("J v"), &times(&jac, v), &vel);
+        close(&what("J' v"), &times(&jd, v), &acc);
+        if f.floating {
+            continue;
+        }
+        let h = 1e-6;
+        let at = |sign: f64| {
+            let mut e = env.clone();
+            for (q, qd) in e.q.iter_mut().zip(&env.qd) {
+                *q += sign * h * qd;
+            }
+            eval(FunctionKind::FrameJacobian(k), &e)
+        };
+        let (plus, minus) = (at(1.0), at(-1.0));
+        for (c, want) in jd.iter().enumerate() {
+            let fd = (plus[c] - minus[c]) / (2.0 * h);
+            assert!(
+                (fd - want).abs() <= 1e-6,
+                "{}: entry {c} {fd} vs {want}",
+                what("J'")
+            );
+        }
+    }
+}
+
+/// At rest the joint wrenches are the static joint reactions (given in body axes) turned into
+/// world axes: the same lengths, row by row.
+fn wrenches_at_rest(f: &Fixture, module: &Module, env: &Env) {
+    let rest = Env {
+        qd: vec![0.0; env.q.len()],
+        qdd: vec![0.0; env.q.len()],
+        ..env.clone()
+    };
+    let function = |kind| module.function(kind).expect("generated");
+    let world = outputs(module, function(FunctionKind::JointWrenches), &rest);
+    let body = outputs(module, function(FunctionKind::StaticJointReactions), &rest);
+    let norm = |row: &[f64]| row.iter().map(|x| x * x).sum::<f64>().sqrt();
+    let lengths = |v: &[f64]| v.chunks(3).map(norm).collect::<Vec<f64>>();
+    close(
+        &format!("{}: joint wrenches at rest", f.name),
+        &lengths(&world),
+        &lengths(&body),
+    );
 }

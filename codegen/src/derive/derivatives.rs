@@ -423,8 +423,8 @@ pub(crate) fn substitute(
 }
 
 /// A factorisation of the mass matrix on the graph ([`ldlt`]'s, through the scalar layer), for
-/// the solves of the forward-dynamics derivatives.
-enum Factor {
+/// the solves of the forward-dynamics derivatives and the inverse mass matrix.
+pub(crate) enum Factor {
     /// From the base (chains: dense `M⁻¹` from `L⁻¹`).
     Dense(ldlt::Dense<NodeId>),
     /// From the leaves (trees and floating bases: one solve per column, no fill-in).
@@ -432,12 +432,12 @@ enum Factor {
 }
 
 impl Factor {
-    fn dense(g: &mut Graph, m: &[NodeId], n: usize) -> Factor {
+    pub(crate) fn dense(g: &mut Graph, m: &[NodeId], n: usize) -> Factor {
         let m = lift(g, m, n);
         Factor::Dense(ldlt::Dense::factor(&mut Cx::new(g), &m))
     }
 
-    fn tree(g: &mut Graph, m: &[NodeId], parent: &[Option<usize>]) -> Factor {
+    pub(crate) fn tree(g: &mut Graph, m: &[NodeId], parent: &[Option<usize>]) -> Factor {
         let m = lift(g, m, parent.len());
         Factor::Tree(ldlt::Tree::factor(&mut Cx::new(g), &m, parent))
     }
@@ -456,7 +456,7 @@ impl Factor {
     /// `M⁻¹`, full and symmetric (mirrored entries are the same nodes). Dense:
     /// `M⁻¹ = Xᵀ D⁻¹ X` with `X = L⁻¹`; tree: column by column from unit vectors (only the
     /// lower part of each column kept, so the rest is never computed).
-    fn inverse(&self, g: &mut Graph) -> Vec<NodeId> {
+    pub(crate) fn inverse(&self, g: &mut Graph) -> Vec<NodeId> {
         let zero = g.constant(0.0);
         let one = g.constant(1.0);
         match self {

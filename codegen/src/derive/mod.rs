@@ -11,7 +11,9 @@
 //! by articulated bodies), `elastic` (elastic joints and flexible links), `frames` (named
 //! frames), `inertia` (inertia tensor algebra), `regular` (the singular-motion check) and
 //! `centroidal` (the centre of mass and the centroidal momentum), `coriolis_matrix` (the
-//! Christoffel form of the Coriolis matrix).
+//! Christoffel form of the Coriolis matrix), `frame_motion` (each named frame's velocity,
+//! acceleration bias and Jacobian derivative), `mass_matrix_inverse` (`M⁻¹` from its
+//! factorisation), `joint_wrenches` (what each joint transmits, world axes).
 
 // Index loops mirror the papers' component formulas (ξ, η over x, y, z; joints i < j < k).
 #![allow(clippy::needless_range_loop)]
@@ -24,11 +26,14 @@ mod coriolis_matrix;
 mod derivatives;
 mod dynamics;
 mod elastic;
+mod frame_motion;
 mod frames;
 mod inertia;
+mod joint_wrenches;
 mod kinematics;
 mod ldlt;
 mod mass_matrix;
+mod mass_matrix_inverse;
 mod moving_base;
 mod orientation;
 mod params;
@@ -47,7 +52,10 @@ pub use composite_derivatives::{spatial_derivatives, SpatialDerivatives, Spatial
 pub use coriolis_matrix::coriolis_matrix;
 pub use derivatives::{derivatives, Coordinates, Derivatives, Direction, SpatialForm};
 pub use elastic::{elastic_dynamics, elastic_rates, time_derivative, Elastic};
+pub use frame_motion::{frame_motion, FrameMotion};
+pub use joint_wrenches::joint_wrenches;
 pub(crate) use mass_matrix::same_hinge_axis;
+pub use mass_matrix_inverse::mass_matrix_inverse;
 pub(crate) use regressor::DetachedRegressor;
 pub use regressor::{all_symbolic, regressor, Regressor, STANDARD_NAMES};
 pub use regular::{singular_motion, SingularMotion};

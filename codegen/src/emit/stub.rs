@@ -17,7 +17,7 @@ fn trait_entries() -> impl Iterator<Item = &'static Entry> {
 /// The size of a dimension in a signature generic in `N` (a fixed base's `N` joints).
 fn size(dim: Dim) -> String {
     match dim {
-        Dim::N => "N".to_owned(),
+        Dim::N | Dim::Joints => "N".to_owned(),
         Dim::Fixed(k) => k.to_string(),
         Dim::PerBody(k) => format!("{k} * N"),
         Dim::Base | Dim::Beta | Dim::W => unreachable!("not in a Dynamics method"),

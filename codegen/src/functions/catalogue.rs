@@ -620,5 +620,105 @@ pub const CATALOGUE: &[Entry] = {
             batched: true,
             exists: Exists::FixedBase,
         },
+        Entry {
+            kind: FunctionKind::MassMatrixInverse,
+            name: "mass_matrix_inverse",
+            group: Group::WholeBody,
+            inputs: &[Q],
+            moving_base: MovingBase::None,
+            outputs: &[mat_nn!(
+                "Minv",
+                "inverse of the mass matrix (symmetric; row i, column j)"
+            )],
+            doc: "Inverse of the mass matrix, `M(q)^-1` (Pinocchio's `computeMinverse`), from \
+                  its factorisation along the tree: `qdd = Minv (tau - nonlinear_effects)`.",
+            batched: true,
+            exists: Exists::Always,
+        },
+        Entry {
+            kind: FunctionKind::JointWrenches,
+            name: "joint_wrenches",
+            group: Group::WholeBody,
+            inputs: &[Q, Qd, Qdd],
+            moving_base: MovingBase::None,
+            outputs: &[
+                OutSpec {
+                    name: "F",
+                    rows: Dim::Joints,
+                    cols: Some(Dim::Fixed(3)),
+                    doc: "force (N) joint i transmits from its carrier to its body, world axes, \
+                          row i",
+                },
+                OutSpec {
+                    name: "T",
+                    rows: Dim::Joints,
+                    cols: Some(Dim::Fixed(3)),
+                    doc: "moment (N m) joint i transmits, about the joint's origin on its body \
+                          (pole `O_i`), world axes, row i",
+                },
+            ],
+            doc: "Force and moment each joint transmits from its carrier to its body while the \
+                  robot moves (Pinocchio's `data.f` after `rnea`, in world axes): at rest, the \
+                  static joint reactions turned into world axes.",
+            batched: true,
+            exists: Exists::FixedOrFloatingStandardParameters,
+        },
+        Entry {
+            kind: FunctionKind::FrameVelocity(0),
+            name: "frame_velocity",
+            group: Group::FrameMotion,
+            inputs: &[Q, Qd],
+            moving_base: MovingBase::None,
+            outputs: &[OutSpec {
+                name: "vel",
+                rows: Dim::Fixed(6),
+                cols: None,
+                doc: "velocity of the frame's origin (m/s), then the frame's angular velocity \
+                      (rad/s), world axes",
+            }],
+            doc: "Velocity of a named frame, `J qd` (Pinocchio's `getFrameVelocity`, \
+                  LOCAL_WORLD_ALIGNED).",
+            batched: true,
+            exists: Exists::EachFrameFixedOrFloating,
+        },
+        Entry {
+            kind: FunctionKind::FrameAccelerationBias(0),
+            name: "frame_acceleration_bias",
+            group: Group::FrameMotion,
+            inputs: &[Q, Qd],
+            moving_base: MovingBase::None,
+            outputs: &[OutSpec {
+                name: "acc",
+                rows: Dim::Fixed(6),
+                cols: None,
+                doc: "classical acceleration of the frame's origin (m/s^2), then the frame's \
+                      angular acceleration (rad/s^2), at zero joint acceleration, world axes",
+            }],
+            doc: "Acceleration of a named frame at zero joint acceleration, `J' qd`: the frame's \
+                  acceleration is `J qdd + acc` (Pinocchio's `getFrameClassicalAcceleration` \
+                  with `a = 0`, LOCAL_WORLD_ALIGNED).",
+            batched: true,
+            exists: Exists::EachFrameFixedOrFloating,
+        },
+        Entry {
+            kind: FunctionKind::JacobianDerivative(0),
+            name: "jacobian_derivative",
+            group: Group::FrameMotion,
+            inputs: &[Q, Qd],
+            moving_base: MovingBase::None,
+            outputs: &[OutSpec {
+                name: "J_dot",
+                rows: Dim::Fixed(6),
+                cols: Some(Dim::N),
+                doc: "time derivative of the frame's Jacobian along the motion: rows 0-2 of the \
+                      linear velocity of its origin, rows 3-5 of its angular velocity, world \
+                      axes",
+            }],
+            doc: "Time derivative of a named frame's Jacobian, `J'(q, qd)` (Pinocchio's \
+                  `getFrameJacobianTimeVariation`, LOCAL_WORLD_ALIGNED): `J' qd` is \
+                  `frame_acceleration_bias`.",
+            batched: true,
+            exists: Exists::EachFrameFixedOrFloating,
+        },
     ]
 };

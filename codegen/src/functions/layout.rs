@@ -149,6 +149,9 @@ impl Input {
 pub enum Dim {
     N,
     Fixed(usize),
+    /// The joints alone: `N` whatever the base (a floating base's six coordinates are not
+    /// joints).
+    Joints,
     /// `k` per body: `k · N`, `k · (N + 1)` with a floating base (its own body counts).
     PerBody(usize),
     /// `NB`, the number of base parameters (`Module::nb`).
@@ -182,6 +185,7 @@ impl Dim {
             Dim::Beta => counts.nbeta,
             Dim::W => counts.nw,
             Dim::PerBody(k) => k * counts.bodies,
+            Dim::Joints => counts.dof,
             d => d.get(n),
         }
     }
@@ -189,7 +193,7 @@ impl Dim {
     /// The size for `n` joints on a fixed base (of a dimension that does not depend on `NB`).
     pub fn get(self, n: usize) -> usize {
         match self {
-            Dim::N => n,
+            Dim::N | Dim::Joints => n,
             Dim::Fixed(k) => k,
             Dim::PerBody(k) => k * n,
             Dim::Base | Dim::Beta | Dim::W => unreachable!("given with Dim::of"),

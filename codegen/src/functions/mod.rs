@@ -101,6 +101,18 @@ pub enum FunctionKind {
     /// N×N Coriolis matrix `C(q, qd)` of the Christoffel symbols (`C qd + g` = the nonlinear
     /// effects, `M' - 2C` skew).
     CoriolisMatrix,
+    /// N×N inverse of the mass matrix.
+    MassMatrixInverse,
+    /// Force and moment each joint transmits, world axes (N×3 each).
+    JointWrenches,
+    /// Velocity of the named frame with this index: its origin's, then its angular velocity,
+    /// world axes (6).
+    FrameVelocity(u16),
+    /// Classical acceleration of the named frame's origin and its angular acceleration at zero
+    /// joint acceleration, world axes (6).
+    FrameAccelerationBias(u16),
+    /// Time derivative of the named frame's 6×N Jacobian along the motion.
+    JacobianDerivative(u16),
 }
 
 /// What a group of functions is for; also the file order of the groups, and which functions
@@ -121,6 +133,9 @@ pub enum Group {
     Centroidal,
     /// Further quantities for whole-body and passivity-based control (generated on request).
     WholeBody,
+    /// Each named frame's velocity, acceleration at zero joint acceleration and Jacobian
+    /// derivative (generated on request).
+    FrameMotion,
 }
 
 impl Group {
@@ -134,7 +149,7 @@ impl Group {
             Group::Dynamics => 0,
             Group::Derivatives | Group::Identification | Group::Frames => 1,
             Group::Elastic => 2,
-            Group::Centroidal | Group::WholeBody => 3,
+            Group::Centroidal | Group::WholeBody | Group::FrameMotion => 3,
         }
     }
 
@@ -144,7 +159,10 @@ impl Group {
     /// Whether the group's functions are generated only when asked for (`--only` names them,
     /// their family or `all`); the others make the default set.
     pub fn on_request(self) -> bool {
-        matches!(self, Group::Centroidal | Group::WholeBody)
+        matches!(
+            self,
+            Group::Centroidal | Group::WholeBody | Group::FrameMotion
+        )
     }
 
     /// The name that selects every function of the group in `--only`, where there is one.
@@ -153,6 +171,7 @@ impl Group {
             Group::Frames => Some("frames"),
             Group::Centroidal => Some("centroidal"),
             Group::WholeBody => Some("whole_body"),
+            Group::FrameMotion => Some("frame_motion"),
             _ => None,
         }
     }
@@ -189,6 +208,9 @@ pub enum Exists {
     FixedBaseStandardParameters,
     /// One per named frame.
     EachFrame,
+    /// One per named frame of a fixed or floating base (a prescribed base's motion is not an
+    /// input of these yet).
+    EachFrameFixedOrFloating,
     /// Robots with elastic joints or flexible links.
     Elastic,
     /// Robots with elastic joints.
@@ -220,6 +242,10 @@ impl Exists {
                 fixed && robot.parameters != crate::model::ParameterSet::Base
             }
             Exists::EachFrame => !robot.frames.is_empty(),
+            Exists::EachFrameFixedOrFloating => {
+                !robot.frames.is_empty()
+                    && matches!(robot.motion, BaseMotion::Fixed | BaseMotion::Floating)
+            }
             Exists::Elastic => robot.has_elasticity(),
             Exists::ElasticJoints => robot.has_elasticity() && !joints.is_empty(),
             Exists::ElasticJointsWithMotors => robot.has_elasticity() && motors,
@@ -243,6 +269,7 @@ impl Exists {
             Exists::FixedBase => "fixed bases",
             Exists::FixedBaseStandardParameters => "fixed bases, standard parameters",
             Exists::EachFrame => "each named frame",
+            Exists::EachFrameFixedOrFloating => "each named frame, fixed and floating bases",
             Exists::Elastic => "elastic joints or flexible links",
             Exists::ElasticJoints => "elastic joints",
             Exists::ElasticJointsWithMotors => "elastic joints with motor inertias",
@@ -324,11 +351,11 @@ pub fn entry(kind: FunctionKind) -> &'static Entry {
 /// `jacobian_FRAME` for a named frame (`None` if there is no such frame).
 pub fn function_name(kind: FunctionKind, frame_names: &[String]) -> Option<String> {
     let base = entry(kind).name;
-    match kind {
-        FunctionKind::FrameKinematics(k) | FunctionKind::FrameJacobian(k) => frame_names
+    match kind.frame() {
+        Some(k) => frame_names
             .get(usize::from(k))
             .map(|frame| format!("{base}_{}", frame_ident(frame))),
-        _ => Some(base.to_owned()),
+        None => Some(base.to_owned()),
     }
 }
 
@@ -345,17 +372,13 @@ pub fn functions_of(robot: &Robot) -> Vec<FunctionKind> {
 pub fn every_function_of(robot: &Robot) -> Vec<FunctionKind> {
     let mut kinds = Vec::new();
     for e in CATALOGUE.iter().filter(|e| e.exists.holds(robot)) {
-        match e.kind {
-            FunctionKind::FrameKinematics(_) | FunctionKind::FrameJacobian(_) => {
-                for k in 0..robot.frames.len() {
-                    let index = u16::try_from(k).expect("frames fit u16");
-                    kinds.push(match e.kind {
-                        FunctionKind::FrameKinematics(_) => FunctionKind::FrameKinematics(index),
-                        _ => FunctionKind::FrameJacobian(index),
-                    });
-                }
+        if e.kind.frame().is_some() {
+            for k in 0..robot.frames.len() {
+                let index = u16::try_from(k).expect("frames fit u16");
+                kinds.push(e.kind.for_frame(index));
             }
-            kind => kinds.push(kind),
+        } else {
+            kinds.push(e.kind);
         }
     }
     kinds.sort();
@@ -406,8 +429,35 @@ impl FunctionKind {
     /// ones).
     pub const CENTROIDAL: [FunctionKind; 6] = kinds_in(Group::Centroidal);
 
-    /// The other functions generated on request, in file order (last).
-    pub const WHOLE_BODY: [FunctionKind; 1] = kinds_in(Group::WholeBody);
+    /// The other functions generated on request, in file order (after the centroidal ones).
+    pub const WHOLE_BODY: [FunctionKind; 3] = kinds_in(Group::WholeBody);
+
+    /// The per-frame motion functions, for frame 0, in file order (last).
+    pub const FRAME_MOTION: [FunctionKind; 3] = kinds_in(Group::FrameMotion);
+
+    /// The frame a per-frame function is for (`None` for the others).
+    pub fn frame(self) -> Option<u16> {
+        match self {
+            FunctionKind::FrameKinematics(k)
+            | FunctionKind::FrameJacobian(k)
+            | FunctionKind::FrameVelocity(k)
+            | FunctionKind::FrameAccelerationBias(k)
+            | FunctionKind::JacobianDerivative(k) => Some(k),
+            _ => None,
+        }
+    }
+
+    /// The same per-frame function for frame `index` (other kinds unchanged).
+    pub fn for_frame(self, index: u16) -> FunctionKind {
+        match self {
+            FunctionKind::FrameKinematics(_) => FunctionKind::FrameKinematics(index),
+            FunctionKind::FrameJacobian(_) => FunctionKind::FrameJacobian(index),
+            FunctionKind::FrameVelocity(_) => FunctionKind::FrameVelocity(index),
+            FunctionKind::FrameAccelerationBias(_) => FunctionKind::FrameAccelerationBias(index),
+            FunctionKind::JacobianDerivative(_) => FunctionKind::JacobianDerivative(index),
+            other => other,
+        }
+    }
 
     /// Every kind without a frame, in file order: [`Self::ALL`], [`Self::DERIVATIVES`],
     /// [`Self::IDENTIFICATION`].
@@ -439,7 +489,7 @@ impl FunctionKind {
 /// have it. README.md quotes it (a test keeps the quote current).
 pub fn markdown_table() -> String {
     let size = |d: Dim| match d {
-        Dim::N => "N".to_owned(),
+        Dim::N | Dim::Joints => "N".to_owned(),
         Dim::Fixed(k) => k.to_string(),
         Dim::PerBody(k) => format!("{k}N"),
         Dim::Base => "NB".to_owned(),
@@ -450,11 +500,7 @@ pub fn markdown_table() -> String {
         "| function | computes | arguments (fixed base) | robots |\n|---|---|---|---|\n",
     );
     for e in CATALOGUE {
-        let frame = matches!(
-            e.kind,
-            FunctionKind::FrameKinematics(_) | FunctionKind::FrameJacobian(_)
-        );
-        let name = if frame {
+        let name = if e.kind.frame().is_some() {
             format!("{}_FRAME", e.name)
         } else {
             e.name.to_owned()
@@ -527,7 +573,12 @@ mod tests {
             | FunctionKind::CentroidalMomentumMatrix
             | FunctionKind::CentroidalMomentum
             | FunctionKind::CentroidalMomentumBias
-            | FunctionKind::CoriolisMatrix => k,
+            | FunctionKind::CoriolisMatrix
+            | FunctionKind::MassMatrixInverse
+            | FunctionKind::JointWrenches
+            | FunctionKind::FrameVelocity(_)
+            | FunctionKind::FrameAccelerationBias(_)
+            | FunctionKind::JacobianDerivative(_) => k,
         };
         let mut kinds: Vec<FunctionKind> = FunctionKind::every()
             .chain([
@@ -537,6 +588,7 @@ mod tests {
             .chain(FunctionKind::ELASTIC)
             .chain(FunctionKind::CENTROIDAL)
             .chain(FunctionKind::WHOLE_BODY)
+            .chain(FunctionKind::FRAME_MOTION)
             .map(listed)
             .collect();
         kinds.sort();
