@@ -11,7 +11,8 @@ use crate::emit::{
 };
 use crate::generate::{build_module_reporting, select_functions};
 use crate::import::{
-    detect, import_dh, import_urdf_with, ImportError, ImportOptions, Imported, InputKind, Location,
+    detect, import_dh, import_mjcf_reading, import_urdf_with, ImportError, ImportOptions, Imported,
+    InputKind, Location,
 };
 use crate::ir::{FunctionKind, Module};
 use crate::names::snake_ident;
@@ -132,7 +133,12 @@ pub fn load_input_with(path: &Path, options: &ImportOptions) -> Result<Imported,
         source,
     })?;
     let text = decode_input(bytes, &file_name)?;
-    parse_input_with(&text, &file_name, options)
+    // An MJCF file's includes are read relative to the file that includes them.
+    let read = |included: &str| -> Result<String, String> {
+        let bytes = std::fs::read(included).map_err(|e| e.to_string())?;
+        decode_input(bytes, included).map_err(|e| e.to_string())
+    };
+    parse_input_reading(&text, &file_name, options, &read)
 }
 
 /// The text of an input file read as bytes; a file that is not UTF-8 is rejected with the line
@@ -159,14 +165,32 @@ pub fn parse_input(text: &str, file_name: &str, tip: Option<&str>) -> Result<Rob
 }
 
 /// [`parse_input`] with import options (tip link, snapping); also returns the snaps made.
+/// An MJCF text that includes other files is refused here (nothing to read them from): see
+/// [`parse_input_reading`].
 pub fn parse_input_with(
     text: &str,
     file_name: &str,
     options: &ImportOptions,
 ) -> Result<Imported, Error> {
+    let no_files = |_: &str| -> Result<String, String> {
+        Err("an MJCF text given in memory cannot include files; load it from its file".to_owned())
+    };
+    parse_input_reading(text, file_name, options, &no_files)
+}
+
+/// [`parse_input_with`] for an input whose MJCF includes `read` reads: it gets the included
+/// file's path (the including file's directory, as `file_name` spells it, joined with the
+/// `file` attribute) and returns its text or why it cannot be read.
+pub fn parse_input_reading(
+    text: &str,
+    file_name: &str,
+    options: &ImportOptions,
+    read: &crate::import::ReadInclude,
+) -> Result<Imported, Error> {
     let robot = match detect(Path::new(file_name), text) {
         InputKind::Spec => parse_spec(text, file_name)?,
         InputKind::Urdf => return Ok(import_urdf_with(text, file_name, options)?),
+        InputKind::Mjcf => return Ok(import_mjcf_reading(text, file_name, options, read)?),
         InputKind::Dh => import_dh(text, file_name)?,
     };
     Ok(Imported {

@@ -28,8 +28,8 @@ pub mod spec;
 
 pub use build::{
     c_code, c_code_reporting, c_code_with, compile, decode_input, load_input, load_input_with,
-    module_name, parse_input, parse_input_with, rust_code, rust_code_reporting, rust_code_with,
-    write_if_changed, Builder, Error, Options,
+    module_name, parse_input, parse_input_reading, parse_input_with, rust_code,
+    rust_code_reporting, rust_code_with, write_if_changed, Builder, Error, Options,
 };
 pub use emit::{
     emit_c, emit_c_reporting, emit_rust, emit_rust_reporting, CFiles, COptions, EmitError,

@@ -66,7 +66,7 @@ use quasidyn_codegen::emit::stub::stub_module_items;
 use quasidyn_codegen::import::ImportOptions;
 use quasidyn_codegen::names::{camel_ident, snake_ident};
 use quasidyn_codegen::{
-    decode_input, module_name, parse_input_with, rust_code_with, Error, Options,
+    decode_input, module_name, parse_input_reading, rust_code_with, Error, Options,
 };
 
 /// Generates a robot's kinematics and dynamics module at compile time from a spec, URDF file
@@ -301,7 +301,15 @@ fn generate_robot(args: &RobotArgs) -> Result<TokenStream, Failure> {
         snap: args.snap.as_ref().map_or(true, LitBool::value),
         floating_base: args.floating_base.as_ref().is_some_and(LitBool::value),
     };
-    let robot = parse_input_with(&text, &label, &options)
+    // An MJCF file's includes, named relative to the crate like the file itself.
+    let read = |included: &str| -> Result<String, String> {
+        if path.is_none() {
+            return Err("an inline MJCF text cannot include files; use file = \"..\"".to_owned());
+        }
+        let bytes = std::fs::read(manifest_dir().join(included)).map_err(|e| e.to_string())?;
+        decode_input(bytes, included).map_err(|e| e.to_string())
+    };
+    let robot = parse_input_reading(&text, &label, &options, &read)
         .map_err(|e| fail(span, e.to_string(), Some(&text)))?
         .robot;
     let name_span = args.name.as_ref().map_or(span, LitStr::span);

@@ -1,4 +1,5 @@
-//! Importers: URDF files and Denavit–Hartenberg tables converted to the method's frames.
+//! Importers: URDF files, MJCF (MuJoCo XML) files and Denavit–Hartenberg tables converted to
+//! the method's frames.
 //!
 //! Every importer evaluates the chain or tree at the zero configuration and expresses it in base
 //! axes: the pole of body `i` is a point on joint axis `i` (the joint frame's origin), `origin`
@@ -8,6 +9,9 @@
 mod chain;
 pub mod dh;
 mod error;
+pub mod mjcf;
+mod mjcf_geom;
+mod mjcf_parse;
 pub mod snap;
 pub mod urdf;
 mod urdf_parse;
@@ -16,6 +20,7 @@ use std::path::Path;
 
 pub use dh::import_dh;
 pub use error::{ImportError, Location};
+pub use mjcf::{import_mjcf, import_mjcf_reading, ReadInclude};
 pub use snap::Snap;
 pub use urdf::{import_urdf, import_urdf_with};
 
@@ -70,12 +75,18 @@ pub enum InputKind {
     Urdf,
     /// A DH table (docs/dh.md).
     Dh,
+    /// An MJCF (MuJoCo XML) file (docs/mjcf.md).
+    Mjcf,
 }
 
-/// Guesses the kind of `text`, read from `path`, by extension and then by content: `.urdf`
-/// and `.xml` files and text containing `<robot` are URDF; TOML with a top-level `convention`
-/// key and `[[link]]` tables is a DH table; anything else is a spec.
+/// Guesses the kind of `text`, read from `path`, by content and then by extension: XML whose
+/// root element is `<mujoco>` is MJCF; `.urdf` and `.xml` files and text containing `<robot`
+/// are URDF; TOML with a top-level `convention` key and `[[link]]` tables is a DH table;
+/// anything else is a spec.
 pub fn detect(path: &Path, text: &str) -> InputKind {
+    if root_tag(text) == Some("mujoco") {
+        return InputKind::Mjcf;
+    }
     let ext = path
         .extension()
         .and_then(|e| e.to_str())
@@ -92,6 +103,26 @@ pub fn detect(path: &Path, text: &str) -> InputKind {
         InputKind::Dh
     } else {
         InputKind::Spec
+    }
+}
+
+/// The name of the first element of an XML text (after the declaration, comments and
+/// processing instructions), read leniently: the importer reports malformed XML.
+fn root_tag(text: &str) -> Option<&str> {
+    let mut rest = text.trim_start_matches('\u{feff}').trim_start();
+    loop {
+        rest = rest.strip_prefix('<')?;
+        if let Some(after) = rest.strip_prefix("!--") {
+            rest = &after[after.find("-->")? + 3..];
+        } else if rest.starts_with('?') || rest.starts_with('!') {
+            rest = &rest[rest.find('>')? + 1..];
+        } else {
+            let end = rest
+                .find(|c: char| c.is_whitespace() || c == '>' || c == '/')
+                .unwrap_or(rest.len());
+            return Some(&rest[..end]);
+        }
+        rest = rest.trim_start();
     }
 }
 
@@ -133,6 +164,21 @@ mod tests {
         assert_eq!(
             detect(Path::new("a.toml"), "convention = \"x\n[[link]]\n"),
             InputKind::Dh
+        );
+        let mjcf = "<?xml version=\"1.0\"?>\n<!-- <robot> -->\n<mujoco model=\"x\"/>";
+        assert_eq!(detect(Path::new("a.xml"), mjcf), InputKind::Mjcf);
+        assert_eq!(detect(Path::new("a.urdf"), "<mujoco>"), InputKind::Mjcf);
+        assert_eq!(
+            detect(Path::new("robot"), "\u{feff} <mujoco\n>"),
+            InputKind::Mjcf
+        );
+        assert_eq!(
+            detect(Path::new("a.xml"), "<robot name=\"mujoco\"/>"),
+            InputKind::Urdf
+        );
+        assert_eq!(
+            detect(Path::new("a.xml"), "<!-- unterminated"),
+            InputKind::Urdf
         );
     }
 }

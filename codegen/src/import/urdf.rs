@@ -511,19 +511,24 @@ struct LinkFrame {
 
 /// Where values in the method's frames are reported: each body's at the joint that moves it,
 /// each frame's at its link, the tool rotation at the tip link.
-struct SnapLocations {
-    joints: Vec<Location>,
-    frames: Vec<Location>,
-    tip: Option<Location>,
+pub(super) struct SnapLocations {
+    pub(super) joints: Vec<Location>,
+    pub(super) frames: Vec<Location>,
+    pub(super) tip: Option<Location>,
     /// The root link, for the floating base body.
-    root: Location,
+    pub(super) root: Location,
 }
 
 /// Snaps what the composition of the tree left within a tolerance of exact values, in the
 /// method's frames: axis, `origin`, `next`, centre of mass and inertia of every body (every
 /// branch of a tree), the base point, a floating base body's centre of mass and inertia, every
 /// frame's position and rotation, and the tool rotation.
-fn snap_robot(robot: &mut Robot, size: f64, locs: &SnapLocations, snaps: &mut Vec<Snap>) {
+pub(super) fn snap_robot(
+    robot: &mut Robot,
+    size: f64,
+    locs: &SnapLocations,
+    snaps: &mut Vec<Snap>,
+) {
     let offset_tol = snap::COMPOSED_TOL * size;
     let mut log = |at: &Location, what: String, from: f64, to: f64| {
         snaps.push(Snap {

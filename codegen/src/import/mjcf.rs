@@ -1,0 +1,837 @@
+//! MJCF (MuJoCo XML) import of fixed-base models with hinge and slide joints, read as
+//! MuJoCo's compiler reads them (docs/mjcf.md), so that the generated functions take MuJoCo's
+//! `qpos` and `qvel` and agree with MuJoCo.
+//!
+//! Every body is placed at `qpos = 0` in world axes: MuJoCo moves a joint by `qpos - ref`, so
+//! the rotation or translation by `-ref` is applied where the joint sits. Several joints in
+//! one body act in order, each about its own anchor and axis, through massless bodies between
+//! them; a body without joints is welded to the body above it, and bodies welded to the world
+//! are the fixed base (their mass is not the robot's). Joints are numbered in MuJoCo's order:
+//! bodies depth first as written, a body's joints as written.
+
+use std::collections::HashMap;
+
+use super::chain::{Chain, ChainFrame, ChainJoint, MassProps, Pose, M3, V3};
+use super::error::ImportError;
+use super::mjcf_geom::{
+    axis_angle, diag, local_pose, orientation, principal_inertia, shaped_pose, sym_eigen, unit,
+    volume, Angles, Shape,
+};
+pub use super::mjcf_parse::ReadInclude;
+use super::mjcf_parse::{read_document, Attrs, Defaults, Element, MAIN_CLASS};
+use super::{ImportOptions, Imported};
+use crate::mat3::{add, mat_vec, mul, rotate_tensor, scale, sub, IDENTITY};
+use crate::model::{JointKind, MAX_BODIES};
+use crate::names::frame_ident;
+
+/// Imports an MJCF document held in memory; an `<include>` is a located error (there is no
+/// directory to read it from: see [`import_mjcf_reading`]). `file_name` names the file in errors.
+pub fn import_mjcf(
+    xml: &str,
+    file_name: &str,
+    options: &ImportOptions,
+) -> Result<Imported, ImportError> {
+    let no_files = |_: &str| {
+        Err("an MJCF text given in memory cannot include files; load it from its file".to_owned())
+    };
+    import_mjcf_reading(xml, file_name, options, &no_files)
+}
+
+/// Imports an MJCF document whose includes `read` reads: it is given the path of an included
+/// file (the including file's directory, as `file_name` spells it, joined with the `file`
+/// attribute) and returns its text or why it cannot be read.
+///
+/// `options.frames` names bodies that become frames besides the named sites; `options.tip` and
+/// `options.floating_base` are refused (not supported for MJCF yet). With `options.snap`,
+/// values within a tolerance of exact ones are snapped as for URDF.
+pub fn import_mjcf_reading(
+    xml: &str,
+    file_name: &str,
+    options: &ImportOptions,
+    read: &ReadInclude,
+) -> Result<Imported, ImportError> {
+    let root = read_document(xml, file_name, read)?;
+    if options.tip.is_some() || options.floating_base {
+        let option = if options.tip.is_some() {
+            "tip"
+        } else {
+            "floating base"
+        };
+        return Err(root.invalid(
+            "",
+            format!("the {option} option is not supported for MJCF files yet"),
+        ));
+    }
+    let defaults = Defaults::read(&root)?;
+    let compiler = Compiler::read(&root)?;
+    refuse_unsupported(&root, &defaults)?;
+    let mut model = Model {
+        defaults: &defaults,
+        compiler: &compiler,
+        bodies: Vec::new(),
+        joints: 0,
+    };
+    for world in root.children_named("worldbody") {
+        model.walk(world, None, Pose::IDENTITY, MAIN_CLASS)?;
+    }
+    model.scale_total_mass();
+    let name = root.attr("model").map_or_else(
+        || {
+            let base = super::base_name(file_name);
+            base.rsplit_once('.')
+                .map_or(base, |(stem, _)| stem)
+                .to_owned()
+        },
+        str::to_owned,
+    );
+    let chain = model.chain(&root, name, file_name, gravity(&root)?, options)?;
+    let locations: Vec<_> = chain.joints.iter().map(|j| j.at.clone()).collect();
+    let frame_locations: Vec<_> = chain.frames.iter().map(|f| f.1.clone()).collect();
+    let mut robot = Chain {
+        joints: chain.joints.into_iter().map(|j| j.joint).collect(),
+        frames: chain.frames.into_iter().map(|f| f.0).collect(),
+        ..chain.chain
+    }
+    .into_robot();
+    let mut snaps = Vec::new();
+    if options.snap {
+        let size = robot
+            .bodies
+            .iter()
+            .map(|b| crate::mat3::norm(b.origin))
+            .sum();
+        let locs = super::urdf::SnapLocations {
+            joints: locations,
+            frames: frame_locations,
+            tip: None,
+            root: root.at(),
+        };
+        super::urdf::snap_robot(&mut robot, size, &locs, &mut snaps);
+    }
+    Ok(Imported { robot, snaps })
+}
+
+/// How `<compiler inertiafromgeom>` takes body inertia from geoms.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum FromGeom {
+    Never,
+    Always,
+    /// Only for bodies without `<inertial>` (MuJoCo's default).
+    Auto,
+}
+
+/// The `<compiler>` settings that shape kinematics and mass.
+#[derive(Clone, Debug)]
+struct Compiler {
+    angles: Angles,
+    from_geom: FromGeom,
+    group_range: [f64; 2],
+    bound_mass: f64,
+    bound_inertia: f64,
+    total_mass: f64,
+    balance_inertia: bool,
+}
+
+impl Compiler {
+    /// Every `<compiler>` element in order, later attributes overriding earlier ones.
+    fn read(root: &Element) -> Result<Compiler, ImportError> {
+        let mut c = Compiler {
+            angles: Angles {
+                degree: true,
+                eulerseq: *b"xyz",
+            },
+            from_geom: FromGeom::Auto,
+            group_range: [0.0, 5.0],
+            bound_mass: 0.0,
+            bound_inertia: 0.0,
+            total_mass: -1.0,
+            balance_inertia: false,
+        };
+        for element in root.children_named("compiler") {
+            let a = Attrs::plain(element);
+            if let Some(angle) = a.keyword("angle", &["degree", "radian"])? {
+                c.angles.degree = angle == "degree";
+            }
+            if let Some(seq) = a.str("eulerseq") {
+                let ok = seq.len() == 3 && seq.bytes().all(|b| b"xyzXYZ".contains(&b));
+                if !ok {
+                    return Err(a.invalid(
+                        "eulerseq",
+                        format!("`{seq}` is not three of x, y, z, X, Y, Z"),
+                    ));
+                }
+                c.angles.eulerseq.copy_from_slice(seq.as_bytes());
+            }
+            a.boolean("autolimits", true)?;
+            if let Some(from) = a.keyword("inertiafromgeom", &["false", "true", "auto"])? {
+                c.from_geom = match from {
+                    "false" => FromGeom::Never,
+                    "true" => FromGeom::Always,
+                    _ => FromGeom::Auto,
+                };
+            }
+            if let Some(range) = a.array::<2>("inertiagrouprange")? {
+                c.group_range = range;
+            }
+            c.bound_mass = a.number("boundmass", c.bound_mass)?;
+            c.bound_inertia = a.number("boundinertia", c.bound_inertia)?;
+            c.total_mass = a.number("settotalmass", c.total_mass)?;
+            c.balance_inertia = a.boolean("balanceinertia", c.balance_inertia)?;
+        }
+        Ok(c)
+    }
+}
+
+/// Gravity: the last `<option gravity>` (MuJoCo's `0 0 -9.81` by default), zero if a
+/// `<flag gravity="disable">` turns it off.
+fn gravity(root: &Element) -> Result<V3, ImportError> {
+    let mut g = [0.0, 0.0, -9.81];
+    let mut enabled = true;
+    for option in root.children_named("option") {
+        if let Some(v) = Attrs::plain(option).array::<3>("gravity")? {
+            g = v;
+        }
+        for flag in option.children_named("flag") {
+            if let Some(state) = Attrs::plain(flag).keyword("gravity", &["enable", "disable"])? {
+                enabled = state == "enable";
+            }
+        }
+    }
+    Ok(if enabled { g } else { [0.0; 3] })
+}
+
+/// Joint and actuator features this slice does not model, refused where they are written:
+/// active `connect`, `weld` and `joint` equalities, and armature on actuators and tendons
+/// (it enters MuJoCo's mass matrix). Joint armature and joint types are checked with the joints.
+fn refuse_unsupported(root: &Element, defaults: &Defaults) -> Result<(), ImportError> {
+    for equality in root.children_named("equality") {
+        for e in &equality.children {
+            if !matches!(e.tag.as_str(), "connect" | "weld" | "joint") {
+                continue;
+            }
+            if defaults.attrs(e, MAIN_CLASS)?.boolean("active", true)? {
+                return Err(e.unsupported(
+                    "",
+                    format!(
+                        "<{}> equality constraints are not supported yet (closed loops and \
+                         joint couplings come with a later version); remove it or make it \
+                         active=\"false\"",
+                        e.tag
+                    ),
+                ));
+            }
+        }
+    }
+    let mut armatured = Vec::new();
+    for section in root.children_named("actuator") {
+        armatured.extend(section.children.iter());
+    }
+    for section in root.children_named("tendon") {
+        armatured.extend(section.children.iter());
+    }
+    for e in armatured {
+        let attrs = defaults.attrs(e, MAIN_CLASS)?;
+        if attrs.number("armature", 0.0)? != 0.0 {
+            return Err(attrs.element.unsupported(
+                "armature",
+                format!(
+                    "armature on an <{}> is not supported yet (it adds to the mass matrix)",
+                    e.tag
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A hinge or slide joint at `qpos = 0`, in world axes.
+struct Joint<'e> {
+    element: &'e Element,
+    name: String,
+    kind: JointKind,
+    anchor: V3,
+    axis: V3,
+}
+
+/// A body read: its pose at `qpos = 0`, joints, mass (in its own frame) and named sites.
+struct Body<'e> {
+    element: &'e Element,
+    name: String,
+    /// Index of the parent body, `None` for the world.
+    parent: Option<usize>,
+    pose: Pose,
+    joints: Vec<Joint<'e>>,
+    inertial: Inertial,
+    sites: Vec<(String, Pose, &'e Element)>,
+}
+
+/// Mass, centre of mass and inertia about it, in the body's frame.
+#[derive(Clone, Copy, Debug)]
+struct Inertial {
+    mass: f64,
+    com: V3,
+    inertia: M3,
+}
+
+/// An element of a body and the transform of the `<frame>`s around it (in the body's frame).
+struct Item<'e> {
+    element: &'e Element,
+    frame: Pose,
+    class: String,
+}
+
+struct Model<'d, 'e> {
+    defaults: &'d Defaults,
+    compiler: &'d Compiler,
+    /// Bodies in MuJoCo's order (the world not included).
+    bodies: Vec<Body<'e>>,
+    /// Joints read so far (for the names of unnamed ones).
+    joints: usize,
+}
+
+/// Elements that would add bodies, joints or mass this importer does not model.
+const UNSUPPORTED_CHILDREN: [&str; 5] = ["composite", "flexcomp", "replicate", "attach", "plugin"];
+
+impl<'d, 'e> Model<'d, 'e> {
+    /// The children of `element`, `<frame>`s opened (their transform and childclass passed on).
+    fn items(
+        &self,
+        element: &'e Element,
+        frame: Pose,
+        class: &str,
+        out: &mut Vec<Item<'e>>,
+    ) -> Result<(), ImportError> {
+        for child in &element.children {
+            if UNSUPPORTED_CHILDREN.contains(&child.tag.as_str()) {
+                return Err(child.invalid(
+                    "",
+                    format!("<{}> is not supported by the MJCF importer yet", child.tag),
+                ));
+            }
+            if child.tag == "frame" {
+                let class = self.childclass(child, class)?;
+                let attrs = Attrs::plain(child);
+                let inner = frame.then(&local_pose(&attrs, &self.compiler.angles)?);
+                self.items(child, inner, &class, out)?;
+            } else {
+                out.push(Item {
+                    element: child,
+                    frame,
+                    class: class.to_owned(),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    fn childclass(&self, element: &Element, inherited: &str) -> Result<String, ImportError> {
+        match element.attr("childclass") {
+            Some(class) if !self.defaults.has(class) => {
+                Err(element.invalid("childclass", format!("no default class `{class}`")))
+            }
+            Some(class) => Ok(class.to_owned()),
+            None => Ok(inherited.to_owned()),
+        }
+    }
+
+    /// Reads the bodies below `element` (the world or body `parent`, at `pose`).
+    fn walk(
+        &mut self,
+        element: &'e Element,
+        parent: Option<usize>,
+        pose: Pose,
+        class: &str,
+    ) -> Result<(), ImportError> {
+        let mut items = Vec::new();
+        self.items(element, Pose::IDENTITY, class, &mut items)?;
+        for item in items.iter().filter(|i| i.element.tag == "body") {
+            self.body(item, parent, &pose)?;
+        }
+        Ok(())
+    }
+
+    /// Reads the body `item` whose parent (at `parent_pose`) is `parent`, and its subtree.
+    fn body(
+        &mut self,
+        item: &Item<'e>,
+        parent: Option<usize>,
+        parent_pose: &Pose,
+    ) -> Result<(), ImportError> {
+        let element = item.element;
+        let angles = self.compiler.angles;
+        let local = item
+            .frame
+            .then(&local_pose(&Attrs::plain(element), &angles)?);
+        let class = self.childclass(element, &item.class)?;
+        let index = self.bodies.len();
+        let name = element
+            .attr("name")
+            .map_or_else(|| format!("body{}", index + 1), str::to_owned);
+        let mut items = Vec::new();
+        self.items(element, Pose::IDENTITY, &class, &mut items)?;
+
+        let mut pose = parent_pose.then(&local);
+        let mut joints = Vec::new();
+        for item in &items {
+            if let Some(joint) = self.joint(item, &mut pose)? {
+                joints.push(joint);
+            }
+        }
+        let own = local_pose(&Attrs::plain(element), &angles)?;
+        let inertial = self.inertial(element, &name, &items, own.p)?;
+        let mut sites = Vec::new();
+        for item in items.iter().filter(|i| i.element.tag == "site") {
+            let Some(site_name) = item.element.attr("name") else {
+                continue;
+            };
+            let attrs = self.defaults.attrs(item.element, &item.class)?;
+            let shape = Shape::read(&attrs)?;
+            let (site, _) = shaped_pose(&attrs, shape, &angles)?;
+            let world = pose.then(&item.frame).then(&site);
+            sites.push((site_name.to_owned(), world, item.element));
+        }
+        self.bodies.push(Body {
+            element,
+            name,
+            parent,
+            pose,
+            joints,
+            inertial,
+            sites,
+        });
+        for item in items.iter().filter(|i| i.element.tag == "body") {
+            let child = Item {
+                element: item.element,
+                frame: item.frame,
+                class: item.class.clone(),
+            };
+            self.body(&child, Some(index), &pose)?;
+        }
+        Ok(())
+    }
+
+    /// The joint `item`, if it is one, with `pose` (the body's) moved by its `-ref`.
+    fn joint(
+        &mut self,
+        item: &Item<'e>,
+        pose: &mut Pose,
+    ) -> Result<Option<Joint<'e>>, ImportError> {
+        let element = item.element;
+        if element.tag == "freejoint" {
+            return Err(element.unsupported(
+                "",
+                "free joints are not supported yet (MuJoCo's floating-base layout comes with a \
+                 later version)"
+                    .to_owned(),
+            ));
+        }
+        if element.tag != "joint" {
+            return Ok(None);
+        }
+        let attrs = self.defaults.attrs(element, &item.class)?;
+        let types = ["hinge", "slide", "ball", "free"];
+        let kind = match attrs.keyword("type", &types)?.unwrap_or("hinge") {
+            "hinge" => JointKind::Revolute,
+            "slide" => JointKind::Prismatic,
+            other => {
+                return Err(attrs.element.unsupported(
+                    "type",
+                    format!(
+                        "{other} joints are not supported yet (only hinge and slide; ball and \
+                         free joints come with MuJoCo's floating layout)"
+                    ),
+                ))
+            }
+        };
+        if attrs.number("armature", 0.0)? != 0.0 {
+            return Err(attrs.element.unsupported(
+                "armature",
+                "joint armature is not supported yet (it adds to the mass matrix)".to_owned(),
+            ));
+        }
+        let at_body = mat_vec(
+            &item.frame.r,
+            attrs.array::<3>("axis")?.unwrap_or([0.0, 0.0, 1.0]),
+        );
+        let axis_body = unit(&at_body)
+            .ok_or_else(|| attrs.invalid("axis", "the axis is (nearly) zero".to_owned()))?;
+        let pos_body = item
+            .frame
+            .then(&Pose::trans(attrs.array::<3>("pos")?.unwrap_or_default()))
+            .p;
+        let reference = attrs.number("ref", 0.0)?;
+        let anchor = add(pose.p, mat_vec(&pose.r, pos_body));
+        let axis = mat_vec(&pose.r, axis_body);
+        // MuJoCo moves the body by `qpos - ref`: at `qpos = 0` that is `-ref`.
+        match kind {
+            JointKind::Revolute => {
+                let turn = axis_angle(axis_body, -self.compiler.angles.radians(reference));
+                pose.r = mul(&pose.r, &turn);
+                pose.p = sub(anchor, mat_vec(&pose.r, pos_body));
+            }
+            _ => pose.p = add(pose.p, scale(axis, -reference)),
+        }
+        self.joints += 1;
+        let name = element
+            .attr("name")
+            .map_or_else(|| format!("joint{}", self.joints - 1), str::to_owned);
+        Ok(Some(Joint {
+            element,
+            name,
+            kind,
+            anchor,
+            axis,
+        }))
+    }
+
+    /// The body's mass, centre of mass and inertia, as MuJoCo's compiler sets them: from its
+    /// `<inertial>` or its geoms (`inertiafromgeom`), then `boundmass`, `boundinertia` and
+    /// `balanceinertia` applied.
+    ///
+    /// A body given no mass (no `<inertial>`, no geom counted) has its centre of mass at
+    /// `own_pos`, its `pos` attribute read in its own frame, as MuJoCo's compiler places it:
+    /// it matters once `boundmass` gives the body mass.
+    fn inertial(
+        &self,
+        body: &Element,
+        name: &str,
+        items: &[Item<'e>],
+        own_pos: V3,
+    ) -> Result<Inertial, ImportError> {
+        let angles = self.compiler.angles;
+        let explicit = items.iter().find(|i| i.element.tag == "inertial");
+        let mut inertial = match explicit {
+            Some(item) => explicit_inertial(item, &angles)?,
+            None => Inertial {
+                mass: 0.0,
+                com: own_pos,
+                inertia: [[0.0; 3]; 3],
+            },
+        };
+        let from_geom = match self.compiler.from_geom {
+            FromGeom::Always => true,
+            FromGeom::Auto => explicit.is_none(),
+            FromGeom::Never => false,
+        };
+        if from_geom {
+            if let Some(geoms) = self.geom_inertial(name, items)? {
+                inertial = geoms;
+            }
+        }
+        let c = self.compiler;
+        inertial.mass = inertial.mass.max(c.bound_mass);
+        let (mut moments, axes) = sym_eigen(&inertial.inertia);
+        let bounded = moments.map(|m| m.max(c.bound_inertia));
+        let mut changed = bounded != moments;
+        moments = bounded;
+        let [a, b, d] = moments;
+        if a + b < d || a + d < b || b + d < a {
+            if !c.balance_inertia {
+                return Err(body.invalid(
+                    "",
+                    format!(
+                        "the principal moments of inertia of body `{name}` ({a}, {b}, {d}) \
+                         break the triangle inequality; MuJoCo needs <compiler \
+                         balanceinertia=\"true\"> to fix them"
+                    ),
+                ));
+            }
+            moments = [(a + b + d) / 3.0; 3];
+            changed = true;
+        }
+        if changed {
+            inertial.inertia = rotate_tensor(&axes, &diag(moments));
+        }
+        Ok(inertial)
+    }
+
+    /// The combined mass of the body's geoms that MuJoCo counts (in `inertiagrouprange`, of
+    /// positive mass); `None` if there are none.
+    fn geom_inertial(
+        &self,
+        name: &str,
+        items: &[Item<'e>],
+    ) -> Result<Option<Inertial>, ImportError> {
+        let angles = self.compiler.angles;
+        let mut parts = Vec::new();
+        for item in items.iter().filter(|i| i.element.tag == "geom") {
+            let attrs = self.defaults.attrs(item.element, &item.class)?;
+            let group = attrs.number("group", 0.0)?;
+            let [lo, hi] = self.compiler.group_range;
+            if group < lo || group > hi {
+                continue;
+            }
+            let shape = Shape::read(&attrs)?;
+            let mesh = attrs.str("mesh").or_else(|| attrs.str("hfield"));
+            if shape == Shape::FromFile || mesh.is_some() {
+                return Err(attrs.element.invalid(
+                    "mesh",
+                    format!(
+                        "the mass of body `{name}` needs the volume of {}, and mesh files are \
+                         not read: give the body an <inertial>",
+                        mesh.map_or_else(|| "a mesh".to_owned(), |m| format!("mesh `{m}`"))
+                    ),
+                ));
+            }
+            let (pose, size) = shaped_pose(&attrs, shape, &angles)?;
+            let volume = volume(shape, size).unwrap_or(0.0);
+            let mass = match attrs.get("mass") {
+                Some(_) => {
+                    let mass = attrs.number("mass", 0.0)?;
+                    if volume > 1e-14 {
+                        mass
+                    } else {
+                        0.0
+                    }
+                }
+                None => attrs.number("density", 1000.0)? * volume,
+            };
+            if mass < 0.0 {
+                return Err(attrs.invalid("mass", "a geom's mass cannot be negative".to_owned()));
+            }
+            if mass <= 1e-14 {
+                continue;
+            }
+            let frame = item.frame.then(&pose);
+            let moments = principal_inertia(shape, size, mass);
+            parts.push((mass, frame.p, rotate_tensor(&frame.r, &diag(moments))));
+        }
+        if parts.is_empty() {
+            return Ok(None);
+        }
+        let mut total = MassProps::ZERO;
+        for (mass, com, inertia) in parts {
+            total = total.merge(&MassProps { mass, com, inertia });
+        }
+        Ok(Some(Inertial {
+            mass: total.mass,
+            com: total.com,
+            inertia: total.inertia,
+        }))
+    }
+
+    /// `<compiler settotalmass>`: every body's mass and inertia scaled so that they add up to it
+    /// (bodies welded to the world included).
+    fn scale_total_mass(&mut self) {
+        if self.compiler.total_mass <= 0.0 {
+            return;
+        }
+        let total: f64 = self.bodies.iter().map(|b| b.inertial.mass).sum();
+        let factor = (self.compiler.total_mass / total.max(1e-15)).max(1e-15);
+        for body in &mut self.bodies {
+            body.inertial.mass *= factor;
+            for row in &mut body.inertial.inertia {
+                for x in row {
+                    *x *= factor;
+                }
+            }
+        }
+    }
+}
+
+/// A body's `<inertial>`: `mass`, `pos`, an orientation and `diaginertia`, or `fullinertia`.
+fn explicit_inertial(item: &Item, angles: &Angles) -> Result<Inertial, ImportError> {
+    let attrs = Attrs::plain(item.element);
+    let Some(pos) = attrs.array::<3>("pos")? else {
+        return Err(attrs.invalid("pos", "<inertial> needs a `pos`".to_owned()));
+    };
+    if attrs.get("mass").is_none() {
+        return Err(attrs.invalid("mass", "<inertial> needs a `mass`".to_owned()));
+    }
+    let mass = attrs.number("mass", 0.0)?;
+    let inertia = match (
+        attrs.array::<3>("diaginertia")?,
+        attrs.array::<6>("fullinertia")?,
+    ) {
+        (Some(d), None) => rotate_tensor(&orientation(&attrs, angles)?, &diag(d)),
+        (None, Some([xx, yy, zz, xy, xz, yz])) => {
+            if orientation(&attrs, angles)? != IDENTITY {
+                return Err(attrs.invalid(
+                    "fullinertia",
+                    "fullinertia and an orientation cannot both be given".to_owned(),
+                ));
+            }
+            [[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]]
+        }
+        _ => {
+            return Err(attrs.invalid(
+                "diaginertia",
+                "<inertial> needs exactly one of `diaginertia` and `fullinertia`".to_owned(),
+            ))
+        }
+    };
+    if mass < 0.0 {
+        return Err(attrs.invalid("mass", "the mass cannot be negative".to_owned()));
+    }
+    let frame = item.frame.then(&Pose::trans(pos));
+    Ok(Inertial {
+        mass,
+        com: frame.p,
+        inertia: rotate_tensor(&item.frame.r, &inertia),
+    })
+}
+
+/// A chain joint and where it is written (for snaps).
+struct LocatedJoint {
+    joint: ChainJoint,
+    at: super::error::Location,
+}
+
+/// The chain of a model, its joints and frames with their locations.
+struct LocatedChain {
+    chain: Chain,
+    joints: Vec<LocatedJoint>,
+    frames: Vec<(ChainFrame, super::error::Location)>,
+}
+
+impl Model<'_, '_> {
+    /// The method's chain: a body per joint (massless between the joints of one body, the
+    /// body's mass on its last joint; welded bodies merged), the named sites and the bodies of
+    /// `options.frames` as frames.
+    fn chain(
+        &self,
+        root: &Element,
+        name: String,
+        file_name: &str,
+        gravity: V3,
+        options: &ImportOptions,
+    ) -> Result<LocatedChain, ImportError> {
+        // The chain joint each body's mass and frames belong to (`None`: the fixed base).
+        let mut owner: Vec<Option<usize>> = Vec::with_capacity(self.bodies.len());
+        let mut joints: Vec<LocatedJoint> = Vec::new();
+        let mut names = Names::default();
+        for body in &self.bodies {
+            let mut carrier = body.parent.and_then(|p| owner[p]);
+            for (k, joint) in body.joints.iter().enumerate() {
+                names.check(&joint.name, "joint", joint.element)?;
+                let last = k + 1 == body.joints.len();
+                let body_name = if last {
+                    body.name.clone()
+                } else {
+                    format!("{}/{}", body.name, joint.name)
+                };
+                names.check(&body_name, "body", body.element)?;
+                joints.push(LocatedJoint {
+                    joint: ChainJoint {
+                        body_name,
+                        joint_name: joint.name.clone(),
+                        kind: joint.kind,
+                        parent: carrier,
+                        pole: joint.anchor,
+                        axis: joint.axis,
+                        body: MassProps::ZERO,
+                    },
+                    at: joint.element.at(),
+                });
+                carrier = Some(joints.len() - 1);
+            }
+            owner.push(carrier);
+            if let Some(k) = carrier {
+                let i = &body.inertial;
+                let props = MassProps::in_base(&body.pose, i.mass, i.com, &i.inertia);
+                joints[k].joint.body = joints[k].joint.body.merge(&props);
+            }
+        }
+        if joints.is_empty() {
+            return Err(root.invalid("", "no hinge or slide joint: nothing moves".to_owned()));
+        }
+        if joints.len() > MAX_BODIES {
+            return Err(root.invalid(
+                "",
+                format!(
+                    "{} joints; at most {MAX_BODIES} are supported",
+                    joints.len()
+                ),
+            ));
+        }
+        let frames = self.frames(&owner, options, root)?;
+        Ok(LocatedChain {
+            chain: Chain {
+                name,
+                description: Some(format!(
+                    "imported from MJCF `{}`",
+                    super::base_name(file_name)
+                )),
+                source: None,
+                gravity,
+                joints: Vec::new(),
+                tool: None,
+                frames: Vec::new(),
+            },
+            joints,
+            frames,
+        })
+    }
+
+    /// Every named site on a moving body, then the bodies `options.frames` names, as frames.
+    fn frames(
+        &self,
+        owner: &[Option<usize>],
+        options: &ImportOptions,
+        root: &Element,
+    ) -> Result<Vec<(ChainFrame, super::error::Location)>, ImportError> {
+        let mut frames = Vec::new();
+        let mut names = Names::default();
+        for (b, body) in self.bodies.iter().enumerate() {
+            for (name, pose, element) in &body.sites {
+                // A site on the fixed base never moves: no frame.
+                let Some(k) = owner[b] else { continue };
+                names.check(name, "frame", element)?;
+                let frame = ChainFrame {
+                    name: name.clone(),
+                    body: Some(k),
+                    pose: *pose,
+                };
+                frames.push((frame, element.at()));
+            }
+        }
+        for wanted in &options.frames {
+            let Some(b) = self.bodies.iter().position(|b| &b.name == wanted) else {
+                return Err(ImportError::UnknownTip {
+                    at: root.at(),
+                    what: "frame".to_owned(),
+                    message: format!("no body named `{wanted}`"),
+                });
+            };
+            let body = &self.bodies[b];
+            let Some(k) = owner[b] else {
+                return Err(body.element.invalid(
+                    "",
+                    format!("body `{wanted}` is fixed to the world, so a frame on it never moves"),
+                ));
+            };
+            names.check(wanted, "frame", body.element)?;
+            let frame = ChainFrame {
+                name: wanted.clone(),
+                body: Some(k),
+                pose: body.pose,
+            };
+            frames.push((frame, body.element.at()));
+        }
+        Ok(frames)
+    }
+}
+
+/// Names given so far, by their identifier form: two names that read the same in generated
+/// code are an error.
+#[derive(Default)]
+struct Names {
+    seen: HashMap<String, String>,
+}
+
+impl Names {
+    fn check(&mut self, name: &str, kind: &str, element: &Element) -> Result<(), ImportError> {
+        let key = format!("{kind}:{}", frame_ident(name));
+        match self.seen.insert(key, name.to_owned()) {
+            Some(other) => Err(element.invalid(
+                "name",
+                format!(
+                    "{kind} `{name}` gets the same identifier as {kind} `{other}` (`{}`); rename \
+                     one of them",
+                    frame_ident(name)
+                ),
+            )),
+            None => Ok(()),
+        }
+    }
+}
