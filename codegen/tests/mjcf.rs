@@ -1,0 +1,364 @@
+//! MJCF import against MuJoCo: every model in tests/fixtures/mjcf/ (synthetic models and
+//! dm_control suite models) imported, its functions built and evaluated (the expression
+//! graph, not compiled code) at the states `tools/mjcf_reference.py` computed with MuJoCo 4,
+//! at 1e-9 relative; and the located errors of what this slice refuses.
+
+use std::path::PathBuf;
+
+use quasidyn_codegen::import::{import_mjcf, import_mjcf_reading, ImportError, ImportOptions};
+use quasidyn_codegen::ir::Env;
+use quasidyn_codegen::{build_module_only, load_input_with, FunctionKind, Module};
+use serde_json::Value;
+
+/// Agreement required with MuJoCo.
+const REL: f64 = 1e-9;
+
+const MODELS: [&str; 7] = [
+    "synthetic_degree",
+    "synthetic_radian",
+    "synthetic_flags",
+    "acrobot",
+    "cartpole",
+    "reacher",
+    "finger",
+];
+
+fn fixture_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/mjcf")
+}
+
+fn numbers(v: &Value) -> Vec<f64> {
+    match v {
+        Value::Array(items) => items.iter().flat_map(numbers).collect(),
+        Value::Number(n) => vec![n.as_f64().expect("a number")],
+        other => panic!("not a number: {other}"),
+    }
+}
+
+/// `|a − e| ≤ rel · max(1, ‖expected‖∞)` per entry.
+#[track_caller]
+fn assert_close(what: &str, actual: &[f64], expected: &[f64]) {
+    assert_eq!(actual.len(), expected.len(), "{what}: length");
+    let scale = expected.iter().fold(1.0_f64, |m, v| m.max(v.abs()));
+    for (k, (a, e)) in actual.iter().zip(expected).enumerate() {
+        assert!(
+            (a - e).abs() <= REL * scale,
+            "{what}[{k}]: got {a:e}, expected {e:e}"
+        );
+    }
+}
+
+fn eval(module: &Module, kind: FunctionKind, env: &Env) -> Vec<Vec<f64>> {
+    let function = module.function(kind).expect("function generated");
+    function
+        .outputs
+        .iter()
+        .map(|o| module.graph.eval_many(&o.values, env))
+        .collect()
+}
+
+#[test]
+fn every_function_matches_mujoco() {
+    for name in MODELS {
+        let fixture: Value = serde_json::from_str(
+            &std::fs::read_to_string(fixture_dir().join(format!("{name}.json"))).unwrap(),
+        )
+        .unwrap();
+        // MuJoCo reads the values as written: the literal import.
+        let options = ImportOptions {
+            snap: false,
+            ..ImportOptions::default()
+        };
+        let path = fixture_dir().join(format!("{name}.xml"));
+        let robot = load_input_with(&path, &options)
+            .unwrap_or_else(|e| panic!("{name}: {e}"))
+            .robot;
+        assert_eq!(
+            robot.dof(),
+            fixture["dof"].as_u64().unwrap() as usize,
+            "{name}"
+        );
+        let joints: Vec<String> = robot.bodies.iter().map(|b| b.joint_name.clone()).collect();
+        let expected_joints: Vec<String> = fixture["joints"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .enumerate()
+            .map(|(j, v)| v.as_str().map_or(format!("joint{j}"), str::to_owned))
+            .collect();
+        assert_eq!(joints, expected_joints, "{name}: joints in MuJoCo's order");
+        let frames: Vec<&str> = robot.frames.iter().map(|f| f.name.as_str()).collect();
+        let expected_frames: Vec<&str> = fixture["frames"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_str().unwrap())
+            .collect();
+        assert_eq!(frames, expected_frames, "{name}: frames");
+
+        let mut kinds = vec![
+            FunctionKind::InverseDynamics,
+            FunctionKind::Gravity,
+            FunctionKind::NonlinearEffects,
+            FunctionKind::MassMatrix,
+            FunctionKind::ForwardDynamics,
+        ];
+        for k in 0..frames.len() {
+            let k = u16::try_from(k).unwrap();
+            kinds.extend([
+                FunctionKind::FrameKinematics(k),
+                FunctionKind::FrameJacobian(k),
+            ]);
+        }
+        let module = build_module_only(&robot, Some(&kinds));
+        for (s, state) in fixture["states"].as_array().unwrap().iter().enumerate() {
+            let what = |f: &str| format!("{name} state {s} {f}");
+            let mut env = Env {
+                q: numbers(&state["q"]),
+                qd: numbers(&state["qd"]),
+                qdd: numbers(&state["qdd"]),
+                tau: numbers(&state["tau_fd"]),
+                params: Vec::new(),
+                base: Vec::new(),
+                elastic: Default::default(),
+            };
+            let one = |kind, env: &Env| eval(&module, kind, env).remove(0);
+            let pairs = [
+                (FunctionKind::InverseDynamics, "tau"),
+                (FunctionKind::Gravity, "gravity"),
+                (FunctionKind::NonlinearEffects, "nonlinear_effects"),
+                (FunctionKind::MassMatrix, "mass_matrix"),
+                (FunctionKind::ForwardDynamics, "qdd_fd"),
+            ];
+            for (kind, key) in pairs {
+                assert_close(&what(key), &one(kind, &env), &numbers(&state[key]));
+            }
+            for (k, frame) in state["frames"].as_array().unwrap().iter().enumerate() {
+                let kk = u16::try_from(k).unwrap();
+                let fk = eval(&module, FunctionKind::FrameKinematics(kk), &env);
+                let label = frame["name"].as_str().unwrap();
+                assert_close(
+                    &what(&format!("{label} R")),
+                    &fk[0],
+                    &numbers(&frame["rotation"]),
+                );
+                assert_close(
+                    &what(&format!("{label} p")),
+                    &fk[1],
+                    &numbers(&frame["position"]),
+                );
+                let jac = one(FunctionKind::FrameJacobian(kk), &env);
+                assert_close(
+                    &what(&format!("{label} J")),
+                    &jac,
+                    &numbers(&frame["jacobian"]),
+                );
+            }
+            // Forward dynamics driven by the inverse-dynamics torque gives back qacc.
+            env.tau = numbers(&state["tau"]);
+            assert_close(
+                &what("qdd from tau"),
+                &one(FunctionKind::ForwardDynamics, &env),
+                &numbers(&state["qdd"]),
+            );
+        }
+    }
+}
+
+/// The error of importing `xml` (a single file; `files` are what includes can read).
+fn error_of(xml: &str, files: &[(&str, &str)]) -> ImportError {
+    let read = |path: &str| {
+        files
+            .iter()
+            .find(|(name, _)| *name == path)
+            .map(|(_, text)| (*text).to_owned())
+            .ok_or_else(|| "no such file".to_owned())
+    };
+    match import_mjcf_reading(xml, "dir/model.xml", &ImportOptions::default(), &read) {
+        Ok(_) => panic!("imported: {xml}"),
+        Err(e) => e,
+    }
+}
+
+/// A one-body model with `body` inside its body, `extra` after the worldbody.
+fn model(body: &str, extra: &str) -> String {
+    format!(
+        "<mujoco>\n<worldbody>\n<body name=\"b\">\n{body}\n<geom size=\"0.1\"/>\n</body>\n\
+         </worldbody>\n{extra}\n</mujoco>"
+    )
+}
+
+#[test]
+fn free_and_ball_joints_are_refused_where_written() {
+    let e = error_of(&model("<freejoint/>", ""), &[]);
+    assert!(matches!(e, ImportError::UnsupportedJoint { .. }), "{e:?}");
+    assert_eq!(
+        (e.location().line, e.location().file.as_str()),
+        (4, "dir/model.xml")
+    );
+    assert!(
+        e.message().contains("free joints are not supported yet"),
+        "{e}"
+    );
+    for kind in ["free", "ball"] {
+        let e = error_of(&model(&format!("<joint type=\"{kind}\"/>"), ""), &[]);
+        assert_eq!(e.what(), "joint.type", "{e}");
+        assert_eq!(e.location().line, 4);
+        assert!(
+            e.message()
+                .contains(&format!("{kind} joints are not supported")),
+            "{e}"
+        );
+    }
+}
+
+#[test]
+fn armature_is_refused_on_joints_defaults_and_actuators() {
+    let e = error_of(&model("<joint name=\"j\" armature=\"0.1\"/>", ""), &[]);
+    assert_eq!(e.what(), "joint[j].armature", "{e}");
+    assert!(e.message().contains("armature"), "{e}");
+    let with_default = format!(
+        "<mujoco>\n<default><joint armature=\"0.2\"/></default>{}",
+        &model("<joint name=\"j\"/>", "")["<mujoco>".len()..]
+    );
+    let e = error_of(&with_default, &[]);
+    assert_eq!(e.what(), "joint[j].armature", "{e}");
+    let e = error_of(
+        &model(
+            "<joint name=\"j\"/>",
+            "<actuator><motor name=\"m\" joint=\"j\" armature=\"1\"/></actuator>",
+        ),
+        &[],
+    );
+    assert_eq!(e.what(), "motor[m].armature", "{e}");
+    assert_eq!(e.location().line, 8);
+}
+
+#[test]
+fn equalities_are_refused_unless_inactive() {
+    let two = "<joint name=\"j\"/><body name=\"c\"><joint name=\"k\"/><geom size=\"0.1\"/></body>";
+    for eq in [
+        "connect body1=\"b\" anchor=\"0 0 0\"",
+        "weld body1=\"b\"",
+        "joint joint1=\"j\" joint2=\"k\"",
+    ] {
+        let e = error_of(&model(two, &format!("<equality><{eq}/></equality>")), &[]);
+        assert!(matches!(e, ImportError::UnsupportedJoint { .. }), "{e:?}");
+        assert_eq!(e.location().line, 8, "{e}");
+        assert!(
+            e.message()
+                .contains("equality constraints are not supported"),
+            "{e}"
+        );
+    }
+    let inactive = model(
+        two,
+        "<equality><joint joint1=\"j\" joint2=\"k\" active=\"false\"/></equality>",
+    );
+    assert!(import_mjcf(&inactive, "m.xml", &ImportOptions::default()).is_ok());
+}
+
+#[test]
+fn a_mesh_needed_for_mass_is_a_located_error_naming_body_and_mesh() {
+    let body = "<joint/>\n<geom type=\"mesh\" mesh=\"shell\"/>";
+    let e = error_of(&model(body, ""), &[]);
+    assert_eq!(e.location().line, 5, "{e}");
+    assert!(
+        e.message().contains("body `b`") && e.message().contains("mesh `shell`"),
+        "{e}"
+    );
+    // With an inertial, the mesh is not needed (inertiafromgeom auto), and never read.
+    let body = "<joint/>\n<inertial pos=\"0 0 0\" mass=\"1\" diaginertia=\"1 1 1\"/>\n\
+                <geom type=\"mesh\" mesh=\"shell\"/>";
+    assert!(import_mjcf(&model(body, ""), "m.xml", &ImportOptions::default()).is_ok());
+}
+
+#[test]
+fn includes_are_read_relative_to_the_including_file() {
+    let main = "<mujoco>\n<include file=\"parts/a.xml\"/>\n<worldbody><body><joint/>\
+                <geom size=\"0.1\"/></body></worldbody></mujoco>";
+    let a = "<mujoco>\n<include file=\"b.xml\"/>\n</mujoco>";
+    let b = "<mujoco>\n\n<option gravity=\"0 0 x\"/></mujoco>";
+    let e = error_of(main, &[("dir/parts/a.xml", a), ("dir/parts/b.xml", b)]);
+    assert_eq!(e.location().file, "dir/parts/b.xml", "{e}");
+    assert_eq!(e.location().line, 3);
+    assert_eq!(e.what(), "option.gravity");
+    let e = error_of(main, &[("dir/parts/a.xml", a)]);
+    assert_eq!(e.location().file, "dir/parts/a.xml", "{e}");
+    assert_eq!((e.location().line, e.what()), (2, "include.file"));
+    assert!(
+        e.message()
+            .contains("cannot read the included file `dir/parts/b.xml`"),
+        "{e}"
+    );
+    // In memory, an include cannot be read: a located error.
+    let e = import_mjcf(main, "m.xml", &ImportOptions::default()).unwrap_err();
+    assert_eq!((e.location().line, e.what()), (2, "include.file"), "{e}");
+}
+
+#[test]
+fn bad_values_are_located() {
+    let cases = [
+        (
+            "<joint pos=\"0 0\"/>",
+            "joint.pos",
+            "3 numbers expected, found 2",
+        ),
+        (
+            "<joint axis=\"0 0 nan\"/>",
+            "joint.axis",
+            "not a finite number",
+        ),
+        (
+            "<joint axis=\"0 0 0\"/>",
+            "joint.axis",
+            "the axis is (nearly) zero",
+        ),
+        (
+            "<joint type=\"screw\"/>",
+            "joint.type",
+            "`screw` is not one of",
+        ),
+        ("<joint ref=\"one\"/>", "joint.ref", "`one` is not a number"),
+        (
+            "<joint class=\"nope\"/>",
+            "joint.class",
+            "no default class `nope`",
+        ),
+    ];
+    for (body, what, message) in cases {
+        let e = error_of(&model(body, ""), &[]);
+        assert_eq!(e.what(), what, "{e}");
+        assert_eq!(e.location().line, 4, "{e}");
+        assert!(e.message().contains(message), "{e}");
+    }
+    let e = error_of("<mujoco><worldbody>", &[]);
+    assert!(matches!(e, ImportError::Syntax { .. }), "{e:?}");
+    let e = error_of(
+        &model("<joint/><geom quat=\"1 0 0 0\" euler=\"0 0 1\"/>", ""),
+        &[],
+    );
+    assert!(e.message().contains("orientation given twice"), "{e}");
+}
+
+#[test]
+fn names_that_read_the_same_are_refused() {
+    let body = "<joint name=\"a-b\"/><body><joint name=\"a_b\"/><geom size=\"1\"/></body>";
+    let e = error_of(&model(body, ""), &[]);
+    assert_eq!(e.what(), "joint[a_b].name", "{e}");
+    assert!(e.message().contains("same identifier"), "{e}");
+}
+
+#[test]
+fn unnamed_joints_and_bodies_take_mujocos_numbers() {
+    let xml = "<mujoco><worldbody><body><joint/><joint name=\"n\" type=\"slide\"/>\
+               <geom size=\"0.1\"/><body><joint/><geom size=\"0.1\"/></body></body>\
+               </worldbody></mujoco>";
+    let robot = import_mjcf(xml, "m.xml", &ImportOptions::default())
+        .unwrap()
+        .robot;
+    let joints: Vec<&str> = robot.bodies.iter().map(|b| b.joint_name.as_str()).collect();
+    assert_eq!(joints, ["joint0", "n", "joint2"]);
+    let bodies: Vec<&str> = robot.bodies.iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(bodies, ["body1/joint0", "body1", "body2"]);
+}

@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""Reference fixtures for quasidyn's MJCF importer, computed by MuJoCo itself.
+
+What it does:
+
+1. Copies dm_control suite models (acrobot, cartpole, reacher, finger: fixed-base, hinge and
+   slide joints, no armature) and the suite's common/ files they include into
+   tests/fixtures/mjcf/, with a NAME.LICENSE notice beside each (dm_control is Apache-2.0).
+   Needs a dm_control checkout: set DM_CONTROL to its root to refresh the copies; without it
+   the copies already committed are used.
+2. For every model in MODELS (those and the hand-written synthetic_*.xml files, which
+   exercise includes, default classes, compiler settings, orientation forms, frames, geom
+   inertia, multi-joint bodies, ref, welded bodies and forests): loads it with
+   mujoco.MjModel.from_xml_path and writes tests/fixtures/mjcf/NAME.json with STATES random
+   states.
+
+Each JSON holds:
+    {"robot", "dof", "generator": "mujoco X.Y.Z", "joints" (MuJoCo's joint names, `null` for
+     unnamed ones), "frames" (every named site on a moving body, in site order), "states": [
+        {"q" (qpos: around qpos0), "qd" (qvel), "qdd" (qacc), "tau" (M qacc + qfrc_bias),
+         "mass_matrix" (mj_fullM, dof rows), "nonlinear_effects" (qfrc_bias),
+         "gravity" (qfrc_bias at qvel = 0), "tau_fd" (random), "qdd_fd" (M^-1 (tau_fd -
+         qfrc_bias)), "frames": [{"name", "rotation" (site_xmat, 3 rows), "position"
+         (site_xpos), "jacobian" (mj_jacSite: jacp rows over jacr rows, 6 x nv)}]}]}
+Damping, stiffness, actuators and constraints do not enter these quantities.
+
+Usage (from the repository root):
+    pip install mujoco   # MuJoCo 4
+    python3 tools/mjcf_reference.py
+The output is deterministic for a given MuJoCo version (fixed random seeds).
+"""
+
+import json
+import os
+import pathlib
+import shutil
+
+import mujoco
+import numpy as np
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+MJCF_DIR = ROOT / "tests" / "fixtures" / "mjcf"
+STATES = 10
+
+DM_CONTROL_MODELS = ["acrobot", "cartpole", "reacher", "finger"]
+DM_CONTROL_COMMON = ["materials", "skybox", "visual"]
+
+# Random seeds are 2000 + the position here: models added later go at the end.
+MODELS = ["synthetic_degree", "synthetic_radian", "synthetic_flags"] + DM_CONTROL_MODELS
+
+DM_CONTROL_NOTICE = """\
+{name}.xml is dm_control's suite model dm_control/suite/{name}.xml, copied unchanged (with
+the suite's common/ files it includes), from https://github.com/google-deepmind/dm_control.
+
+Copyright 2017 The dm_control Authors.
+
+Licensed under the Apache License, Version 2.0 (the "License"); you may not use this file
+except in compliance with the License. You may obtain a copy of the License at
+
+    http://www.apache.org/licenses/LICENSE-2.0
+
+Unless required by applicable law or agreed to in writing, software distributed under the
+License is distributed on an "AS IS" BASIS, WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND,
+either express or implied. See the License for the specific language governing permissions
+and limitations under the License.
+"""
+
+
+def copy_dm_control():
+    """Refreshes the dm_control copies from a checkout named by DM_CONTROL, if set."""
+    checkout = os.environ.get("DM_CONTROL")
+    if not checkout:
+        return
+    suite = pathlib.Path(checkout) / "dm_control" / "suite"
+    (MJCF_DIR / "common").mkdir(parents=True, exist_ok=True)
+    for name in DM_CONTROL_COMMON:
+        shutil.copyfile(suite / "common" / f"{name}.xml", MJCF_DIR / "common" / f"{name}.xml")
+    for name in DM_CONTROL_MODELS:
+        shutil.copyfile(suite / f"{name}.xml", MJCF_DIR / f"{name}.xml")
+        (MJCF_DIR / f"{name}.LICENSE").write_text(DM_CONTROL_NOTICE.format(name=name))
+
+
+def moving_sites(model):
+    """Named sites on bodies that move (a site fixed to the world is no frame)."""
+    sites = []
+    for s in range(model.nsite):
+        name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_SITE, s)
+        body = model.site_bodyid[s]
+        # weldid: the body's nearest ancestor with joints (0: welded to the world).
+        if name and model.body_weldid[body] != 0:
+            sites.append((s, name))
+    return sites
+
+
+def random_state(model, rng):
+    """qpos around qpos0 (hinges within a turn, slides within 0.3), qvel, qacc."""
+    q = model.qpos0.copy()
+    for j in range(model.njnt):
+        adr = model.jnt_qposadr[j]
+        if model.jnt_type[j] == mujoco.mjtJoint.mjJNT_HINGE:
+            q[adr] += rng.uniform(-np.pi, np.pi)
+        else:
+            q[adr] += rng.uniform(-0.3, 0.3)
+    return q, rng.uniform(-2, 2, model.nv), rng.uniform(-3, 3, model.nv)
+
+
+def evaluate(model, data, q, qd, qdd, tau_fd, sites):
+    """MuJoCo's quantities at one state (see the module docstring)."""
+    nv = model.nv
+    data.qpos[:] = q
+    data.qvel[:] = 0
+    mujoco.mj_forward(model, data)
+    gravity = data.qfrc_bias.copy()
+    data.qvel[:] = qd
+    mujoco.mj_forward(model, data)
+    mass = np.zeros((nv, nv))
+    mujoco.mj_fullM(model, data, mass)
+    bias = data.qfrc_bias.copy()
+    frames = []
+    for s, name in sites:
+        jacp = np.zeros((3, nv))
+        jacr = np.zeros((3, nv))
+        mujoco.mj_jacSite(model, data, jacp, jacr, s)
+        frames.append({
+            "name": name,
+            "rotation": data.site_xmat[s].reshape(3, 3).tolist(),
+            "position": data.site_xpos[s].tolist(),
+            "jacobian": np.vstack([jacp, jacr]).tolist(),
+        })
+    return {
+        "q": q.tolist(),
+        "qd": qd.tolist(),
+        "qdd": qdd.tolist(),
+        "tau": (mass @ qdd + bias).tolist(),
+        "mass_matrix": mass.tolist(),
+        "nonlinear_effects": bias.tolist(),
+        "gravity": gravity.tolist(),
+        "tau_fd": tau_fd.tolist(),
+        "qdd_fd": np.linalg.solve(mass, tau_fd - bias).tolist(),
+        "frames": frames,
+    }
+
+
+def write_fixture(name, seed):
+    model = mujoco.MjModel.from_xml_path(str(MJCF_DIR / f"{name}.xml"))
+    data = mujoco.MjData(model)
+    rng = np.random.default_rng(seed)
+    sites = moving_sites(model)
+    states = []
+    for _ in range(STATES):
+        q, qd, qdd = random_state(model, rng)
+        tau_fd = rng.uniform(-5, 5, model.nv)
+        states.append(evaluate(model, data, q, qd, qdd, tau_fd, sites))
+    doc = {
+        "robot": name,
+        "dof": model.nv,
+        "generator": f"mujoco {mujoco.__version__}",
+        "joints": [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j)
+                   for j in range(model.njnt)],
+        "frames": [n for _, n in sites],
+        "states": states,
+    }
+    path = MJCF_DIR / f"{name}.json"
+    path.write_text(json.dumps(doc, indent=1) + "\n")
+    print(f"wrote {path.relative_to(ROOT)}: {model.nv} dof, {len(sites)} frames, "
+          f"{len(states)} states")
+
+
+def main():
+    copy_dm_control()
+    for k, name in enumerate(MODELS):
+        write_fixture(name, 2000 + k)
+
+
+if __name__ == "__main__":
+    main()
