@@ -1,6 +1,6 @@
 //! Every subcommand of the `quasidyn` binary on every robot input of the repository: the specs
-//! in robots/ and every spec, URDF file and DH table under tests/fixtures, found by listing the
-//! directories, so a new robot is covered without editing this file. Each run must succeed or
+//! in robots/ and every spec, URDF file, MJCF file and DH table under tests/fixtures, found by
+//! listing the directories, so a new robot is covered without editing this file. Each run must succeed or
 //! end with a located error (exit 1, the report naming the input file); a panic, a usage error
 //! or an unlocated failure fails the test.
 
@@ -53,8 +53,9 @@ fn files_under(dir: &str, extensions: &[&str], recursive: bool, out: &mut Vec<St
 fn inputs() -> Vec<String> {
     let mut found = Vec::new();
     files_under("robots", &["toml"], false, &mut found);
-    // The fixtures' specs, URDF files and DH tables (the JSON files are reference values).
-    files_under("tests/fixtures", &["toml", "urdf"], true, &mut found);
+    // The fixtures' specs, URDF files, MJCF files (with the fragments they include) and DH
+    // tables (the JSON files are reference values).
+    files_under("tests/fixtures", &["toml", "urdf", "xml"], true, &mut found);
     found.sort();
     found
 }

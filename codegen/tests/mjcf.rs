@@ -59,14 +59,23 @@ fn eval(module: &Module, kind: FunctionKind, env: &Env) -> Vec<Vec<f64>> {
 
 #[test]
 fn every_function_matches_mujoco() {
+    check_models(false);
+}
+
+/// Snapping (on by default) moves values by far less than the agreement asked for.
+#[test]
+fn snapped_imports_still_match_mujoco() {
+    check_models(true);
+}
+
+fn check_models(snap: bool) {
     for name in MODELS {
         let fixture: Value = serde_json::from_str(
             &std::fs::read_to_string(fixture_dir().join(format!("{name}.json"))).unwrap(),
         )
         .unwrap();
-        // MuJoCo reads the values as written: the literal import.
         let options = ImportOptions {
-            snap: false,
+            snap,
             ..ImportOptions::default()
         };
         let path = fixture_dir().join(format!("{name}.xml"));
@@ -332,6 +341,19 @@ fn bad_values_are_located() {
         assert_eq!(e.location().line, 4, "{e}");
         assert!(e.message().contains(message), "{e}");
     }
+    let e = error_of(
+        &model("<joint/><geom type=\"capsule\" size=\"0.1\"/>", ""),
+        &[],
+    );
+    assert_eq!(e.what(), "geom.size", "{e}");
+    assert!(e.message().contains("2 positive size numbers"), "{e}");
+    let deep = format!(
+        "<mujoco>{}{}</mujoco>",
+        "<a>".repeat(2000),
+        "</a>".repeat(2000)
+    );
+    let e = error_of(&deep, &[]);
+    assert!(e.message().contains("nested more than"), "{e}");
     let e = error_of("<mujoco><worldbody>", &[]);
     assert!(matches!(e, ImportError::Syntax { .. }), "{e:?}");
     let e = error_of(
@@ -361,4 +383,41 @@ fn unnamed_joints_and_bodies_take_mujocos_numbers() {
     assert_eq!(joints, ["joint0", "n", "joint2"]);
     let bodies: Vec<&str> = robot.bodies.iter().map(|b| b.name.as_str()).collect();
     assert_eq!(bodies, ["body1/joint0", "body1", "body2"]);
+}
+
+#[test]
+fn autolimits_off_needs_limited_with_a_range() {
+    let xml = "<mujoco>\n<compiler autolimits=\"false\"/>\n<worldbody><body>\n\
+               <joint range=\"0 1\"/><geom size=\"1\"/></body></worldbody></mujoco>";
+    let e = error_of(xml, &[]);
+    assert_eq!((e.what(), e.location().line), ("joint.range", 4), "{e}");
+    let fixed = xml.replace("range=", "limited=\"true\" range=");
+    assert!(import_mjcf(&fixed, "m.xml", &ImportOptions::default()).is_ok());
+}
+
+#[test]
+fn the_builder_and_detection_take_mjcf_files() {
+    let path = fixture_dir().join("synthetic_degree.xml");
+    let robot = quasidyn_codegen::Builder::new().spec(&path).load().unwrap();
+    assert_eq!(robot.dof(), 7);
+    let text = std::fs::read_to_string(&path).unwrap();
+    assert_eq!(
+        quasidyn_codegen::import::detect(&path, &text),
+        quasidyn_codegen::import::InputKind::Mjcf
+    );
+    // In memory, the includes cannot be read: the located error says so.
+    let e = quasidyn_codegen::parse_input(&text, "synthetic_degree.xml", None).unwrap_err();
+    assert!(e.to_string().contains("cannot include files"), "{e}");
+    // Bodies asked for become frames; the tip option is refused for MJCF.
+    let options = ImportOptions {
+        frames: vec!["hand".to_owned()],
+        ..ImportOptions::default()
+    };
+    let robot = load_input_with(&path, &options).unwrap().robot;
+    assert_eq!(robot.frames.last().map(|f| f.name.as_str()), Some("hand"));
+    let options = ImportOptions {
+        tip: Some("hand".to_owned()),
+        ..ImportOptions::default()
+    };
+    assert!(load_input_with(&path, &options).is_err());
 }

@@ -130,6 +130,8 @@ struct Compiler {
     bound_inertia: f64,
     total_mass: f64,
     balance_inertia: bool,
+    /// A joint with a `range` is limited without saying so (MuJoCo's default).
+    autolimits: bool,
 }
 
 impl Compiler {
@@ -146,6 +148,7 @@ impl Compiler {
             bound_inertia: 0.0,
             total_mass: -1.0,
             balance_inertia: false,
+            autolimits: true,
         };
         for element in root.children_named("compiler") {
             let a = Attrs::plain(element);
@@ -162,7 +165,7 @@ impl Compiler {
                 }
                 c.angles.eulerseq.copy_from_slice(seq.as_bytes());
             }
-            a.boolean("autolimits", true)?;
+            c.autolimits = a.boolean("autolimits", c.autolimits)?;
             if let Some(from) = a.keyword("inertiafromgeom", &["false", "true", "auto"])? {
                 c.from_geom = match from {
                     "false" => FromGeom::Never,
@@ -449,6 +452,15 @@ impl<'d, 'e> Model<'d, 'e> {
                 "joint armature is not supported yet (it adds to the mass matrix)".to_owned(),
             ));
         }
+        // Limits do not enter these functions, but MuJoCo refuses a range it cannot place.
+        let range = attrs.array::<2>("range")?.unwrap_or_default();
+        if !self.compiler.autolimits && range != [0.0; 2] && attrs.get("limited").is_none() {
+            return Err(attrs.invalid(
+                "range",
+                "with <compiler autolimits=\"false\">, a joint with a range needs `limited`"
+                    .to_owned(),
+            ));
+        }
         let at_body = mat_vec(
             &item.frame.r,
             attrs.array::<3>("axis")?.unwrap_or([0.0, 0.0, 1.0]),
@@ -574,6 +586,18 @@ impl<'d, 'e> Model<'d, 'e> {
                 ));
             }
             let (pose, size) = shaped_pose(&attrs, shape, &angles)?;
+            let sizes = match shape {
+                Shape::Sphere => 1,
+                Shape::Capsule | Shape::Cylinder => 2,
+                Shape::Ellipsoid | Shape::Box => 3,
+                Shape::Plane | Shape::FromFile => 0,
+            };
+            if size[..sizes].iter().any(|&s| s <= 0.0) {
+                return Err(attrs.invalid(
+                    "size",
+                    format!("this geom needs {sizes} positive size numbers, as MuJoCo does"),
+                ));
+            }
             let volume = volume(shape, size).unwrap_or(0.0);
             let mass = match attrs.get("mass") {
                 Some(_) => {

@@ -17,6 +17,10 @@ pub type ReadInclude<'r> = dyn Fn(&str) -> Result<String, String> + 'r;
 /// Deepest chain of includes read; deeper is taken for a cycle.
 const MAX_INCLUDE_DEPTH: usize = 32;
 
+/// Deepest nesting of elements read (the importer walks bodies recursively; MuJoCo itself
+/// stops at 1024 levels of bodies).
+const MAX_NESTING: usize = 512;
+
 /// An XML element with the includes expanded.
 #[derive(Clone, Debug)]
 pub(crate) struct Element {
@@ -120,24 +124,52 @@ fn parse_file(
         }
     })?;
     let source = Source {
-        doc: &doc,
+        text,
+        line_starts: std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect(),
         file: Arc::from(file),
         read,
         depth,
     };
-    source.element(doc.root_element())
+    source.element(doc.root_element(), 0)
 }
 
-struct Source<'d, 'i, 'r> {
-    doc: &'d Document<'i>,
+struct Source<'d, 'r> {
+    text: &'d str,
+    /// Byte offset of the start of every line, to locate elements without rescanning.
+    line_starts: Vec<usize>,
     file: Arc<str>,
     read: &'r ReadInclude<'r>,
     depth: usize,
 }
 
-impl Source<'_, '_, '_> {
-    fn element(&self, node: Node) -> Result<Element, ImportError> {
-        let pos = self.doc.text_pos_at(node.range().start);
+impl Source<'_, '_> {
+    /// Line and column (1-based, in characters) of byte `offset`.
+    fn position(&self, offset: usize) -> (u32, u32) {
+        let line = self.line_starts.partition_point(|&start| start <= offset);
+        let start = self.line_starts[line.saturating_sub(1)];
+        let col = self
+            .text
+            .get(start..offset)
+            .map_or(0, |s| s.chars().count());
+        let to_u32 = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        (to_u32(line), to_u32(col + 1))
+    }
+
+    fn element(&self, node: Node, level: usize) -> Result<Element, ImportError> {
+        let (line, col) = self.position(node.range().start);
+        if level > MAX_NESTING {
+            return Err(ImportError::Invalid {
+                at: Location {
+                    file: self.file.to_string(),
+                    line,
+                    col,
+                },
+                what: node.tag_name().name().to_owned(),
+                message: format!("elements nested more than {MAX_NESTING} deep"),
+            });
+        }
         let mut element = Element {
             tag: node.tag_name().name().to_owned(),
             attrs: node
@@ -146,15 +178,15 @@ impl Source<'_, '_, '_> {
                 .collect(),
             children: Vec::new(),
             file: self.file.clone(),
-            line: pos.row,
-            col: pos.col,
+            line,
+            col,
         };
         for child in node.children().filter(Node::is_element) {
             if child.tag_name().name() == "include" {
-                let include = self.element(child)?;
+                let include = self.element(child, level + 1)?;
                 element.children.extend(self.included(&include)?);
             } else {
-                element.children.push(self.element(child)?);
+                element.children.push(self.element(child, level + 1)?);
             }
         }
         Ok(element)
