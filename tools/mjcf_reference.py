@@ -7,7 +7,8 @@ What it does:
    slide joints, no armature) and the suite's common/ files they include into
    tests/fixtures/mjcf/, with a NAME.LICENSE notice beside each (dm_control is Apache-2.0).
    Needs a dm_control checkout: set DM_CONTROL to its root to refresh the copies; without it
-   the copies already committed are used.
+   the copies already committed are used. MENAGERIE_MODELS (MuJoCo Menagerie models whose
+   bodies all carry an <inertial>) are copied by hand, without their meshes, licence beside.
 2. For every model in MODELS (those and the hand-written synthetic_*.xml files, which
    exercise includes, default classes, compiler settings, orientation forms, frames, geom
    inertia, multi-joint bodies, ref, welded bodies and forests): loads it with
@@ -45,8 +46,14 @@ STATES = 10
 DM_CONTROL_MODELS = ["acrobot", "cartpole", "reacher", "finger"]
 DM_CONTROL_COMMON = ["materials", "skybox", "visual"]
 
+# Menagerie models (copied unchanged, meshes left out): their mesh geoms and meshes are
+# deleted before MuJoCo compiles them. That changes no mass: every body has an <inertial>
+# (MuJoCo's default inertiafromgeom="auto" then ignores geoms), as quasidyn requires.
+MENAGERIE_MODELS = ["kinova_gen3"]
+
 # Random seeds are 2000 + the position here: models added later go at the end.
-MODELS = ["synthetic_degree", "synthetic_radian", "synthetic_flags"] + DM_CONTROL_MODELS
+MODELS = (["synthetic_degree", "synthetic_radian", "synthetic_flags"] + DM_CONTROL_MODELS
+          + MENAGERIE_MODELS)
 
 DM_CONTROL_NOTICE = """\
 {name}.xml is dm_control's suite model dm_control/suite/{name}.xml, copied unchanged (with
@@ -141,8 +148,22 @@ def evaluate(model, data, q, qd, qdd, tau_fd, sites):
     }
 
 
+def load(name):
+    """The compiled model; a Menagerie model without its meshes (see MENAGERIE_MODELS)."""
+    path = str(MJCF_DIR / f"{name}.xml")
+    if name not in MENAGERIE_MODELS:
+        return mujoco.MjModel.from_xml_path(path)
+    spec = mujoco.MjSpec.from_file(path)
+    for geom in list(spec.geoms):
+        if geom.type == mujoco.mjtGeom.mjGEOM_MESH:
+            spec.delete(geom)
+    for mesh in list(spec.meshes):
+        spec.delete(mesh)
+    return spec.compile()
+
+
 def write_fixture(name, seed):
-    model = mujoco.MjModel.from_xml_path(str(MJCF_DIR / f"{name}.xml"))
+    model = load(name)
     data = mujoco.MjData(model)
     rng = np.random.default_rng(seed)
     sites = moving_sites(model)

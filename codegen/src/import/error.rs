@@ -97,6 +97,21 @@ pub enum ImportError {
         /// What is wrong.
         message: String,
     },
+    /// A feature of the input this version does not model yet (MJCF armature, equality
+    /// constraints, composite bodies), where it is written.
+    #[error("{at}: {what}: {message}")]
+    #[diagnostic(
+        code(quasidyn::import::unsupported),
+        help("docs/mjcf.md lists what is read, what is ignored and what is not supported yet")
+    )]
+    Unsupported {
+        /// Where.
+        at: Location,
+        /// The element or field concerned.
+        what: String,
+        /// What is wrong.
+        message: String,
+    },
     /// The links do not form a tree: a link with two parents, a closed loop, no or several roots.
     #[error("{at}: {what}: {message}")]
     #[diagnostic(code(quasidyn::import::topology))]
@@ -129,6 +144,7 @@ impl ImportError {
             | ImportError::Invalid { at, .. }
             | ImportError::NotFinite { at, .. }
             | ImportError::UnsupportedJoint { at, .. }
+            | ImportError::Unsupported { at, .. }
             | ImportError::Topology { at, .. }
             | ImportError::UnknownTip { at, .. } => at,
         }
@@ -141,6 +157,7 @@ impl ImportError {
             | ImportError::Invalid { what, .. }
             | ImportError::NotFinite { what, .. }
             | ImportError::UnsupportedJoint { what, .. }
+            | ImportError::Unsupported { what, .. }
             | ImportError::Topology { what, .. }
             | ImportError::UnknownTip { what, .. } => what,
         }
@@ -153,6 +170,7 @@ impl ImportError {
             | ImportError::Invalid { message, .. }
             | ImportError::NotFinite { message, .. }
             | ImportError::UnsupportedJoint { message, .. }
+            | ImportError::Unsupported { message, .. }
             | ImportError::Topology { message, .. }
             | ImportError::UnknownTip { message, .. } => message,
         }

@@ -306,7 +306,7 @@ impl<'d, 'e> Model<'d, 'e> {
     ) -> Result<(), ImportError> {
         for child in &element.children {
             if UNSUPPORTED_CHILDREN.contains(&child.tag.as_str()) {
-                return Err(child.invalid(
+                return Err(child.unsupported(
                     "",
                     format!("<{}> is not supported by the MJCF importer yet", child.tag),
                 ));
@@ -421,7 +421,7 @@ impl<'d, 'e> Model<'d, 'e> {
     ) -> Result<Option<Joint<'e>>, ImportError> {
         let element = item.element;
         if element.tag == "freejoint" {
-            return Err(element.unsupported(
+            return Err(element.unsupported_joint(
                 "",
                 "free joints are not supported yet (MuJoCo's floating-base layout comes with a \
                  later version)"
@@ -437,7 +437,7 @@ impl<'d, 'e> Model<'d, 'e> {
             "hinge" => JointKind::Revolute,
             "slide" => JointKind::Prismatic,
             other => {
-                return Err(attrs.element.unsupported(
+                return Err(attrs.element.unsupported_joint(
                     "type",
                     format!(
                         "{other} joints are not supported yet (only hinge and slide; ball and \

@@ -71,8 +71,18 @@ impl Element {
         }
     }
 
-    pub fn unsupported(&self, field: &str, message: String) -> ImportError {
+    /// A joint this version cannot express (free, ball).
+    pub fn unsupported_joint(&self, field: &str, message: String) -> ImportError {
         ImportError::UnsupportedJoint {
+            at: self.at(),
+            what: self.field(field),
+            message,
+        }
+    }
+
+    /// Something else not modelled yet (armature, equalities, composite bodies).
+    pub fn unsupported(&self, field: &str, message: String) -> ImportError {
+        ImportError::Unsupported {
             at: self.at(),
             what: self.field(field),
             message,
