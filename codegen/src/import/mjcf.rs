@@ -11,16 +11,14 @@
 
 use std::collections::HashMap;
 
-use super::chain::{Chain, ChainFrame, ChainJoint, MassProps, Pose, M3, V3};
+use super::chain::{Chain, ChainFrame, ChainJoint, MassProps, Pose, V3};
 use super::error::ImportError;
-use super::mjcf_geom::{
-    axis_angle, diag, local_pose, orientation, principal_inertia, shaped_pose, sym_eigen, unit,
-    volume, Angles, Shape,
-};
+use super::mjcf_geom::{axis_angle, local_pose, shaped_pose, unit, Shape};
+use super::mjcf_mass::{Compiler, Inertial};
 pub use super::mjcf_parse::ReadInclude;
 use super::mjcf_parse::{read_document, Attrs, Defaults, Element, MAIN_CLASS};
 use super::{ImportOptions, Imported};
-use crate::mat3::{add, mat_vec, mul, rotate_tensor, scale, sub, IDENTITY};
+use crate::mat3::{add, mat_vec, mul, scale, sub};
 use crate::model::{JointKind, MAX_BODIES};
 use crate::names::frame_ident;
 
@@ -111,80 +109,6 @@ pub fn import_mjcf_reading(
     Ok(Imported { robot, snaps })
 }
 
-/// How `<compiler inertiafromgeom>` takes body inertia from geoms.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum FromGeom {
-    Never,
-    Always,
-    /// Only for bodies without `<inertial>` (MuJoCo's default).
-    Auto,
-}
-
-/// The `<compiler>` settings that shape kinematics and mass.
-#[derive(Clone, Debug)]
-struct Compiler {
-    angles: Angles,
-    from_geom: FromGeom,
-    group_range: [f64; 2],
-    bound_mass: f64,
-    bound_inertia: f64,
-    total_mass: f64,
-    balance_inertia: bool,
-    /// A joint with a `range` is limited without saying so (MuJoCo's default).
-    autolimits: bool,
-}
-
-impl Compiler {
-    /// Every `<compiler>` element in order, later attributes overriding earlier ones.
-    fn read(root: &Element) -> Result<Compiler, ImportError> {
-        let mut c = Compiler {
-            angles: Angles {
-                degree: true,
-                eulerseq: *b"xyz",
-            },
-            from_geom: FromGeom::Auto,
-            group_range: [0.0, 5.0],
-            bound_mass: 0.0,
-            bound_inertia: 0.0,
-            total_mass: -1.0,
-            balance_inertia: false,
-            autolimits: true,
-        };
-        for element in root.children_named("compiler") {
-            let a = Attrs::plain(element);
-            if let Some(angle) = a.keyword("angle", &["degree", "radian"])? {
-                c.angles.degree = angle == "degree";
-            }
-            if let Some(seq) = a.str("eulerseq") {
-                let ok = seq.len() == 3 && seq.bytes().all(|b| b"xyzXYZ".contains(&b));
-                if !ok {
-                    return Err(a.invalid(
-                        "eulerseq",
-                        format!("`{seq}` is not three of x, y, z, X, Y, Z"),
-                    ));
-                }
-                c.angles.eulerseq.copy_from_slice(seq.as_bytes());
-            }
-            c.autolimits = a.boolean("autolimits", c.autolimits)?;
-            if let Some(from) = a.keyword("inertiafromgeom", &["false", "true", "auto"])? {
-                c.from_geom = match from {
-                    "false" => FromGeom::Never,
-                    "true" => FromGeom::Always,
-                    _ => FromGeom::Auto,
-                };
-            }
-            if let Some(range) = a.array::<2>("inertiagrouprange")? {
-                c.group_range = range;
-            }
-            c.bound_mass = a.number("boundmass", c.bound_mass)?;
-            c.bound_inertia = a.number("boundinertia", c.bound_inertia)?;
-            c.total_mass = a.number("settotalmass", c.total_mass)?;
-            c.balance_inertia = a.boolean("balanceinertia", c.balance_inertia)?;
-        }
-        Ok(c)
-    }
-}
-
 /// Gravity: the last `<option gravity>` (MuJoCo's `0 0 -9.81` by default), zero if a
 /// `<flag gravity="disable">` turns it off.
 fn gravity(root: &Element) -> Result<V3, ImportError> {
@@ -257,37 +181,29 @@ struct Joint<'e> {
 }
 
 /// A body read: its pose at `qpos = 0`, joints, mass (in its own frame) and named sites.
-struct Body<'e> {
+pub(super) struct Body<'e> {
     element: &'e Element,
     name: String,
     /// Index of the parent body, `None` for the world.
     parent: Option<usize>,
     pose: Pose,
     joints: Vec<Joint<'e>>,
-    inertial: Inertial,
+    pub(super) inertial: Inertial,
     sites: Vec<(String, Pose, &'e Element)>,
 }
 
-/// Mass, centre of mass and inertia about it, in the body's frame.
-#[derive(Clone, Copy, Debug)]
-struct Inertial {
-    mass: f64,
-    com: V3,
-    inertia: M3,
-}
-
 /// An element of a body and the transform of the `<frame>`s around it (in the body's frame).
-struct Item<'e> {
-    element: &'e Element,
-    frame: Pose,
-    class: String,
+pub(super) struct Item<'e> {
+    pub(super) element: &'e Element,
+    pub(super) frame: Pose,
+    pub(super) class: String,
 }
 
-struct Model<'d, 'e> {
-    defaults: &'d Defaults,
-    compiler: &'d Compiler,
+pub(super) struct Model<'d, 'e> {
+    pub(super) defaults: &'d Defaults,
+    pub(super) compiler: &'d Compiler,
     /// Bodies in MuJoCo's order (the world not included).
-    bodies: Vec<Body<'e>>,
+    pub(super) bodies: Vec<Body<'e>>,
     /// Joints read so far (for the names of unnamed ones).
     joints: usize,
 }
@@ -495,204 +411,6 @@ impl<'d, 'e> Model<'d, 'e> {
             axis,
         }))
     }
-
-    /// The body's mass, centre of mass and inertia, as MuJoCo's compiler sets them: from its
-    /// `<inertial>` or its geoms (`inertiafromgeom`), then `boundmass`, `boundinertia` and
-    /// `balanceinertia` applied.
-    ///
-    /// A body given no mass (no `<inertial>`, no geom counted) has its centre of mass at
-    /// `own_pos`, its `pos` attribute read in its own frame, as MuJoCo's compiler places it:
-    /// it matters once `boundmass` gives the body mass.
-    fn inertial(
-        &self,
-        body: &Element,
-        name: &str,
-        items: &[Item<'e>],
-        own_pos: V3,
-    ) -> Result<Inertial, ImportError> {
-        let angles = self.compiler.angles;
-        let explicit = items.iter().find(|i| i.element.tag == "inertial");
-        let mut inertial = match explicit {
-            Some(item) => explicit_inertial(item, &angles)?,
-            None => Inertial {
-                mass: 0.0,
-                com: own_pos,
-                inertia: [[0.0; 3]; 3],
-            },
-        };
-        let from_geom = match self.compiler.from_geom {
-            FromGeom::Always => true,
-            FromGeom::Auto => explicit.is_none(),
-            FromGeom::Never => false,
-        };
-        if from_geom {
-            if let Some(geoms) = self.geom_inertial(name, items)? {
-                inertial = geoms;
-            }
-        }
-        let c = self.compiler;
-        inertial.mass = inertial.mass.max(c.bound_mass);
-        let (mut moments, axes) = sym_eigen(&inertial.inertia);
-        let bounded = moments.map(|m| m.max(c.bound_inertia));
-        let mut changed = bounded != moments;
-        moments = bounded;
-        let [a, b, d] = moments;
-        if a + b < d || a + d < b || b + d < a {
-            if !c.balance_inertia {
-                return Err(body.invalid(
-                    "",
-                    format!(
-                        "the principal moments of inertia of body `{name}` ({a}, {b}, {d}) \
-                         break the triangle inequality; MuJoCo needs <compiler \
-                         balanceinertia=\"true\"> to fix them"
-                    ),
-                ));
-            }
-            moments = [(a + b + d) / 3.0; 3];
-            changed = true;
-        }
-        if changed {
-            inertial.inertia = rotate_tensor(&axes, &diag(moments));
-        }
-        Ok(inertial)
-    }
-
-    /// The combined mass of the body's geoms that MuJoCo counts (in `inertiagrouprange`, of
-    /// positive mass); `None` if there are none.
-    fn geom_inertial(
-        &self,
-        name: &str,
-        items: &[Item<'e>],
-    ) -> Result<Option<Inertial>, ImportError> {
-        let angles = self.compiler.angles;
-        let mut parts = Vec::new();
-        for item in items.iter().filter(|i| i.element.tag == "geom") {
-            let attrs = self.defaults.attrs(item.element, &item.class)?;
-            let group = attrs.number("group", 0.0)?;
-            let [lo, hi] = self.compiler.group_range;
-            if group < lo || group > hi {
-                continue;
-            }
-            let shape = Shape::read(&attrs)?;
-            let mesh = attrs.str("mesh").or_else(|| attrs.str("hfield"));
-            if shape == Shape::FromFile || mesh.is_some() {
-                return Err(attrs.element.invalid(
-                    "mesh",
-                    format!(
-                        "the mass of body `{name}` needs the volume of {}, and mesh files are \
-                         not read: give the body an <inertial>",
-                        mesh.map_or_else(|| "a mesh".to_owned(), |m| format!("mesh `{m}`"))
-                    ),
-                ));
-            }
-            let (pose, size) = shaped_pose(&attrs, shape, &angles)?;
-            let sizes = match shape {
-                Shape::Sphere => 1,
-                Shape::Capsule | Shape::Cylinder => 2,
-                Shape::Ellipsoid | Shape::Box => 3,
-                Shape::Plane | Shape::FromFile => 0,
-            };
-            if size[..sizes].iter().any(|&s| s <= 0.0) {
-                return Err(attrs.invalid(
-                    "size",
-                    format!("this geom needs {sizes} positive size numbers, as MuJoCo does"),
-                ));
-            }
-            let volume = volume(shape, size).unwrap_or(0.0);
-            let mass = match attrs.get("mass") {
-                Some(_) => {
-                    let mass = attrs.number("mass", 0.0)?;
-                    if volume > 1e-14 {
-                        mass
-                    } else {
-                        0.0
-                    }
-                }
-                None => attrs.number("density", 1000.0)? * volume,
-            };
-            if mass < 0.0 {
-                return Err(attrs.invalid("mass", "a geom's mass cannot be negative".to_owned()));
-            }
-            if mass <= 1e-14 {
-                continue;
-            }
-            let frame = item.frame.then(&pose);
-            let moments = principal_inertia(shape, size, mass);
-            parts.push((mass, frame.p, rotate_tensor(&frame.r, &diag(moments))));
-        }
-        if parts.is_empty() {
-            return Ok(None);
-        }
-        let mut total = MassProps::ZERO;
-        for (mass, com, inertia) in parts {
-            total = total.merge(&MassProps { mass, com, inertia });
-        }
-        Ok(Some(Inertial {
-            mass: total.mass,
-            com: total.com,
-            inertia: total.inertia,
-        }))
-    }
-
-    /// `<compiler settotalmass>`: every body's mass and inertia scaled so that they add up to it
-    /// (bodies welded to the world included).
-    fn scale_total_mass(&mut self) {
-        if self.compiler.total_mass <= 0.0 {
-            return;
-        }
-        let total: f64 = self.bodies.iter().map(|b| b.inertial.mass).sum();
-        let factor = (self.compiler.total_mass / total.max(1e-15)).max(1e-15);
-        for body in &mut self.bodies {
-            body.inertial.mass *= factor;
-            for row in &mut body.inertial.inertia {
-                for x in row {
-                    *x *= factor;
-                }
-            }
-        }
-    }
-}
-
-/// A body's `<inertial>`: `mass`, `pos`, an orientation and `diaginertia`, or `fullinertia`.
-fn explicit_inertial(item: &Item, angles: &Angles) -> Result<Inertial, ImportError> {
-    let attrs = Attrs::plain(item.element);
-    let Some(pos) = attrs.array::<3>("pos")? else {
-        return Err(attrs.invalid("pos", "<inertial> needs a `pos`".to_owned()));
-    };
-    if attrs.get("mass").is_none() {
-        return Err(attrs.invalid("mass", "<inertial> needs a `mass`".to_owned()));
-    }
-    let mass = attrs.number("mass", 0.0)?;
-    let inertia = match (
-        attrs.array::<3>("diaginertia")?,
-        attrs.array::<6>("fullinertia")?,
-    ) {
-        (Some(d), None) => rotate_tensor(&orientation(&attrs, angles)?, &diag(d)),
-        (None, Some([xx, yy, zz, xy, xz, yz])) => {
-            if orientation(&attrs, angles)? != IDENTITY {
-                return Err(attrs.invalid(
-                    "fullinertia",
-                    "fullinertia and an orientation cannot both be given".to_owned(),
-                ));
-            }
-            [[xx, xy, xz], [xy, yy, yz], [xz, yz, zz]]
-        }
-        _ => {
-            return Err(attrs.invalid(
-                "diaginertia",
-                "<inertial> needs exactly one of `diaginertia` and `fullinertia`".to_owned(),
-            ))
-        }
-    };
-    if mass < 0.0 {
-        return Err(attrs.invalid("mass", "the mass cannot be negative".to_owned()));
-    }
-    let frame = item.frame.then(&Pose::trans(pos));
-    Ok(Inertial {
-        mass,
-        com: frame.p,
-        inertia: rotate_tensor(&item.frame.r, &inertia),
-    })
 }
 
 /// A chain joint and where it is written (for snaps).

@@ -11,6 +11,7 @@ pub mod dh;
 mod error;
 pub mod mjcf;
 mod mjcf_geom;
+mod mjcf_mass;
 mod mjcf_parse;
 pub mod snap;
 pub mod urdf;
