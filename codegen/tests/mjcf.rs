@@ -244,6 +244,33 @@ fn armature_is_refused_on_joints_defaults_and_actuators() {
     );
     assert_eq!(e.what(), "motor[m].armature", "{e}");
     assert_eq!(e.location().line, 8);
+    // One actuator default per class, whichever shortcut sets it (as MuJoCo); tendons too.
+    for (default, element) in [
+        (
+            "<general armature=\"0.5\"/>",
+            "<actuator><position name=\"a\" joint=\"j\"/></actuator>",
+        ),
+        (
+            "<tendon armature=\"0.5\"/>",
+            "<tendon><fixed name=\"a\"><joint joint=\"j\" coef=\"1\"/></fixed></tendon>",
+        ),
+    ] {
+        let xml = format!(
+            "<mujoco>\n<default>{default}</default>{}",
+            &model("<joint name=\"j\"/>", element)["<mujoco>".len()..]
+        );
+        let e = error_of(&xml, &[]);
+        assert!(e.what().ends_with("[a].armature"), "{e}");
+    }
+    // An equality takes the equality defaults, not a joint's.
+    let xml = format!(
+        "<mujoco>\n<default><equality active=\"false\"/></default>{}",
+        &model(
+            "<joint name=\"j\"/><body><joint name=\"k\"/><geom size=\"1\"/></body>",
+            "<equality><joint joint1=\"j\" joint2=\"k\"/></equality>"
+        )["<mujoco>".len()..]
+    );
+    assert!(import_mjcf(&xml, "m.xml", &ImportOptions::default()).is_ok());
 }
 
 #[test]

@@ -136,7 +136,10 @@ fn refuse_unsupported(root: &Element, defaults: &Defaults) -> Result<(), ImportE
             if !matches!(e.tag.as_str(), "connect" | "weld" | "joint") {
                 continue;
             }
-            if defaults.attrs(e, MAIN_CLASS)?.boolean("active", true)? {
+            if defaults
+                .attrs_as(e, "equality", MAIN_CLASS)?
+                .boolean("active", true)?
+            {
                 return Err(e.unsupported(
                     "",
                     format!(

@@ -301,7 +301,9 @@ impl Defaults {
                 nested.push(child);
                 continue;
             }
-            let tag = settings.entry(child.tag.clone()).or_default();
+            let tag = settings
+                .entry(default_kind(&child.tag).to_owned())
+                .or_default();
             for (key, value) in &child.attrs {
                 tag.insert(
                     key.clone(),
@@ -337,6 +339,17 @@ impl Defaults {
         element: &'e Element,
         inherited: &str,
     ) -> Result<Attrs<'e>, ImportError> {
+        self.attrs_as(element, default_kind(&element.tag), inherited)
+    }
+
+    /// [`Defaults::attrs`] with the defaults of `kind` (`equality` for the `<joint>` of an
+    /// `<equality>`, where the tag alone would read a joint's defaults).
+    pub fn attrs_as<'e>(
+        &'e self,
+        element: &'e Element,
+        kind: &str,
+        inherited: &str,
+    ) -> Result<Attrs<'e>, ImportError> {
         let class = element.attr("class").unwrap_or(inherited);
         let settings = self
             .classes
@@ -344,8 +357,35 @@ impl Defaults {
             .ok_or_else(|| element.invalid("class", format!("no default class `{class}`")))?;
         Ok(Attrs {
             element,
-            defaults: settings.get(&element.tag),
+            defaults: settings.get(kind),
         })
+    }
+}
+
+/// Under which kind a class keeps the defaults an element of tag `tag` takes: MuJoCo keeps one
+/// actuator default per class, whichever shortcut (`motor`, `position`, ...) sets it, and one
+/// tendon default for `spatial` and `fixed` tendons.
+fn default_kind(tag: &str) -> &str {
+    const ACTUATORS: [&str; 12] = [
+        "general",
+        "motor",
+        "position",
+        "velocity",
+        "intvelocity",
+        "damper",
+        "cylinder",
+        "muscle",
+        "adhesion",
+        "dcmotor",
+        "pid",
+        "orientation",
+    ];
+    if ACTUATORS.contains(&tag) {
+        "actuator"
+    } else if matches!(tag, "spatial" | "fixed") {
+        "tendon"
+    } else {
+        tag
     }
 }
 
