@@ -474,8 +474,33 @@ impl Model<'_, '_> {
             if let Some(k) = carrier {
                 let i = &body.inertial;
                 let props = MassProps::in_base(&body.pose, i.mass, i.com, &i.inertia);
-                joints[k].joint.body = joints[k].joint.body.merge(&props);
+                let merged = joints[k].joint.body.merge(&props);
+                // Huge written values can overflow on the way (density times volume, the
+                // parallel-axis terms, poses composed): refused where the body is written.
+                if !finite_props(&merged) || !finite_pose(&body.pose) {
+                    return Err(ImportError::NotFinite {
+                        at: body.element.at(),
+                        what: body.element.label(),
+                        message: format!(
+                            "the pose, mass, centre of mass or inertia of body `{}` is not \
+                             finite (numbers too large)",
+                            body.name
+                        ),
+                    });
+                }
+                joints[k].joint.body = merged;
             }
+        }
+        if let Some(j) = joints.iter().find(|j| {
+            let v = j.joint.pole.iter().chain(&j.joint.axis);
+            !v.into_iter().all(|x| x.is_finite())
+        }) {
+            return Err(ImportError::NotFinite {
+                at: j.at.clone(),
+                what: format!("joint[{}]", j.joint.joint_name),
+                message: "the joint's position or axis is not finite (numbers too large)"
+                    .to_owned(),
+            });
         }
         if joints.is_empty() {
             return Err(root.invalid("", "no hinge or slide joint: nothing moves".to_owned()));
@@ -522,6 +547,13 @@ impl Model<'_, '_> {
                 // A site on the fixed base never moves: no frame.
                 let Some(k) = owner[b] else { continue };
                 names.check(name, "frame", element)?;
+                if !finite_pose(pose) {
+                    return Err(ImportError::NotFinite {
+                        at: element.at(),
+                        what: element.label(),
+                        message: "the site's pose is not finite (numbers too large)".to_owned(),
+                    });
+                }
                 let frame = ChainFrame {
                     name: name.clone(),
                     body: Some(k),
@@ -555,6 +587,17 @@ impl Model<'_, '_> {
         }
         Ok(frames)
     }
+}
+
+fn finite_props(p: &MassProps) -> bool {
+    let values = p.com.iter().chain(p.inertia.iter().flatten());
+    p.mass.is_finite() && values.into_iter().all(|x| x.is_finite())
+}
+
+fn finite_pose(p: &Pose) -> bool {
+    p.p.iter()
+        .chain(p.r.iter().flatten())
+        .all(|x| x.is_finite())
 }
 
 /// Names given so far, by their identifier form: two names that read the same in generated

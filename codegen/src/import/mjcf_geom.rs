@@ -109,10 +109,13 @@ pub(crate) fn orientation(attrs: &Attrs, angles: &Angles) -> Result<M3, ImportEr
     match form {
         "quat" => {
             let q = attrs.array::<4>("quat")?.unwrap_or([1.0, 0.0, 0.0, 0.0]);
-            let n = q.iter().map(|x| x * x).sum::<f64>().sqrt();
-            if n < 1e-14 {
+            // Scaled by the largest component first, so that huge ones do not overflow.
+            let largest = q.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+            if largest < 1e-14 {
                 return Err(too_small("the quaternion"));
             }
+            let q = q.map(|x| x / largest);
+            let n = q.iter().map(|x| x * x).sum::<f64>().sqrt();
             Ok(quat_to_mat(q.map(|x| x / n)))
         }
         "axisangle" => {
@@ -163,10 +166,16 @@ fn scale_sub(a: V3, b: V3, s: f64) -> V3 {
     [a[0] - s * b[0], a[1] - s * b[1], a[2] - s * b[2]]
 }
 
-/// `v` normalised, `None` if its length is below MuJoCo's threshold.
+/// `v` normalised, `None` if its length is below MuJoCo's threshold. Scaled by its largest
+/// component first, so that huge components do not overflow the length.
 pub(crate) fn unit(v: &V3) -> Option<V3> {
-    let n = norm(*v);
-    (n >= 1e-14).then(|| scale(*v, 1.0 / n))
+    let largest = v.iter().fold(0.0_f64, |m, x| m.max(x.abs()));
+    if !(largest > 0.0 && largest.is_finite()) {
+        return None;
+    }
+    let w = scale(*v, 1.0 / largest);
+    let n = norm(w);
+    (largest * n >= 1e-14).then(|| scale(w, 1.0 / n))
 }
 
 /// The local pose of an element from `pos` and its orientation.
