@@ -3,8 +3,8 @@
 
 What it does:
 
-1. Copies dm_control suite models (acrobot, cartpole, reacher, finger: fixed-base, hinge and
-   slide joints, no armature) and the suite's common/ files they include into
+1. Copies dm_control suite models (DM_CONTROL_MODELS: fixed-base, hinge and slide joints, no
+   armature) and the suite's common/ files they include into
    tests/fixtures/mjcf/, with a NAME.LICENSE notice beside each (dm_control is Apache-2.0).
    Needs a dm_control checkout: set DM_CONTROL to its root to refresh the copies; without it
    the copies already committed are used. MENAGERIE_MODELS (MuJoCo Menagerie models whose
@@ -43,7 +43,8 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 MJCF_DIR = ROOT / "tests" / "fixtures" / "mjcf"
 STATES = 10
 
-DM_CONTROL_MODELS = ["acrobot", "cartpole", "reacher", "finger"]
+DM_CONTROL_MODELS = ["acrobot", "cartpole", "reacher", "finger", "pendulum", "point_mass",
+                     "ball_in_cup", "swimmer", "manipulator", "stacker"]
 DM_CONTROL_COMMON = ["materials", "skybox", "visual"]
 
 # Menagerie models (copied unchanged, meshes left out): their mesh geoms and meshes are
@@ -52,8 +53,9 @@ DM_CONTROL_COMMON = ["materials", "skybox", "visual"]
 MENAGERIE_MODELS = ["kinova_gen3"]
 
 # Random seeds are 2000 + the position here: models added later go at the end.
-MODELS = (["synthetic_degree", "synthetic_radian", "synthetic_flags"] + DM_CONTROL_MODELS
-          + MENAGERIE_MODELS)
+MODELS = ["synthetic_degree", "synthetic_radian", "synthetic_flags", "acrobot", "cartpole",
+          "reacher", "finger", "kinova_gen3", "pendulum", "point_mass", "ball_in_cup", "swimmer",
+          "manipulator", "stacker"]
 
 DM_CONTROL_NOTICE = """\
 {name}.xml is dm_control's suite model dm_control/suite/{name}.xml, copied unchanged (with

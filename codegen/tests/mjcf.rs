@@ -14,7 +14,7 @@ use serde_json::Value;
 /// Agreement required with MuJoCo.
 const REL: f64 = 1e-9;
 
-const MODELS: [&str; 8] = [
+const MODELS: [&str; 14] = [
     "synthetic_degree",
     "synthetic_radian",
     "synthetic_flags",
@@ -23,6 +23,12 @@ const MODELS: [&str; 8] = [
     "reacher",
     "finger",
     "kinova_gen3",
+    "pendulum",
+    "point_mass",
+    "ball_in_cup",
+    "swimmer",
+    "manipulator",
+    "stacker",
 ];
 
 fn fixture_dir() -> PathBuf {
