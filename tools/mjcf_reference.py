@@ -23,6 +23,8 @@ Each JSON holds:
          "gravity" (qfrc_bias at qvel = 0), "tau_fd" (random), "qdd_fd" (M^-1 (tau_fd -
          qfrc_bias)), "frames": [{"name", "rotation" (site_xmat, 3 rows), "position"
          (site_xpos), "jacobian" (mj_jacSite: jacp rows over jacr rows, 6 x nv)}]}]}
+"frame_bodies" lists the bodies asked for as frames (FRAME_BODIES), whose entries follow the
+sites' in "frames": xmat, xpos and mj_jacBody.
 Damping, stiffness, actuators and constraints do not enter these quantities.
 
 Usage (from the repository root):
@@ -51,6 +53,10 @@ DM_CONTROL_COMMON = ["materials", "skybox", "visual"]
 # deleted before MuJoCo compiles them. That changes no mass: every body has an <inertial>
 # (MuJoCo's default inertiafromgeom="auto" then ignores geoms), as quasidyn requires.
 MENAGERIE_MODELS = ["kinova_gen3"]
+
+# Bodies asked for as frames (quasidyn's --frame BODY), after the sites: their frame's pose
+# (xmat, xpos) and mj_jacBody.
+FRAME_BODIES = {"synthetic_degree": ["hand", "upper"], "kinova_gen3": ["bracelet_link"]}
 
 # Random seeds are 2000 + the position here: models added later go at the end.
 MODELS = ["synthetic_degree", "synthetic_radian", "synthetic_flags", "acrobot", "cartpole",
@@ -113,7 +119,7 @@ def random_state(model, rng):
     return q, rng.uniform(-2, 2, model.nv), rng.uniform(-3, 3, model.nv)
 
 
-def evaluate(model, data, q, qd, qdd, tau_fd, sites):
+def evaluate(model, data, q, qd, qdd, tau_fd, sites, bodies):
     """MuJoCo's quantities at one state (see the module docstring)."""
     nv = model.nv
     data.qpos[:] = q
@@ -134,6 +140,16 @@ def evaluate(model, data, q, qd, qdd, tau_fd, sites):
             "name": name,
             "rotation": data.site_xmat[s].reshape(3, 3).tolist(),
             "position": data.site_xpos[s].tolist(),
+            "jacobian": np.vstack([jacp, jacr]).tolist(),
+        })
+    for b, name in bodies:
+        jacp = np.zeros((3, nv))
+        jacr = np.zeros((3, nv))
+        mujoco.mj_jacBody(model, data, jacp, jacr, b)
+        frames.append({
+            "name": name,
+            "rotation": data.xmat[b].reshape(3, 3).tolist(),
+            "position": data.xpos[b].tolist(),
             "jacobian": np.vstack([jacp, jacr]).tolist(),
         })
     return {
@@ -169,23 +185,26 @@ def write_fixture(name, seed):
     data = mujoco.MjData(model)
     rng = np.random.default_rng(seed)
     sites = moving_sites(model)
+    bodies = [(mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, n), n)
+              for n in FRAME_BODIES.get(name, [])]
     states = []
     for _ in range(STATES):
         q, qd, qdd = random_state(model, rng)
         tau_fd = rng.uniform(-5, 5, model.nv)
-        states.append(evaluate(model, data, q, qd, qdd, tau_fd, sites))
+        states.append(evaluate(model, data, q, qd, qdd, tau_fd, sites, bodies))
     doc = {
         "robot": name,
         "dof": model.nv,
         "generator": f"mujoco {mujoco.__version__}",
         "joints": [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j)
                    for j in range(model.njnt)],
-        "frames": [n for _, n in sites],
+        "frame_bodies": [n for _, n in bodies],
+        "frames": [n for _, n in sites + bodies],
         "states": states,
     }
     path = MJCF_DIR / f"{name}.json"
     path.write_text(json.dumps(doc, indent=1) + "\n")
-    print(f"wrote {path.relative_to(ROOT)}: {model.nv} dof, {len(sites)} frames, "
+    print(f"wrote {path.relative_to(ROOT)}: {model.nv} dof, {len(sites) + len(bodies)} frames, "
           f"{len(states)} states")
 
 

@@ -82,8 +82,13 @@ fn check_models(snap: bool) {
             &std::fs::read_to_string(fixture_dir().join(format!("{name}.json"))).unwrap(),
         )
         .unwrap();
+        let frame_bodies = fixture["frame_bodies"].as_array().unwrap();
         let options = ImportOptions {
             snap,
+            frames: frame_bodies
+                .iter()
+                .map(|v| v.as_str().unwrap().to_owned())
+                .collect(),
             ..ImportOptions::default()
         };
         let path = fixture_dir().join(format!("{name}.xml"));
