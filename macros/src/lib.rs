@@ -301,12 +301,18 @@ fn generate_robot(args: &RobotArgs) -> Result<TokenStream, Failure> {
         snap: args.snap.as_ref().map_or(true, LitBool::value),
         floating_base: args.floating_base.as_ref().is_some_and(LitBool::value),
     };
-    // An MJCF file's includes, named relative to the crate like the file itself.
+    // An MJCF file's includes, named relative to the crate like the file itself; each one read
+    // is tracked like the file.
+    let included_files = std::cell::RefCell::new(Vec::new());
     let read = |included: &str| -> Result<String, String> {
         if path.is_none() {
             return Err("an inline MJCF text cannot include files; use file = \"..\"".to_owned());
         }
-        let bytes = std::fs::read(manifest_dir().join(included)).map_err(|e| e.to_string())?;
+        let file = manifest_dir().join(included);
+        let bytes = std::fs::read(&file).map_err(|e| e.to_string())?;
+        included_files
+            .borrow_mut()
+            .push(file.to_string_lossy().into_owned());
         decode_input(bytes, included).map_err(|e| e.to_string())
     };
     let robot = parse_input_reading(&text, &label, &options, &read)
@@ -359,6 +365,10 @@ fn generate_robot(args: &RobotArgs) -> Result<TokenStream, Failure> {
         let path = path.to_string_lossy().into_owned();
         quote! { const _: &[u8] = include_bytes!(#path); }
     });
+    let included = included_files.into_inner();
+    let track_included = included
+        .iter()
+        .map(|file| quote! { const _: &[u8] = include_bytes!(#file); });
     let vis = &args.vis;
     // Every generated token shares the call-site span, which misleads clippy's layout lints
     // (they compare the source text between tokens); the code itself is formatted correctly.
@@ -373,6 +383,7 @@ fn generate_robot(args: &RobotArgs) -> Result<TokenStream, Failure> {
         #vis mod #ident {
             #code
             #track
+            #(#track_included)*
         }
     })
 }

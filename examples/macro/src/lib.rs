@@ -1,5 +1,6 @@
 //! Robots generated while compiling, with `quasidyn::robot!`: the planar 3R arm from its spec
-//! file (module `planar3r`) and a pendulum written inline (module `pendulum`).
+//! file (module `planar3r`), a pendulum written inline (module `pendulum`) and dm_control's
+//! acrobot from its MuJoCo file (module `acrobot`).
 
 use quasidyn::Dynamics;
 
@@ -18,6 +19,9 @@ next = [1.0, 0.0, 0.0]
 mass = 1.0
 com = [1.0, 0.0, 0.0]
 "#);
+
+// An MJCF file and the files it includes (relative to it), taking MuJoCo's qpos.
+quasidyn::robot!(pub file = "../../tests/fixtures/mjcf/acrobot.xml");
 
 /// Control and integration step: 1 kHz.
 pub const DT: f64 = 1e-3;

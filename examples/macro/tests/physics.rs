@@ -1,7 +1,7 @@
 //! The generated robots obey their physics: the controller converges, gravity compensation
 //! holds them at rest, and the inline pendulum matches its closed form.
 
-use example_macro::{max_error, pendulum, planar3r, simulate};
+use example_macro::{acrobot, max_error, pendulum, planar3r, simulate};
 use quasidyn::Dynamics;
 
 #[test]
@@ -34,4 +34,22 @@ fn pendulum_matches_its_closed_form() {
         let qdd = pendulum::Pendulum.forward_dynamics(&[q], &[0.0], &[0.0]);
         assert!((qdd[0] + 9.81 * q.cos()).abs() < 1e-12);
     }
+}
+
+#[test]
+fn the_mjcf_acrobot_matches_mujoco() {
+    // State 0 of tests/fixtures/mjcf/acrobot.json: MuJoCo 4's mj_fullM and qfrc_bias at
+    // qvel = 0 (tools/mjcf_reference.py).
+    let q = [-1.2903793400848886, 2.394892138964769];
+    let m = [
+        [0.9569400305834989, -0.021663312360002407],
+        [-0.021663312360002407, 0.3453036571964958],
+    ];
+    let g = [9.758865806952812, -4.381368031304625];
+    assert_eq!(acrobot::JOINT_NAMES, ["shoulder", "elbow"]);
+    let got = acrobot::mass_matrix(&q);
+    for (row, want) in got.iter().zip(&m) {
+        assert!(max_error(row, want) < 1e-12, "{got:?}");
+    }
+    assert!(max_error(&acrobot::gravity(&q), &g) < 1e-12);
 }
