@@ -14,7 +14,7 @@ use std::collections::HashMap;
 use super::chain::{Chain, ChainFrame, ChainJoint, MassProps, Pose, V3};
 use super::error::ImportError;
 use super::mjcf_geom::{axis_angle, local_pose, shaped_pose, unit, Shape};
-use super::mjcf_mass::{Compiler, Inertial};
+use super::mjcf_mass::{Compiler, Inertial, Item};
 pub use super::mjcf_parse::ReadInclude;
 use super::mjcf_parse::{read_document, Attrs, Defaults, Element, MAIN_CLASS};
 use super::{ImportOptions, Imported};
@@ -195,13 +195,6 @@ pub(super) struct Body<'e> {
     sites: Vec<(String, Pose, &'e Element)>,
 }
 
-/// An element of a body and the transform of the `<frame>`s around it (in the body's frame).
-pub(super) struct Item<'e> {
-    pub(super) element: &'e Element,
-    pub(super) frame: Pose,
-    pub(super) class: String,
-}
-
 pub(super) struct Model<'d, 'e> {
     pub(super) defaults: &'d Defaults,
     pub(super) compiler: &'d Compiler,
@@ -215,6 +208,24 @@ pub(super) struct Model<'d, 'e> {
 const UNSUPPORTED_CHILDREN: [&str; 5] = ["composite", "flexcomp", "replicate", "attach", "plugin"];
 
 impl<'d, 'e> Model<'d, 'e> {
+    /// `<compiler settotalmass>`: every body's mass and inertia scaled so that they add up to it
+    /// (bodies welded to the world included).
+    pub(super) fn scale_total_mass(&mut self) {
+        if self.compiler.total_mass <= 0.0 {
+            return;
+        }
+        let total: f64 = self.bodies.iter().map(|b| b.inertial.mass).sum();
+        let factor = (self.compiler.total_mass / total.max(1e-15)).max(1e-15);
+        for body in &mut self.bodies {
+            body.inertial.mass *= factor;
+            for row in &mut body.inertial.inertia {
+                for x in row {
+                    *x *= factor;
+                }
+            }
+        }
+    }
+
     /// The children of `element`, `<frame>`s opened (their transform and childclass passed on).
     fn items(
         &self,
@@ -300,7 +311,9 @@ impl<'d, 'e> Model<'d, 'e> {
             }
         }
         let own = local_pose(&Attrs::plain(element), &angles)?;
-        let inertial = self.inertial(element, &name, &items, own.p)?;
+        let inertial = self
+            .compiler
+            .inertial(self.defaults, element, &name, &items, own.p)?;
         let mut sites = Vec::new();
         for item in items.iter().filter(|i| i.element.tag == "site") {
             let Some(site_name) = item.element.attr("name") else {

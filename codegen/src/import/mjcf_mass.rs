@@ -4,11 +4,10 @@
 
 use super::chain::{MassProps, Pose, M3, V3};
 use super::error::ImportError;
-use super::mjcf::{Item, Model};
 use super::mjcf_geom::{
     diag, orientation, principal_inertia, shaped_pose, sym_eigen, volume, Angles, Shape,
 };
-use super::mjcf_parse::{Attrs, Element};
+use super::mjcf_parse::{Attrs, Defaults, Element};
 use crate::mat3::{rotate_tensor, IDENTITY};
 
 /// How `<compiler inertiafromgeom>` takes body inertia from geoms.
@@ -85,6 +84,13 @@ impl Compiler {
     }
 }
 
+/// An element of a body and the transform of the `<frame>`s around it (in the body's frame).
+pub(super) struct Item<'e> {
+    pub(super) element: &'e Element,
+    pub(super) frame: Pose,
+    pub(super) class: String,
+}
+
 /// Mass, centre of mass and inertia about it, in the body's frame.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Inertial {
@@ -93,7 +99,7 @@ pub(super) struct Inertial {
     pub(super) inertia: M3,
 }
 
-impl<'e> Model<'_, 'e> {
+impl Compiler {
     /// The body's mass, centre of mass and inertia, as MuJoCo's compiler sets them: from its
     /// `<inertial>` or its geoms (`inertiafromgeom`), then `boundmass`, `boundinertia` and
     /// `balanceinertia` applied.
@@ -101,14 +107,15 @@ impl<'e> Model<'_, 'e> {
     /// A body given no mass (no `<inertial>`, no geom counted) has its centre of mass at
     /// `own_pos`, its `pos` attribute read in its own frame, as MuJoCo's compiler places it:
     /// it matters once `boundmass` gives the body mass.
-    pub(super) fn inertial(
+    pub(super) fn inertial<'e>(
         &self,
+        defaults: &Defaults,
         body: &Element,
         name: &str,
         items: &[Item<'e>],
         own_pos: V3,
     ) -> Result<Inertial, ImportError> {
-        let angles = self.compiler.angles;
+        let angles = self.angles;
         let explicit = items.iter().find(|i| i.element.tag == "inertial");
         let mut inertial = match explicit {
             Some(item) => explicit_inertial(item, &angles)?,
@@ -118,17 +125,17 @@ impl<'e> Model<'_, 'e> {
                 inertia: [[0.0; 3]; 3],
             },
         };
-        let from_geom = match self.compiler.from_geom {
+        let from_geom = match self.from_geom {
             FromGeom::Always => true,
             FromGeom::Auto => explicit.is_none(),
             FromGeom::Never => false,
         };
         if from_geom {
-            if let Some(geoms) = self.geom_inertial(name, items)? {
+            if let Some(geoms) = self.geom_inertial(defaults, name, items)? {
                 inertial = geoms;
             }
         }
-        let c = self.compiler;
+        let c = self;
         inertial.mass = inertial.mass.max(c.bound_mass);
         let (mut moments, axes) = sym_eigen(&inertial.inertia);
         let bounded = moments.map(|m| m.max(c.bound_inertia));
@@ -157,17 +164,18 @@ impl<'e> Model<'_, 'e> {
 
     /// The combined mass of the body's geoms that MuJoCo counts (in `inertiagrouprange`, of
     /// positive mass); `None` if there are none.
-    fn geom_inertial(
+    fn geom_inertial<'e>(
         &self,
+        defaults: &Defaults,
         name: &str,
         items: &[Item<'e>],
     ) -> Result<Option<Inertial>, ImportError> {
-        let angles = self.compiler.angles;
+        let angles = self.angles;
         let mut parts = Vec::new();
         for item in items.iter().filter(|i| i.element.tag == "geom") {
-            let attrs = self.defaults.attrs(item.element, &item.class)?;
+            let attrs = defaults.attrs(item.element, &item.class)?;
             let group = attrs.number("group", 0.0)?;
-            let [lo, hi] = self.compiler.group_range;
+            let [lo, hi] = self.group_range;
             if group < lo || group > hi {
                 continue;
             }
@@ -230,24 +238,6 @@ impl<'e> Model<'_, 'e> {
             com: total.com,
             inertia: total.inertia,
         }))
-    }
-
-    /// `<compiler settotalmass>`: every body's mass and inertia scaled so that they add up to it
-    /// (bodies welded to the world included).
-    pub(super) fn scale_total_mass(&mut self) {
-        if self.compiler.total_mass <= 0.0 {
-            return;
-        }
-        let total: f64 = self.bodies.iter().map(|b| b.inertial.mass).sum();
-        let factor = (self.compiler.total_mass / total.max(1e-15)).max(1e-15);
-        for body in &mut self.bodies {
-            body.inertial.mass *= factor;
-            for row in &mut body.inertial.inertia {
-                for x in row {
-                    *x *= factor;
-                }
-            }
-        }
     }
 }
 
