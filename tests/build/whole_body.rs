@@ -126,7 +126,9 @@ fn robot_glue(name: &str, module: &Module) -> String {
             }
         };
         let call = format!("{name}::{fname}({})", rust_args.join(", "));
-        let rust_value = if f.outputs.len() == 1 {
+        let rust_value = if f.outputs.len() == 1 && entry.outputs[0].cols.is_none() {
+            format!("{call}.to_vec()")
+        } else if f.outputs.len() == 1 {
             format!("{call}{}.collect()", flatten(0))
         } else {
             let parts: Vec<String> = (0..f.outputs.len())

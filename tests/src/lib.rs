@@ -620,20 +620,22 @@ pub struct GeneratedTree {
     pub c: &'static dyn Evaluate,
 }
 
+/// A function of a [`WholeBodyRobot`] at `(q, v, a)` (`q` of `NQ`, `v` and `a` of `NV` values;
+/// a function reads those it takes): its outputs flattened row-major, one after the other.
+pub type WholeBodyCall = fn(FunctionKind, &[f64], &[f64], &[f64]) -> Vec<f64>;
+
 /// A robot of `tests/fixtures/whole_body/` with its functions generated on request (registered
-/// in [`generated::WHOLE_BODY`]): `rust(kind, q, v)` and `c(kind, q, v)` return the one output
-/// of `kind`, flattened row-major (`q` of `NQ`, `v` of `NV` values; functions of `q` alone
-/// ignore `v`).
+/// in [`generated::WHOLE_BODY`]).
 pub struct WholeBodyRobot {
     /// The fixture's name (`tests/fixtures/whole_body/<fixture>.json`).
     pub fixture: &'static str,
     /// The functions generated (every function on request the robot has), with their names
     /// (the fixture's keys).
     pub kinds: &'static [(FunctionKind, &'static str)],
-    /// The generated Rust at `(q, v, a)`: the outputs flattened one after the other.
-    pub rust: fn(FunctionKind, &[f64], &[f64], &[f64]) -> Vec<f64>,
+    /// The generated Rust.
+    pub rust: WholeBodyCall,
     /// The generated C, through FFI.
-    pub c: fn(FunctionKind, &[f64], &[f64], &[f64]) -> Vec<f64>,
+    pub c: WholeBodyCall,
 }
 
 /// A generated floating-base robot of `robots/` (registered in
