@@ -236,7 +236,7 @@ fn only_rejects_a_name_the_robot_does_not_generate() {
     assert!(shown.contains("forward_kinematics_"), "{shown}");
     // The families close the list.
     assert!(
-        shown.ends_with(", default, all, frames, centroidal, whole_body"),
+        shown.ends_with(", default, all, frames, centroidal, whole_body, frame_motion"),
         "{shown}"
     );
 }
