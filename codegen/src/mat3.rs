@@ -103,10 +103,11 @@ pub(crate) fn mat_sub(a: &M3, b: &M3) -> M3 {
     c
 }
 
-/// Eigenvalues of a symmetric matrix, ascending (cyclic Jacobi; a fixed number of sweeps so it
-/// terminates on any input).
-pub(crate) fn sym_eigenvalues(a: &M3) -> V3 {
+/// Eigen-decomposition of a symmetric matrix: `a = R diag(values) Rᵀ` (cyclic Jacobi with a
+/// fixed number of sweeps, so it ends on any input).
+pub(crate) fn sym_eigen(a: &M3) -> (V3, M3) {
     let mut m = *a;
+    let mut r = IDENTITY;
     for _ in 0..64 {
         let off = m[0][1].abs() + m[0][2].abs() + m[1][2].abs();
         if off == 0.0 || off.is_nan() {
@@ -128,9 +129,15 @@ pub(crate) fn sym_eigenvalues(a: &M3) -> V3 {
             g[p][q] = s;
             g[q][p] = -s;
             m = mul(&transpose(&g), &mul(&m, &g));
+            r = mul(&r, &g);
         }
     }
-    let mut ev = [m[0][0], m[1][1], m[2][2]];
+    ([m[0][0], m[1][1], m[2][2]], r)
+}
+
+/// Eigenvalues of a symmetric matrix, ascending ([`sym_eigen`]'s).
+pub(crate) fn sym_eigenvalues(a: &M3) -> V3 {
+    let mut ev = sym_eigen(a).0;
     ev.sort_by(|x, y| x.total_cmp(y));
     ev
 }

@@ -5,7 +5,7 @@
 use super::chain::{Pose, M3, V3};
 use super::error::ImportError;
 use super::mjcf_parse::{Attrs, Count};
-use crate::mat3::{cross, dot, mul, norm, scale, transpose, IDENTITY};
+use crate::mat3::{cross, dot, norm, scale, transpose, IDENTITY};
 
 /// The compiler settings orientations depend on.
 #[derive(Clone, Copy, Debug)]
@@ -319,41 +319,10 @@ pub(crate) fn diag(d: V3) -> M3 {
     [[d[0], 0.0, 0.0], [0.0, d[1], 0.0], [0.0, 0.0, d[2]]]
 }
 
-/// Eigen-decomposition of a symmetric matrix: `a = R diag(values) Rᵀ` (cyclic Jacobi with a
-/// fixed number of sweeps, so it ends on any input).
-pub(crate) fn sym_eigen(a: &M3) -> (V3, M3) {
-    let mut m = *a;
-    let mut r = IDENTITY;
-    for _ in 0..64 {
-        let off = m[0][1].abs() + m[0][2].abs() + m[1][2].abs();
-        if off == 0.0 || !off.is_finite() {
-            break;
-        }
-        for (p, q) in [(0, 1), (0, 2), (1, 2)] {
-            if m[p][q] == 0.0 {
-                continue;
-            }
-            let theta = (m[q][q] - m[p][p]) / (2.0 * m[p][q]);
-            let t = theta.signum() / (theta.abs() + (theta * theta + 1.0).sqrt());
-            let t = if t.is_finite() { t } else { 0.0 };
-            let c = 1.0 / (t * t + 1.0).sqrt();
-            let s = t * c;
-            let mut g = IDENTITY;
-            g[p][p] = c;
-            g[q][q] = c;
-            g[p][q] = s;
-            g[q][p] = -s;
-            m = mul(&transpose(&g), &mul(&m, &g));
-            r = mul(&r, &g);
-        }
-    }
-    ([m[0][0], m[1][1], m[2][2]], r)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::mat3::{mat_vec, rotate_tensor};
+    use crate::mat3::{mat_vec, rotate_tensor, sym_eigen};
 
     #[test]
     fn z_to_takes_z_to_the_direction() {

@@ -4,11 +4,9 @@
 
 use super::chain::{MassProps, Pose, M3, V3};
 use super::error::ImportError;
-use super::mjcf_geom::{
-    diag, orientation, principal_inertia, shaped_pose, sym_eigen, volume, Angles, Shape,
-};
+use super::mjcf_geom::{diag, orientation, principal_inertia, shaped_pose, volume, Angles, Shape};
 use super::mjcf_parse::{Attrs, Defaults, Element};
-use crate::mat3::{rotate_tensor, IDENTITY};
+use crate::mat3::{rotate_tensor, sym_eigen, IDENTITY};
 
 /// How `<compiler inertiafromgeom>` takes body inertia from geoms.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
