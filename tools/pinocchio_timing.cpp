@@ -17,6 +17,7 @@
 #include <pinocchio/algorithm/regressor.hpp>
 #include <pinocchio/algorithm/rnea-derivatives.hpp>
 #include <pinocchio/algorithm/rnea.hpp>
+#include <pinocchio/algorithm/energy.hpp>
 #include <pinocchio/multibody.hpp>
 #include <pinocchio/serialization.hpp>
 
@@ -123,6 +124,10 @@ int main(int argc, char** argv) {
         {"computeCoriolisMatrix",
          [&](const State& s) { pinocchio::computeCoriolisMatrix(model, data, s.q, s.v); }},
         {"computeMinverse", [&](const State& s) { pinocchio::computeMinverse(model, data, s.q); }},
+        {"computeKineticEnergy",
+         [&](const State& s) { pinocchio::computeKineticEnergy(model, data, s.q, s.v); }},
+        {"computePotentialEnergy",
+         [&](const State& s) { pinocchio::computePotentialEnergy(model, data, s.q); }},
         // The last frame (a spec's last [[frame]]), as the generated functions it is timed
         // against.
         {"getFrameVelocity",

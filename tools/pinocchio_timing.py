@@ -14,7 +14,8 @@ here against the wheel's libpinocchio with -O3 -march=native (or --march, below)
 of rnea, crba, aba, computeRNEADerivatives, computeGeneralizedGravityDerivatives,
 computeABADerivatives, computeJointTorqueRegressor, and the whole-body algorithms centerOfMass,
 jacobianCenterOfMass, centerOfMass(q, v, 0), ccrba, computeCentroidalMomentum,
-computeCentroidalMomentumTimeVariation(q, v, 0), computeCoriolisMatrix, computeMinverse and,
+computeCentroidalMomentumTimeVariation(q, v, 0), computeCoriolisMatrix, computeMinverse,
+computeKineticEnergy, computePotentialEnergy and,
 for the model's last frame (a spec's last [[frame]]), forwardKinematics(q, v) + getFrameVelocity,
 forwardKinematics(q, v, 0) + getFrameClassicalAcceleration and
 computeJointJacobiansTimeVariation + getFrameJacobianTimeVariation, LOCAL_WORLD_ALIGNED (best of

@@ -25,7 +25,7 @@ functions normalise), joints in [-1, 1]; velocities in [-2, 2]) it records, per 
                            6 x NV  ccrba(q, v), row-major: linear, then angular about the CoM
   centroidal_momentum      6       data.hg after ccrba
   centroidal_momentum_bias 6       computeCentroidalMomentumTimeVariation(q, v, 0): data.dhg
-  coriolis_matrix          N x N   computeCoriolisMatrix(q, v), row-major (fixed bases only)
+  coriolis_matrix          NV x NV computeCoriolisMatrix(q, v), row-major
   mass_matrix_inverse      NV x NV computeMinverse(q) (its upper triangle, mirrored), row-major
   a                        NV      accelerations in [-2, 2] (from a second generator seeded
                                    SEED + 1, so that the other values stay those drawn before)
@@ -33,6 +33,8 @@ functions normalise), joints in [-1, 1]; velocities in [-2, 2]) it records, per 
                                    data.f[i] after rnea(q, v, a) for every joint i, turned into
                                    world axes by data.oMi[i]: the forces (N x 3), then the
                                    moments about the joint frame's origin (N x 3), row-major
+  kinetic_energy           a number  computeKineticEnergy(q, v)
+  potential_energy         a number  computePotentialEnergy(q)
   frame_velocity_F         6       getFrameVelocity(LOCAL_WORLD_ALIGNED) after
                                    forwardKinematics(q, v): origin's velocity, then angular
   frame_acceleration_bias_F
@@ -44,7 +46,9 @@ for every named frame F (the spec's [[frame]]s; a URDF's frames as tests/fixture
 lists its leaf links), F written as the generated function names write it (lower case, every character
 but letters and digits made `_`), and checks, per state, Ag v = hg, the linear rows of Ag = total mass x Jc, C v + g = the
 nonlinear effects, a frame's acceleration bias = J_dot v (1e-12 relative) and, on the first state, that C is the Christoffel form
-(against central differences of crba, 1e-6) and M' - 2C is skew (1e-6); Minv M = I (1e-9).
+(against central differences of crba along the tangent space, plus for a free-flyer the skew
+Euler-Poincare term of its quasi-velocities: see check_christoffel; 1e-6) and M' - 2C is skew (1e-6); Minv M = I (1e-9);
+the kinetic energy = 1/2 v^T M v and the potential energy = -m g . c (1e-12 relative).
 """
 
 import json
@@ -178,20 +182,43 @@ def full_mass_matrix(model, data, q):
     return np.triu(m) + np.triu(m, 1).T
 
 
+def skew3(x):
+    return np.array([[0, -x[2], x[1]], [x[2], 0, -x[0]], [-x[1], x[0], 0]])
+
+
 def check_christoffel(model, data, q, v, cm):
-    """C against the Christoffel symbols of central differences of crba, and M' - 2C skew."""
+    """C against the Christoffel symbols of central differences of crba (along the tangent
+    space: pin.integrate), plus for a free-flyer the skew Euler-Poincare term of its
+    quasi-velocities, D = (A - A^T)/2 + hbar/2 with A = ad*_v M_b in the base rows and
+    hbar = [[0, -F x], [-F x, -T x]] for the base rows (F, T) of M v; and M' - 2C skew."""
     n, h = model.nv, 1e-6
     dm = []
     for k in range(n):
         e = np.zeros(n)
         e[k] = h
-        dm.append((full_mass_matrix(model, data, q + e) - full_mass_matrix(model, data, q - e))
-                  / (2 * h))
+        dm.append((full_mass_matrix(model, data, pin.integrate(model, q, e))
+                   - full_mass_matrix(model, data, pin.integrate(model, q, -e))) / (2 * h))
     want = np.zeros((n, n))
     for i in range(n):
         for j in range(n):
             want[i, j] = sum(0.5 * (dm[k][i, j] + dm[j][i, k] - dm[i][j, k]) * v[k]
                              for k in range(n))
+    if model.nq != model.nv:
+        m = full_mass_matrix(model, data, q)
+        lin, ang = v[:3], v[3:6]
+        ad = np.zeros((6, 6))
+        ad[:3, :3] = skew3(ang)
+        ad[3:, :3] = skew3(lin)
+        ad[3:, 3:] = skew3(ang)
+        a = np.zeros((n, n))
+        a[:6, :] = ad @ m[:6, :]
+        force, moment = (m @ v)[:3], (m @ v)[3:6]
+        hbar = np.zeros((6, 6))
+        hbar[:3, 3:] = -skew3(force)
+        hbar[3:, :3] = -skew3(force)
+        hbar[3:, 3:] = -skew3(moment)
+        want += 0.5 * (a - a.T)
+        want[:6, :6] += 0.5 * hbar
     assert np.max(np.abs(want - cm)) <= 1e-6 * max(1.0, np.max(np.abs(cm))), "Christoffel C"
     mdot = sum(dm[k] * v[k] for k in range(n))
     s = mdot - 2 * cm
@@ -222,13 +249,12 @@ def fixture(name, path, how):
         close(ag @ v, hg, "Ag v = hg")
         close(ag[:3], total_mass * jc, "linear rows of Ag = m Jc")
         extra = {}
-        if model.nq == model.nv:
-            cm = pin.computeCoriolisMatrix(model, data, qn, v).copy()
-            g = pin.computeGeneralizedGravity(model, data, qn)
-            close(cm @ v + g, pin.nonLinearEffects(model, data, qn, v), "C v + g = nle")
-            if k == 0:
-                check_christoffel(model, data, qn, v, cm)
-            extra["coriolis_matrix"] = rows(cm)
+        cm = pin.computeCoriolisMatrix(model, data, qn, v).copy()
+        g = pin.computeGeneralizedGravity(model, data, qn)
+        close(cm @ v + g, pin.nonLinearEffects(model, data, qn, v), "C v + g = nle")
+        if k == 0:
+            check_christoffel(model, data, qn, v, cm)
+        extra["coriolis_matrix"] = rows(cm)
         minv = pin.computeMinverse(model, data, qn)
         minv = np.triu(minv) + np.triu(minv, 1).T
         # (Rounding grows with M's condition number, up to 1e6 here.)
@@ -239,6 +265,14 @@ def fixture(name, path, how):
         a = rng_a.uniform(-2.0, 2.0, model.nv)
         extra["a"] = a.tolist()
         extra["joint_wrenches"] = joint_wrenches(model, data, qn, v, a)
+        kinetic = pin.computeKineticEnergy(model, data, qn, v)
+        half_vmv = 0.5 * v @ full_mass_matrix(model, data, qn) @ v
+        assert abs(kinetic - half_vmv) <= 1e-12 * max(1.0, abs(half_vmv)), "T = 1/2 v^T M v"
+        potential = pin.computePotentialEnergy(model, data, qn)
+        mgc = -total_mass * (model.gravity.linear @ com)
+        assert abs(potential - mgc) <= 1e-12 * max(1.0, abs(mgc)), "V = -m g . c"
+        extra["kinetic_energy"] = kinetic
+        extra["potential_energy"] = potential
         states.append({
             "q": q.tolist(),
             "v": v.tolist(),

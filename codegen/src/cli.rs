@@ -209,8 +209,8 @@ fn only_help(verb: &str) -> String {
          prefix); the others are not derived at all. Families: `default` (what is generated \
          without --only), `all` (the functions generated on request too), `frames` (every \
          named frame's functions), `centroidal` (the centre of mass and centroidal momentum, \
-         on request), `whole_body` (the Coriolis matrix, the inverse mass matrix and the joint \
-         wrenches, on request), `frame_motion` (every named frame's velocity, acceleration \
+         on request), `whole_body` (the Coriolis matrix, the inverse mass matrix, the joint \
+         wrenches and the energies, on request), `frame_motion` (every named frame's velocity, acceleration \
          bias and Jacobian derivative, on request). \
          The functions, and which robots have them:\n"
     );

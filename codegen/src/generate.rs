@@ -2,9 +2,9 @@
 
 use crate::derive::{
     centroidal, coriolis_matrix, derivatives, derive_with, elastic_dynamics, elastic_rates,
-    frame_motion, joint_wrenches, mass_matrix_inverse, same_hinge_axis, shared_count,
-    spatial_derivatives, split_velocity_forces, standard_values, BaseSet, Coordinates, Derivatives,
-    Derived, DetachedBase, DetachedRegressor, Regressor,
+    frame_motion, joint_wrenches, kinetic_energy, mass_matrix_inverse, potential_energy,
+    same_hinge_axis, shared_count, spatial_derivatives, split_velocity_forces, standard_values,
+    BaseSet, Coordinates, Derivatives, Derived, DetachedBase, DetachedRegressor, Regressor,
 };
 use crate::functions::{every_function_of, function_name, functions_of, Counts, CATALOGUE};
 use crate::ir::{Constant, Function, FunctionKind, Graph, Module, NodeId};
@@ -391,7 +391,8 @@ fn build(
 
 /// The functions generated on request that `wanted` names, derived on `graph` after the
 /// others: the centre of mass and centroidal momentum, the Coriolis matrix and the inverse
-/// mass matrix (from the mass matrix `mass_matrix`), the joint wrenches and the frames' motion.
+/// mass matrix (from the mass matrix `mass_matrix`), the joint wrenches, the energies and the
+/// frames' motion.
 fn on_request(
     graph: &mut Graph,
     robot: &Robot,
@@ -424,7 +425,8 @@ fn on_request(
         );
     }
     if has(FunctionKind::CoriolisMatrix) {
-        let c = coriolis_matrix(graph, robot.dof(), mass_matrix);
+        let base = if robot.is_floating() { 6 } else { 0 };
+        let c = coriolis_matrix(graph, robot.dof() + base, base, mass_matrix);
         out.push(function(FunctionKind::CoriolisMatrix, vec![c]));
     }
     if has(FunctionKind::MassMatrixInverse) {
@@ -441,6 +443,14 @@ fn on_request(
     if has(FunctionKind::JointWrenches) {
         let [f, t] = joint_wrenches(graph, robot);
         out.push(function(FunctionKind::JointWrenches, vec![f, t]));
+    }
+    if has(FunctionKind::KineticEnergy) {
+        let t = kinetic_energy(graph, robot);
+        out.push(function(FunctionKind::KineticEnergy, vec![vec![t]]));
+    }
+    if has(FunctionKind::PotentialEnergy) {
+        let v = potential_energy(graph, robot);
+        out.push(function(FunctionKind::PotentialEnergy, vec![vec![v]]));
     }
     let frames = u16::try_from(robot.frames.len()).expect("frames fit u16");
     let any_frame_motion = (0..frames).any(|k| {

@@ -147,12 +147,16 @@ fn families_name_the_default_set_everything_and_the_functions_on_request() {
         if has {
             want.extend(FunctionKind::CENTROIDAL);
         }
-        if robot.motion == BaseMotion::Fixed {
+        if matches!(robot.motion, BaseMotion::Fixed | BaseMotion::Floating) {
             want.push(FunctionKind::CoriolisMatrix);
         }
         want.push(FunctionKind::MassMatrixInverse);
         if has {
-            want.push(FunctionKind::JointWrenches);
+            want.extend([
+                FunctionKind::JointWrenches,
+                FunctionKind::KineticEnergy,
+                FunctionKind::PotentialEnergy,
+            ]);
         }
         let frames = u16::try_from(robot.frames.len()).expect("a few frames");
         if matches!(robot.motion, BaseMotion::Fixed | BaseMotion::Floating) {

@@ -1,5 +1,5 @@
 //! The functions generated on request (centre of mass, centroidal momentum, Coriolis matrix,
-//! inverse mass matrix, the last named frame's motion) of the UR5, the hand, the floating
+//! inverse mass matrix, joint wrenches, energies, the last named frame's motion) of the UR5, the hand, the floating
 //! quadruped and the 30-joint floating humanoid, generated Rust, the same random states for
 //! all. Pinocchio's algorithms of the same names are timed
 //! by `tools/pinocchio_timing.py` on the same robots.
@@ -28,7 +28,8 @@ fn states<const NQ: usize, const NV: usize>(seed: u64) -> Vec<([f64; NQ], [f64; 
         .collect()
 }
 
-/// Times each listed function of a module: `f(q)` or `f(q, v)`.
+/// Times each listed function of a module: `f(q)`, `f(q, v)`, or `f(q, v, a)` (the joint
+/// wrenches; the velocities serve as accelerations too).
 macro_rules! time_module {
     ($title:expr, $m:ident, $nq:expr, $nv:expr, [$($q:ident),*], [$($qv:ident),*]) => {{
         let states = states::<{ $nq }, { $nv }>(20261128);
@@ -40,6 +41,10 @@ macro_rules! time_module {
                 let (q, v) = black_box(&states[i]);
                 black_box($m::$qv(q, v));
             })),)*
+            ("joint_wrenches", ns_per_call(|i| {
+                let (q, v) = black_box(&states[i]);
+                black_box($m::joint_wrenches(q, v, v));
+            })),
         ];
         print_rows($title, &rows);
     }};
@@ -55,12 +60,14 @@ fn main() {
             center_of_mass,
             center_of_mass_jacobian,
             centroidal_momentum_matrix,
-            mass_matrix_inverse
+            mass_matrix_inverse,
+            potential_energy
         ],
         [
             center_of_mass_acceleration_bias,
             centroidal_momentum,
             centroidal_momentum_bias,
+            kinetic_energy,
             coriolis_matrix
         ]
     );
@@ -73,12 +80,14 @@ fn main() {
             center_of_mass,
             center_of_mass_jacobian,
             centroidal_momentum_matrix,
-            mass_matrix_inverse
+            mass_matrix_inverse,
+            potential_energy
         ],
         [
             center_of_mass_acceleration_bias,
             centroidal_momentum,
             centroidal_momentum_bias,
+            kinetic_energy,
             coriolis_matrix,
             frame_velocity_link_15_0_tip,
             frame_acceleration_bias_link_15_0_tip,
@@ -94,12 +103,14 @@ fn main() {
             center_of_mass,
             center_of_mass_jacobian,
             centroidal_momentum_matrix,
-            mass_matrix_inverse
+            mass_matrix_inverse,
+            potential_energy
         ],
         [
             center_of_mass_acceleration_bias,
             centroidal_momentum,
             centroidal_momentum_bias,
+            kinetic_energy,
             frame_velocity_rl_foot,
             frame_acceleration_bias_rl_foot,
             jacobian_derivative_rl_foot
@@ -114,12 +125,14 @@ fn main() {
             center_of_mass,
             center_of_mass_jacobian,
             centroidal_momentum_matrix,
-            mass_matrix_inverse
+            mass_matrix_inverse,
+            potential_energy
         ],
         [
             center_of_mass_acceleration_bias,
             centroidal_momentum,
             centroidal_momentum_bias,
+            kinetic_energy,
             frame_velocity_head,
             frame_acceleration_bias_head,
             jacobian_derivative_head

@@ -103,8 +103,12 @@ fn robot_glue(name: &str, module: &Module) -> String {
             rust_args.push(format!("{arg}.try_into().expect(\"{arg}\")"));
             c_args.push(format!("{arg}.as_ptr()"));
         }
+        let scalar = entry.returns_scalar();
         let mut allocs = String::new();
         for (k, output) in f.outputs.iter().enumerate() {
+            if scalar {
+                break;
+            }
             c_params.push(format!("out{k}: *mut f64"));
             c_args.push(format!("out{k}.as_mut_ptr()"));
             let _ = write!(
@@ -113,9 +117,10 @@ fn robot_glue(name: &str, module: &Module) -> String {
                 output.rows * output.cols
             );
         }
+        let returns = if scalar { " -> f64" } else { "" };
         let _ = writeln!(
             decls,
-            "        pub fn {name}_{fname}({});",
+            "        pub fn {name}_{fname}({}){returns};",
             c_params.join(", ")
         );
         let flatten = |o: usize| {
@@ -126,7 +131,9 @@ fn robot_glue(name: &str, module: &Module) -> String {
             }
         };
         let call = format!("{name}::{fname}({})", rust_args.join(", "));
-        let rust_value = if f.outputs.len() == 1 && entry.outputs[0].cols.is_none() {
+        let rust_value = if scalar {
+            format!("vec![{call}]")
+        } else if f.outputs.len() == 1 && entry.outputs[0].cols.is_none() {
             format!("{call}.to_vec()")
         } else if f.outputs.len() == 1 {
             format!("{call}{}.collect()", flatten(0))
@@ -142,6 +149,16 @@ fn robot_glue(name: &str, module: &Module) -> String {
         };
         let path = format!("FunctionKind::{:?}", f.kind);
         let _ = writeln!(rust_arms, "        {path} => {rust_value},");
+        if scalar {
+            let _ = writeln!(
+                c_arms,
+                "        {path} => {{\n            \
+                 // SAFETY: q, v and a hold NQ, NV and NV values (checked).\n            \
+                 vec![unsafe {{ {name}_c::{name}_{fname}({}) }}]\n        }}",
+                c_args.join(", ")
+            );
+            continue;
+        }
         let outs: Vec<String> = (0..f.outputs.len()).map(|k| format!("out{k}")).collect();
         let _ = writeln!(
             c_arms,

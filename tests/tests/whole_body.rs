@@ -84,7 +84,11 @@ fn close(what: &str, got: &[f64], want: &[f64]) {
 
 /// Pinocchio's value of the function named `name` at a state.
 fn expected(name: &str, st: &Value) -> Vec<f64> {
-    numbers(&st[name])
+    match st[name].as_f64() {
+        // A function returning one number (the energies).
+        Some(x) => vec![x],
+        None => numbers(&st[name]),
+    }
 }
 
 /// The graph's inputs for a state: a floating base's pose, velocity and acceleration go to
@@ -166,10 +170,13 @@ fn every_fixture_robot_has_the_family() {
     for f in fixtures() {
         let robot = robot_of(&f);
         let mut want = FunctionKind::CENTROIDAL.to_vec();
-        if !f.floating {
-            want.push(FunctionKind::CoriolisMatrix);
-        }
-        want.extend([FunctionKind::MassMatrixInverse, FunctionKind::JointWrenches]);
+        want.extend([
+            FunctionKind::CoriolisMatrix,
+            FunctionKind::MassMatrixInverse,
+            FunctionKind::JointWrenches,
+            FunctionKind::KineticEnergy,
+            FunctionKind::PotentialEnergy,
+        ]);
         let frames = u16::try_from(f.frames.len()).expect("a few frames");
         for kind in FunctionKind::FRAME_MOTION {
             want.extend((0..frames).map(|k| kind.for_frame(k)));
@@ -177,8 +184,6 @@ fn every_fixture_robot_has_the_family() {
         assert_eq!(on_request(&robot), want, "{}", f.name);
         let names: Vec<&str> = robot.frames.iter().map(|fr| fr.name.as_str()).collect();
         assert_eq!(names, f.frames, "{}: frames in Pinocchio's order", f.name);
-        let fixed = f.states[0].get("coriolis_matrix").is_some();
-        assert_eq!(fixed, !f.floating, "{}: Coriolis matrix fixtures", f.name);
     }
 }
 
@@ -230,11 +235,12 @@ fn identities_hold_on_the_graph() {
         let ac = eval(FunctionKind::CenterOfMassAccelerationBias, &env);
         let want: Vec<f64> = dhg[..3].iter().map(|x| x / f.mass).collect();
         close(&format!("{}: ac", f.name), &ac, &want);
+        coriolis_identities(&f, &module, &env, &v);
         if !f.floating {
-            coriolis_identities(&f, &module, &env);
             wrenches_at_rest(&f, &module, &env);
         }
         frame_identities(&f, &module, &env, &v);
+        energy_identities(&f, &module, &env);
         // M Minv = I.
         let m = eval(FunctionKind::MassMatrix, &env);
         let minv = eval(FunctionKind::MassMatrixInverse, &env);
@@ -294,23 +300,24 @@ fn generated_rust_and_c_match_pinocchio() {
     }
 }
 
-/// `C qd + g` are the nonlinear effects, and `M' - 2C` is skew (`M'` by central differences of
-/// the mass matrix along `qd`).
-fn coriolis_identities(f: &Fixture, module: &Module, env: &Env) {
+/// `C v + g` are the nonlinear effects, and `M' - 2C` is skew (`M'` by central differences of
+/// the mass matrix along the joint rates: a floating base's mass matrix does not depend on its
+/// pose).
+fn coriolis_identities(f: &Fixture, module: &Module, env: &Env, v: &[f64]) {
     let eval = |kind: FunctionKind, env: &Env| {
         let function = module.function(kind).expect("generated");
         module.graph.eval_many(&function.outputs[0].values, env)
     };
-    let n = env.q.len();
+    let n = v.len();
     let c = eval(FunctionKind::CoriolisMatrix, env);
     let g = eval(FunctionKind::Gravity, env);
     let cv: Vec<f64> = c
         .chunks(n)
         .zip(&g)
-        .map(|(row, gi)| row.iter().zip(&env.qd).map(|(a, b)| a * b).sum::<f64>() + gi)
+        .map(|(row, gi)| row.iter().zip(v).map(|(a, b)| a * b).sum::<f64>() + gi)
         .collect();
     close(
-        &format!("{}: C qd + g", f.name),
+        &format!("{}: C v + g", f.name),
         &cv,
         &eval(FunctionKind::NonlinearEffects, env),
     );
@@ -334,6 +341,64 @@ fn coriolis_identities(f: &Fixture, module: &Module, env: &Env) {
                 f.name
             );
         }
+    }
+}
+
+/// The kinetic energy is `1/2 v^T M v`; on a fixed base its rate along a motion is
+/// `qd^T (tau - g)` with `tau` the inverse dynamics (`M qdd + nle`), and the gradient of the
+/// potential energy is the gravity torque (both by central differences).
+fn energy_identities(f: &Fixture, module: &Module, env: &Env) {
+    let eval = |kind: FunctionKind, env: &Env| {
+        let function = module.function(kind).expect("generated");
+        module.graph.eval_many(&function.outputs[0].values, env)
+    };
+    let dot = |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| x * y).sum::<f64>();
+    let st = &f.states[0];
+    let v = numbers(&st["v"]);
+    let m = eval(FunctionKind::MassMatrix, env);
+    let mv: Vec<f64> = m.chunks(v.len()).map(|row| dot(row, &v)).collect();
+    let t = eval(FunctionKind::KineticEnergy, env);
+    close(
+        &format!("{}: T = v M v / 2", f.name),
+        &t,
+        &[0.5 * dot(&v, &mv)],
+    );
+    if f.floating {
+        return;
+    }
+    let h = 1e-6;
+    let along = |sign: f64| {
+        let mut e = env.clone();
+        for ((q, qd), qdd) in e.q.iter_mut().zip(e.qd.iter_mut()).zip(&env.qdd) {
+            *q += sign * h * *qd;
+            *qd += sign * h * qdd;
+        }
+        eval(FunctionKind::KineticEnergy, &e)[0]
+    };
+    let rate = (along(1.0) - along(-1.0)) / (2.0 * h);
+    let mqdd: Vec<f64> = m.chunks(v.len()).map(|row| dot(row, &env.qdd)).collect();
+    let nle = eval(FunctionKind::NonlinearEffects, env);
+    let g = eval(FunctionKind::Gravity, env);
+    let power: f64 = (0..v.len())
+        .map(|i| env.qd[i] * (mqdd[i] + nle[i] - g[i]))
+        .sum();
+    assert!(
+        (rate - power).abs() <= 1e-6 * power.abs().max(1.0),
+        "{}: dT/dt = {rate}, qd (tau - g) = {power}",
+        f.name
+    );
+    for (j, gj) in g.iter().enumerate() {
+        let shifted = |sign: f64| {
+            let mut e = env.clone();
+            e.q[j] += sign * h;
+            eval(FunctionKind::PotentialEnergy, &e)[0]
+        };
+        let dv = (shifted(1.0) - shifted(-1.0)) / (2.0 * h);
+        assert!(
+            (dv - gj).abs() <= 1e-6 * gj.abs().max(1.0),
+            "{}: dV/dq{j} = {dv}, g = {gj}",
+            f.name
+        );
     }
 }
 

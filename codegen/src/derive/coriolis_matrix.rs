@@ -8,41 +8,145 @@
 //! and `½ Ṁ q̇ + ½ ∂(M q̇)/∂q q̇ - ½ ∂(q̇ᵀ M q̇)/∂q` is the velocity product of Lagrange's
 //! equations) and `Ṁ - 2C = ∂(M q̇)/∂qᵀ - ∂(M q̇)/∂q` is skew-symmetric.
 
-use super::elastic::time_derivative;
-use crate::ir::{Graph, NodeId, Var};
+//!
+//! A floating base's six coordinates are quasi-velocities (the base's linear and angular
+//! velocity in its own axes), for which Lagrange's equations take Euler-Poincaré form: the
+//! Christoffel matrix of the tangent-space derivatives (the mass matrix does not depend on the
+//! base's pose, so only the joints' columns of `∂(M q̇)/∂q` are nonzero) gives the joints'
+//! rows of the velocity forces but misses `ad*_v h` in the base's rows (`h` the base rows of
+//! `M v`, `ad*_v = [[ω×, 0], [v×, ω×]]`). Pinocchio's `computeCoriolisMatrix` adds it as the
+//! skew-symmetric `D = ½ (A - Aᵀ) + ½ h̄`, where `A` holds `ad*_v M_b` in the base rows (`M_b`
+//! the base rows of `M`) and `h̄ = [[0, -F×], [-F×, -T×]]` (so that `h̄ v = ad*_v h`) fills the
+//! base block: `D v` is `ad*_v h` in the base rows and zero in the joints', and `D` being skew
+//! keeps `Ṁ - 2C` skew.
 
-/// `C(q, q̇)`, `N×N` row-major, from the mass matrix `m` (`N×N` row-major, of `q` alone) of a
-/// fixed base.
-pub fn coriolis_matrix(g: &mut Graph, n: usize, m: &[NodeId]) -> Vec<NodeId> {
+use super::elastic::time_derivative;
+use crate::ir::{BaseVar, Graph, NodeId, Var};
+
+/// `C(q, v)`, `NV×NV` row-major, from the mass matrix `m` (`NV×NV` row-major, of `q` alone):
+/// `base` is 6 for a floating base (its coordinates first), 0 for a fixed one.
+pub fn coriolis_matrix(g: &mut Graph, nv: usize, base: usize, m: &[NodeId]) -> Vec<NodeId> {
+    let rate = |g: &mut Graph, j: usize| {
+        if j < base {
+            g.var(Var::Base(BaseVar::Vel(
+                u8::try_from(j).expect("a base coordinate"),
+            )))
+        } else {
+            g.var(Var::Qd(index(j - base)))
+        }
+    };
     let m_dot = time_derivative(g, m);
-    let momentum: Vec<NodeId> = (0..n)
+    let momentum: Vec<NodeId> = (0..nv)
         .map(|i| {
-            let terms: Vec<NodeId> = (0..n)
+            let terms: Vec<NodeId> = (0..nv)
                 .map(|j| {
-                    let qd = g.var(Var::Qd(index(j)));
-                    g.mul(m[i * n + j], qd)
+                    let v = rate(g, j);
+                    g.mul(m[i * nv + j], v)
                 })
                 .collect();
             g.sum(&terms)
         })
         .collect();
-    // p[i][j] = ∂(M q̇)_i / ∂q_j.
-    let mut p = vec![g.constant(0.0); n * n];
-    for j in 0..n {
-        let column = g.diff_many(&momentum, Var::Q(index(j)));
+    // p[i][j] = ∂(M v)_i / ∂q_j; the base's columns are zero (`M` is of the joints alone).
+    let zero = g.constant(0.0);
+    let mut p = vec![zero; nv * nv];
+    for j in base..nv {
+        let column = g.diff_many(&momentum, Var::Q(index(j - base)));
         for (i, d) in column.into_iter().enumerate() {
-            p[i * n + j] = d;
+            p[i * nv + j] = d;
         }
     }
     let half = g.constant(0.5);
-    (0..n * n)
+    let mut c: Vec<NodeId> = (0..nv * nv)
         .map(|k| {
-            let (i, j) = (k / n, k % n);
-            let skew = g.sub(p[k], p[j * n + i]);
+            let (i, j) = (k / nv, k % nv);
+            let skew = g.sub(p[k], p[j * nv + i]);
             let sum = g.add(m_dot[k], skew);
             g.mul(half, sum)
         })
-        .collect()
+        .collect();
+    if base == 6 {
+        add_euler_poincare(g, nv, m, &momentum, &mut c);
+    }
+    c
+}
+
+/// Adds `D = ½ (A - Aᵀ) + ½ h̄` of a floating base to `c` (module docs).
+fn add_euler_poincare(
+    g: &mut Graph,
+    nv: usize,
+    m: &[NodeId],
+    momentum: &[NodeId],
+    c: &mut [NodeId],
+) {
+    let v: Vec<NodeId> = (0..6u8)
+        .map(|k| g.var(Var::Base(BaseVar::Vel(k))))
+        .collect();
+    let (lin, ang) = ([v[0], v[1], v[2]], [v[3], v[4], v[5]]);
+    // A = ad*_v M_b: rows 0-2 ω × (force rows), rows 3-5 v × (force rows) + ω × (moment rows).
+    let mut a = vec![g.constant(0.0); 6 * nv];
+    for k in 0..nv {
+        let force = [m[k], m[nv + k], m[2 * nv + k]];
+        let moment = [m[3 * nv + k], m[4 * nv + k], m[5 * nv + k]];
+        let wf = cross(g, ang, force);
+        let vf = cross(g, lin, force);
+        let wt = cross(g, ang, moment);
+        for r in 0..3 {
+            a[r * nv + k] = wf[r];
+            a[(r + 3) * nv + k] = g.add(vf[r], wt[r]);
+        }
+    }
+    let half = g.constant(0.5);
+    let entry = |i: usize, j: usize| if i < 6 { Some(a[i * nv + j]) } else { None };
+    for i in 0..nv {
+        for j in 0..nv {
+            let mut d = match (entry(i, j), entry(j, i)) {
+                (Some(x), Some(y)) => g.sub(x, y),
+                (Some(x), None) => x,
+                (None, Some(y)) => g.neg(y),
+                (None, None) => continue,
+            };
+            if i < 6 && j < 6 {
+                let bar = bar_entry(g, i, j, &momentum[..6]);
+                d = g.add(d, bar);
+            }
+            let half_d = g.mul(half, d);
+            c[i * nv + j] = g.add(c[i * nv + j], half_d);
+        }
+    }
+}
+
+/// Entry `(i, j)` of `h̄ = [[0, -F×], [-F×, -T×]]` for `h = (F, T)`.
+fn bar_entry(g: &mut Graph, i: usize, j: usize, h: &[NodeId]) -> NodeId {
+    let (force, moment) = (&h[..3], &h[3..]);
+    let block = match (i < 3, j < 3) {
+        (true, true) => return g.constant(0.0),
+        (false, false) => moment,
+        _ => force,
+    };
+    // -(x×)_{r col} = ε_{r col k} x_k.
+    let (r, col) = (i % 3, j % 3);
+    if r == col {
+        return g.constant(0.0);
+    }
+    let k = 3 - r - col;
+    let x = block[k];
+    // `(r, col, k)` an even permutation: ε = 1.
+    let even = (col + 3 - r) % 3 == 1;
+    if even {
+        x
+    } else {
+        g.neg(x)
+    }
+}
+
+fn cross(g: &mut Graph, a: [NodeId; 3], b: [NodeId; 3]) -> [NodeId; 3] {
+    let term = |g: &mut Graph, i: usize, j: usize| {
+        let x = g.mul(a[i], b[j]);
+        let y = g.mul(a[j], b[i]);
+        g.sub(x, y)
+    };
+    [term(g, 1, 2), term(g, 2, 0), term(g, 0, 1)]
 }
 
 fn index(j: usize) -> u16 {
@@ -72,7 +176,7 @@ mod tests {
         let robot = parse_spec(&spec, "two_link.toml").expect("valid spec");
         let mut g = Graph::new();
         let m = super::super::derive(&mut g, &robot).mass_matrix;
-        let c = coriolis_matrix(&mut g, 2, &m);
+        let c = coriolis_matrix(&mut g, 2, 0, &m);
         let (q2, q1d, q2d) = (0.6_f64, 0.8_f64, -1.1_f64);
         let env = Env {
             q: vec![0.3, q2],

@@ -26,6 +26,7 @@ mod coriolis_matrix;
 mod derivatives;
 mod dynamics;
 mod elastic;
+mod energy;
 mod frame_motion;
 mod frames;
 mod inertia;
@@ -52,6 +53,7 @@ pub use composite_derivatives::{spatial_derivatives, SpatialDerivatives, Spatial
 pub use coriolis_matrix::coriolis_matrix;
 pub use derivatives::{derivatives, Coordinates, Derivatives, Direction, SpatialForm};
 pub use elastic::{elastic_dynamics, elastic_rates, time_derivative, Elastic};
+pub use energy::{kinetic_energy, potential_energy};
 pub use frame_motion::{frame_motion, FrameMotion};
 pub use joint_wrenches::joint_wrenches;
 pub(crate) use mass_matrix::same_hinge_axis;

@@ -529,8 +529,13 @@ fn function(h: &mut String, defs: &mut String, plan: &Plan, cx: &Context<'_>) {
     let proto = prototype(plan, name, real, cx.params);
     let doc = doc_comment(plan, cx.params);
     // A long function's parts come before its documentation and definition.
-    let (parts, body) = parted_body(plan, lang, (real, name, storage), opts.parts)
+    let (parts, mut body) = parted_body(plan, lang, (real, name, storage), opts.parts)
         .unwrap_or_else(|| (String::new(), body(plan, lang, real, upper)));
+    if plan.contract.returns_scalar() {
+        // The body writes its one-entry array, as every other function its outputs.
+        let out = plan.contract.outputs[0].name;
+        body = format!("    {real} {out}[1];\n{body}    return {out}[0];\n");
+    }
     let def = format!("{storage}{proto}\n{{\n{body}}}\n\n");
     if opts.header_only {
         h.push_str(&parts);
@@ -541,11 +546,19 @@ fn function(h: &mut String, defs: &mut String, plan: &Plan, cx: &Context<'_>) {
     place(h, defs, &proto, &def, opts.header_only);
     if opts.batch.is_some() && plan.contract.batched {
         let proto = batch_prototype(plan, name, real, cx.params);
-        let doc = format!(
+        let doc = if plan.contract.returns_scalar() {
+            format!(
+                "/** {name}_{} over {upper}_BATCH states at once: each input [rows][{upper}_BATCH], \
+                 state k in column k; {}[k] (of {upper}_BATCH) the value of state k. */\n",
+                plan.name, plan.contract.outputs[0].name
+            )
+        } else {
+            format!(
                 "/** {name}_{} over {upper}_BATCH states at once: each argument [rows][{upper}_BATCH], \
                  state k in column k. */\n",
                 plan.name
-            );
+            )
+        };
         let body = if super::parts::is_long(plan, opts.parts) {
             batch_by_calls(plan, lang, real, name)
         } else {

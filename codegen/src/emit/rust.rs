@@ -437,7 +437,9 @@ fn signature_parts(plan: &Plan) -> (Vec<Ident>, TokenStream) {
             )
         })
         .collect();
-    let ret = if outs.len() == 1 {
+    let ret = if plan.contract.returns_scalar() {
+        quote!(f64)
+    } else if outs.len() == 1 {
         outs[0].clone()
     } else {
         quote!((#(#outs),*))

@@ -616,9 +616,11 @@ pub const CATALOGUE: &[Entry] = {
             )],
             doc: "Coriolis matrix `C(q, qd)` of the Christoffel symbols (Pinocchio's \
                   `computeCoriolisMatrix`): `C qd + g` are the nonlinear effects and `M' - 2C` \
-                  is skew-symmetric. Not the vector `coriolis`, seed 001's Coriolis forces.",
+                  is skew-symmetric. A floating base's rows and columns add the skew \
+                  Euler-Poincare term of its quasi-velocities, as Pinocchio. Not the vector \
+                  `coriolis`, seed 001's Coriolis forces.",
             batched: true,
-            exists: Exists::FixedBase,
+            exists: Exists::FixedOrFloating,
         },
         Entry {
             kind: FunctionKind::MassMatrixInverse,
@@ -660,6 +662,41 @@ pub const CATALOGUE: &[Entry] = {
             doc: "Force and moment each joint transmits from its carrier to its body while the \
                   robot moves (Pinocchio's `data.f` after `rnea`, in world axes): at rest, the \
                   static joint reactions turned into world axes.",
+            batched: true,
+            exists: Exists::FixedOrFloatingStandardParameters,
+        },
+        Entry {
+            kind: FunctionKind::KineticEnergy,
+            name: "kinetic_energy",
+            group: Group::WholeBody,
+            inputs: &[Q, Qd],
+            moving_base: MovingBase::None,
+            outputs: &[OutSpec {
+                name: "T",
+                rows: Dim::Fixed(1),
+                cols: None,
+                doc: "kinetic energy (J)",
+            }],
+            doc: "Kinetic energy of the whole robot, `T = 1/2 qd^T M qd` (Pinocchio's \
+                  `computeKineticEnergy`), summed body by body. Returned as a number.",
+            batched: true,
+            exists: Exists::FixedOrFloatingStandardParameters,
+        },
+        Entry {
+            kind: FunctionKind::PotentialEnergy,
+            name: "potential_energy",
+            group: Group::WholeBody,
+            inputs: &[Q],
+            moving_base: MovingBase::None,
+            outputs: &[OutSpec {
+                name: "V",
+                rows: Dim::Fixed(1),
+                cols: None,
+                doc: "potential energy (J)",
+            }],
+            doc: "Potential energy of the whole robot in the gravity field, `V = -m g . c` \
+                  (Pinocchio's `computePotentialEnergy`): zero with the centre of mass at the \
+                  world origin. Returned as a number.",
             batched: true,
             exists: Exists::FixedOrFloatingStandardParameters,
         },

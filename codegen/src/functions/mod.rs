@@ -105,6 +105,10 @@ pub enum FunctionKind {
     MassMatrixInverse,
     /// Force and moment each joint transmits, world axes (N×3 each).
     JointWrenches,
+    /// Kinetic energy of the whole robot (a scalar).
+    KineticEnergy,
+    /// Potential energy of the whole robot in the gravity field (a scalar).
+    PotentialEnergy,
     /// Velocity of the named frame with this index: its origin's, then its angular velocity,
     /// world axes (6).
     FrameVelocity(u16),
@@ -219,6 +223,8 @@ pub enum Exists {
     ElasticJointsWithMotors,
     /// Robots with elastic joints, every one with a motor inertia and none with damping.
     ElasticJointsWithUndampedMotors,
+    /// Fixed and floating bases (a prescribed base's motion is not an input of these yet).
+    FixedOrFloating,
     /// Fixed and floating bases with the standard parameter set (the base parameters do not
     /// give the mass distribution; a prescribed base's momentum is not defined yet).
     FixedOrFloatingStandardParameters,
@@ -254,6 +260,9 @@ impl Exists {
                     && motors
                     && joints.iter().all(|e| e.damping.unwrap_or(0.0) == 0.0)
             }
+            Exists::FixedOrFloating => {
+                matches!(robot.motion, BaseMotion::Fixed | BaseMotion::Floating)
+            }
             Exists::FixedOrFloatingStandardParameters => {
                 matches!(robot.motion, BaseMotion::Fixed | BaseMotion::Floating)
                     && robot.parameters != crate::model::ParameterSet::Base
@@ -276,6 +285,7 @@ impl Exists {
             Exists::ElasticJointsWithUndampedMotors => {
                 "elastic joints with motor inertias, no damping"
             }
+            Exists::FixedOrFloating => "fixed and floating bases",
             Exists::FixedOrFloatingStandardParameters => {
                 "fixed and floating bases, standard parameters"
             }
@@ -307,6 +317,19 @@ pub struct Entry {
 }
 
 impl Entry {
+    /// Whether the function returns one number (C `double`, Rust `f64`; its batched form
+    /// writes one array of `BATCH` entries): its one output has one entry.
+    pub fn returns_scalar(&self) -> bool {
+        matches!(
+            self.outputs,
+            [OutSpec {
+                rows: Dim::Fixed(1),
+                cols: None,
+                ..
+            }]
+        )
+    }
+
     /// The inputs of the function for a base that moves as `motion`, in argument order.
     pub fn inputs_for(&self, motion: BaseMotion) -> Vec<Input> {
         match motion {
@@ -430,7 +453,7 @@ impl FunctionKind {
     pub const CENTROIDAL: [FunctionKind; 6] = kinds_in(Group::Centroidal);
 
     /// The other functions generated on request, in file order (after the centroidal ones).
-    pub const WHOLE_BODY: [FunctionKind; 3] = kinds_in(Group::WholeBody);
+    pub const WHOLE_BODY: [FunctionKind; 5] = kinds_in(Group::WholeBody);
 
     /// The per-frame motion functions, for frame 0, in file order (last).
     pub const FRAME_MOTION: [FunctionKind; 3] = kinds_in(Group::FrameMotion);
@@ -510,6 +533,12 @@ pub fn markdown_table() -> String {
             None => format!("{}[{}]", o.name, size(o.rows)),
             Some(c) => format!("{}[{}][{}]", o.name, size(o.rows), size(c)),
         }));
+        let mut args = args.join(", ");
+        if e.returns_scalar() {
+            // Returned, not an argument.
+            let inputs: Vec<&str> = e.inputs.iter().map(|i| i.name()).collect();
+            args = format!("{} -> {}", inputs.join(", "), e.outputs[0].name);
+        }
         // The first sentence of the docs (up to a period before a capital), without its period.
         let end = e
             .doc
@@ -526,7 +555,7 @@ pub fn markdown_table() -> String {
         out.push_str(&format!(
             "| `{name}` | {} | `{}` | {}{request} |\n",
             computes.replace('|', "\\|"),
-            args.join(", "),
+            args,
             e.exists.describe()
         ));
     }
@@ -576,6 +605,8 @@ mod tests {
             | FunctionKind::CoriolisMatrix
             | FunctionKind::MassMatrixInverse
             | FunctionKind::JointWrenches
+            | FunctionKind::KineticEnergy
+            | FunctionKind::PotentialEnergy
             | FunctionKind::FrameVelocity(_)
             | FunctionKind::FrameAccelerationBias(_)
             | FunctionKind::JacobianDerivative(_) => k,

@@ -22,10 +22,15 @@ pub(super) fn batch_prototype(plan: &Plan, name: &str, real: &str, params: bool)
         ));
     }
     for o in plan.contract.outputs {
-        args.push(format!(
-            "{real} (*{upper}_RESTRICT {})[{upper}_BATCH]",
-            o.name
-        ));
+        if plan.contract.returns_scalar() {
+            // One number per state: `out[NAME_BATCH]`.
+            args.push(format!("{real} *{upper}_RESTRICT {}", o.name));
+        } else {
+            args.push(format!(
+                "{real} (*{upper}_RESTRICT {})[{upper}_BATCH]",
+                o.name
+            ));
+        }
     }
     format!("void {name}_{}_batch({})", plan.name, args.join(", "))
 }
@@ -58,7 +63,11 @@ pub(super) fn batch_by_calls(plan: &Plan, lang: &CLang<'_>, real: &str, name: &s
         }
         arguments.push(format!("{}_k", i.name()));
     }
+    let scalar = plan.contract.returns_scalar();
     for (o, entries) in plan.contract.outputs.iter().zip(&plan.outputs) {
+        if scalar {
+            continue;
+        }
         let len = entries.len();
         let _ = writeln!(b, "        {real} {}_k[{}];", o.name, len.max(1));
         if len > 0 {
@@ -71,7 +80,12 @@ pub(super) fn batch_by_calls(plan: &Plan, lang: &CLang<'_>, real: &str, name: &s
         arguments.push(format!("{}_k", o.name));
     }
     b.push_str(&gathers);
-    let _ = writeln!(b, "        {name}_{}({});", plan.name, arguments.join(", "));
+    let call = format!("{name}_{}({})", plan.name, arguments.join(", "));
+    if scalar {
+        let _ = writeln!(b, "        {}[k] = {call};", plan.contract.outputs[0].name);
+    } else {
+        let _ = writeln!(b, "        {call};");
+    }
     b.push_str(&scatters);
     b.push_str("    }\n");
     b
@@ -111,7 +125,12 @@ pub(super) fn batch_body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str)
             let _ = writeln!(b, "        const {real} {name} = {};", render(&lanes, e));
         },
         |b, out, i, e| {
-            let _ = writeln!(b, "        {out}[{i}][k] = {};", render(&lanes, e));
+            let value = render(&lanes, e);
+            if plan.contract.returns_scalar() {
+                let _ = writeln!(b, "        {out}[k] = {value};");
+            } else {
+                let _ = writeln!(b, "        {out}[{i}][k] = {value};");
+            }
         },
     );
     let _ = writeln!(b, "    }}");

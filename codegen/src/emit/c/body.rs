@@ -7,7 +7,24 @@ use super::CLang;
 use crate::emit::parts::{PartSizes, Target};
 use crate::emit::{layout, render, Ex, Lang, Plan};
 
+/// The public prototype: `void NAME_FUNCTION(inputs..., outputs...)`, or for a function
+/// returning one number `real NAME_FUNCTION(inputs...)`.
 pub(super) fn prototype(plan: &Plan, name: &str, real: &str, params: bool) -> String {
+    if !plan.contract.returns_scalar() {
+        return array_prototype(plan, name, real, params);
+    }
+    let whole = array_prototype(plan, name, real, params);
+    let output = format!(", {real} {}[])", plan.contract.outputs[0].name);
+    let inputs = whole.strip_suffix(&output).unwrap_or(&whole);
+    let inputs = inputs.strip_prefix("void ").unwrap_or(inputs);
+    // A function of no argument would be `f()`, not C99's `f(void)`: every function here
+    // takes `q`.
+    format!("{real} {inputs})")
+}
+
+/// The prototype with every output an array argument (the parts of a long function take
+/// them so, and a scalar function's body writes its one-entry array).
+pub(super) fn array_prototype(plan: &Plan, name: &str, real: &str, params: bool) -> String {
     let mut args = Vec::new();
     if params {
         args.push(format!("const {name}_params *params"));
@@ -86,6 +103,10 @@ pub(super) fn doc_comment(plan: &Plan, params: bool) -> String {
         );
     }
     for o in plan.contract.outputs {
+        if plan.contract.returns_scalar() {
+            let _ = writeln!(d, " * @return {} {}", o.name, o.doc);
+            continue;
+        }
         let _ = writeln!(
             d,
             " * @param[out] {} {}; {}",
@@ -250,7 +271,7 @@ pub(super) fn parted_body(
 
     // Each part a function of the function's arguments and the carry array.
     let params = !lang.fields.is_empty();
-    let whole = prototype(plan, name, real, params);
+    let whole = array_prototype(plan, name, real, params);
     let function = format!("{name}_{}", plan.name);
     let part_name = |q: usize| format!("{function}_part{}", q + 1);
     let static_storage = if storage.is_empty() {

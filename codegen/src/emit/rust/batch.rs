@@ -34,8 +34,15 @@ fn batch_by_calls(plan: &Plan, has_params: bool, allow: &TokenStream) -> TokenSt
     }
     let mut results = Vec::new();
     let mut scatters = Vec::new();
+    let scalar = plan.contract.returns_scalar();
     for (r, (o, entries)) in plan.contract.outputs.iter().zip(&plan.outputs).enumerate() {
         let (id, result) = (format_ident!("{}", o.name), format_ident!("r{}", r));
+        if scalar {
+            args.push(quote!(#id: &mut [f64; BATCH]));
+            scatters.push(quote!(#id[k] = #result;));
+            results.push(result);
+            continue;
+        }
         let len = Literal::usize_unsuffixed(entries.len());
         args.push(quote!(#id: &mut [[f64; BATCH]; #len]));
         let entries = if o.cols.is_some() {
@@ -113,17 +120,30 @@ pub(super) fn batch_function(plan: &Plan, writer: &Writer<'_>) -> TokenStream {
         let len = Literal::usize_unsuffixed(plan.input_len(*i));
         args.push(quote!(#id: &[[f64; BATCH]; #len]));
     }
+    let scalar = plan.contract.returns_scalar();
     for o in plan.contract.outputs {
         let id = format_ident!("{}", o.name);
+        if scalar {
+            args.push(quote!(#id: &mut [f64; BATCH]));
+            continue;
+        }
         let len = o.rows.of(n, plan.counts) * o.cols.map_or(1, |c| c.of(n, plan.counts));
         let len = Literal::usize_unsuffixed(len);
         args.push(quote!(#id: &mut [[f64; BATCH]; #len]));
     }
-    let doc = format!(
-        " `{}` over `BATCH` states at once: entry `[i][k]` of each argument is entry `i` of \
-         state `k` (matrices flattened row-major).",
-        plan.name
-    );
+    let doc = if scalar {
+        format!(
+            " `{}` over `BATCH` states at once: entry `[i][k]` of each input is entry `i` of \
+             state `k` (matrices flattened row-major), and `{}[k]` the value of state `k`.",
+            plan.name, plan.contract.outputs[0].name
+        )
+    } else {
+        format!(
+            " `{}` over `BATCH` states at once: entry `[i][k]` of each argument is entry `i` of \
+             state `k` (matrices flattened row-major).",
+            plan.name
+        )
+    };
     let lit = |v: f64| crate::emit::float_literal(v, false);
     let magic = lit(crate::emit::round_magic(false));
     let round = |x: String| format!("(({x}) + {magic}) - {magic}");
@@ -156,8 +176,12 @@ pub(super) fn batch_function(plan: &Plan, writer: &Writer<'_>) -> TokenStream {
     for (o, vals) in plan.contract.outputs.iter().zip(&plan.outputs) {
         let id = format_ident!("{}", o.name);
         for (i, e) in vals.iter().enumerate() {
-            let i = Literal::usize_unsuffixed(i);
             let v = render(&lang, e);
+            if scalar {
+                stores.push(quote!(#id[k] = #v;));
+                continue;
+            }
+            let i = Literal::usize_unsuffixed(i);
             stores.push(quote!(#id[#i][k] = #v;));
         }
     }

@@ -52,6 +52,7 @@ pub(super) fn function(plan: &Plan, writer: &Writer<'_>) -> TokenStream {
     }
     for o in plan.contract.outputs {
         let shape = match o.cols {
+            None if plan.contract.returns_scalar() => "`f64`".to_owned(),
             None => format!("`[f64; {}]`", o.rows.of(n, plan.counts)),
             Some(c) => format!(
                 "`[[f64; {}]; {}]`, `[row][column]`",
@@ -84,6 +85,15 @@ pub(super) fn function(plan: &Plan, writer: &Writer<'_>) -> TokenStream {
         )
     } else {
         (TokenStream::new(), array_expression_body(plan, n, &lang))
+    };
+    // A function of one number returns it, not an array of one entry.
+    let body = if plan.contract.returns_scalar() {
+        quote! {
+            let [value]: [f64; 1] = { #body };
+            value
+        }
+    } else {
+        body
     };
     quote! {
         #(#[doc = #doc])*

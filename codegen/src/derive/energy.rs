@@ -1,0 +1,160 @@
+//! The kinetic and potential energy of the whole robot.
+//!
+//! Kinetic energy body by body, from each body's angular velocity `ω` and the velocity `v` of
+//! its pole, both in its own frame: the body's points move at `v + ω × r`, so
+//! `T = ½ m v·v + v·(ω × h) + ½ ωᵀ J ω` with `h` the first moment and `J` the inertia about the
+//! pole. The velocities go outwards as the Newton-Euler recursion's: a body on carrier `p` at
+//! `o` (carrier frame) has `v = Rotᵀ (v_p + ω_p × o + q̇ axis)` (the slide of a prismatic
+//! joint) and `ω = Rotᵀ ω_p + q̇ axis` (a revolute one). Each body costs a few dozen
+//! operations, where `½ q̇ᵀ M q̇` would cost the mass matrix and `N²` products more.
+//!
+//! Potential energy `V = -g · Σ m_i c_i` over the bodies (Pinocchio's `computePotentialEnergy`,
+//! zero with every centre of mass at the world origin): the first moments `m p + R h` of the
+//! bodies summed in the base frame, then moved into the world by a floating base's pose.
+
+use super::dynamics::Bodies;
+use super::kinematics::base_poles;
+use super::moving_base::{base3, base_rotation};
+use super::params::{base_body_params, BodyInertia};
+use super::scalar::{k3, zero3, Cx, Vec3, S};
+use crate::algebra::Algebra;
+use crate::ir::BaseVar;
+use crate::model::{JointKind, Robot};
+
+/// A body's velocity: its pole's, then its angular velocity, in its own frame.
+type Motion<E> = (Vec3<E>, Vec3<E>);
+
+/// `T(q, q̇)` of `robot` (a fixed or floating base).
+pub fn kinetic_energy<A: Algebra>(alg: &mut A, robot: &Robot) -> A::E {
+    let robot = &super::prepare(robot);
+    let n = robot.dof();
+    let mut cx = Cx::new(alg);
+    let cx = &mut cx;
+    let (bodies, ()) = Bodies::derive(cx, robot, robot, |_, _, _| ());
+    let (mut total, base_motion) = match &robot.base_body {
+        Some(body) if robot.is_floating() => {
+            let par = base_body_params(cx, body);
+            let v = base3(cx, BaseVar::Vel);
+            let w = base3(cx, |k| BaseVar::Vel(k + 3));
+            (body_energy(cx, &par, &v, &w), (v, w))
+        }
+        _ => (S::K(0.0), (zero3(), zero3())),
+    };
+    let mut motion: Vec<Motion<A::E>> = Vec::with_capacity(n);
+    for j in 0..n {
+        let b = &robot.bodies[j];
+        let (v_p, w_p) = match b.parent {
+            Some(p) => motion[p],
+            None => base_motion,
+        };
+        let qd = S::X(cx.alg.qd(j));
+        let axis = k3(b.axis);
+        let lever = cx.cross(&w_p, &bodies.poles.o[j]);
+        let mut v = cx.vadd(&v_p, &lever);
+        if b.joint == JointKind::Prismatic {
+            let slide = cx.scale(qd, &axis);
+            v = cx.vadd(&v, &slide);
+        }
+        let rot = &bodies.ori.local[j];
+        let v = cx.mat_t_vec(rot, &v);
+        let mut w = cx.mat_t_vec(rot, &w_p);
+        if b.joint != JointKind::Prismatic {
+            let spin = cx.scale(qd, &axis);
+            w = cx.vadd(&w, &spin);
+        }
+        let t = body_energy(cx, &bodies.par.body[j], &v, &w);
+        total = cx.add(total, t);
+        motion.push((v, w));
+    }
+    cx.e(total)
+}
+
+/// `½ m v·v + v·(ω × h) + ½ ωᵀ J ω` of one body.
+fn body_energy<A: Algebra>(
+    cx: &mut Cx<'_, A>,
+    body: &BodyInertia<A::E>,
+    v: &Vec3<A::E>,
+    w: &Vec3<A::E>,
+) -> S<A::E> {
+    let vv = cx.dot(v, v);
+    let half_m = cx.mul(S::K(0.5), body.m);
+    let translation = cx.mul(half_m, vv);
+    let wxh = cx.cross(w, &body.h);
+    let coupling = cx.dot(v, &wxh);
+    let jw: Vec3<A::E> = [0, 1, 2].map(|r| cx.dot(&body.j[r], w));
+    let wjw = cx.dot(w, &jw);
+    let rotation = cx.mul(S::K(0.5), wjw);
+    let t = cx.add(translation, coupling);
+    cx.add(t, rotation)
+}
+
+/// `V(q)` of `robot` (a fixed or floating base).
+pub fn potential_energy<A: Algebra>(alg: &mut A, robot: &Robot) -> A::E {
+    let robot = &super::prepare(robot);
+    let mut cx = Cx::new(alg);
+    let cx = &mut cx;
+    let (bodies, ()) = Bodies::derive(cx, robot, robot, |_, _, _| ());
+    let poles = base_poles(cx, robot, &bodies.ori, &bodies.poles);
+    // Σ m p + R h over the bodies, base frame.
+    let mut mass = S::K(0.0);
+    let mut first = zero3();
+    for (j, body) in bodies.par.body.iter().enumerate() {
+        let mp = cx.scale(body.m, &poles[j]);
+        let rh = cx.mat_vec(&bodies.ori.abs[j], &body.h);
+        first = cx.vadd(&first, &mp);
+        first = cx.vadd(&first, &rh);
+        mass = cx.add(mass, body.m);
+    }
+    let minus_g = k3(robot.gravity.map(|g| -g));
+    let v = match &robot.base_body {
+        Some(body) if robot.is_floating() => {
+            let par = base_body_params(cx, body);
+            first = cx.vadd(&first, &par.h);
+            mass = cx.add(mass, par.m);
+            // In the world: m_total p_base + R_base (first moment about the base origin).
+            let rot = base_rotation(cx);
+            let position = base3(cx, BaseVar::Pose);
+            let turned = cx.mat_vec(&rot, &first);
+            let moved = cx.scale(mass, &position);
+            let world = cx.vadd(&turned, &moved);
+            cx.dot(&minus_g, &world)
+        }
+        _ => cx.dot(&minus_g, &first),
+    };
+    cx.e(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{Env, Graph};
+    use crate::spec::parse_spec;
+
+    /// A pendulum about `z` with its centre of mass at `L` along `x` and inertia `izz` about
+    /// the centre: `T = ½ (izz + m L²) q'²`, `V = m g L sin q` under gravity along `-y`.
+    #[test]
+    fn a_pendulum_by_hand() {
+        let (l, m, izz, g) = (0.7, 2.0, 0.3, 9.81);
+        let spec = format!(
+            "version = 1\nname = \"pendulum\"\ngravity = [0.0, {:?}, 0.0]\n[[body]]\n\
+             name = \"arm\"\njoint = \"revolute\"\naxis = \"z\"\nnext = [1.0, 0.0, 0.0]\n\
+             mass = {m:?}\ncom = [{l:?}, 0.0, 0.0]\n\
+             inertia = {{ ixx = 0.1, iyy = 0.2, izz = {izz:?} }}\n",
+            -g
+        );
+        let robot = parse_spec(&spec, "pendulum.toml").expect("valid spec");
+        let mut graph = Graph::new();
+        let t = kinetic_energy(&mut graph, &robot);
+        let v = potential_energy(&mut graph, &robot);
+        let (q, qd) = (0.4_f64, -1.3_f64);
+        let env = Env {
+            q: vec![q],
+            qd: vec![qd],
+            ..Env::default()
+        };
+        let want_t = 0.5 * (izz + m * l * l) * qd * qd;
+        let want_v = m * g * l * q.sin();
+        assert!((graph.eval(t, &env) - want_t).abs() < 1e-12);
+        assert!((graph.eval(v, &env) - want_v).abs() < 1e-12);
+    }
+}
