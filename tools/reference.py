@@ -4,7 +4,8 @@
 Install:  pip install pin          (the Pinocchio Python wheels; `import pinocchio as pin`)
 Run:      python3 tools/reference.py                 # every robots/*.toml
           python3 tools/reference.py robots/ur5.toml # selected specs (trees too)
-Writes:   tests/fixtures/NAME.json, one per spec (NAME = the spec's `name`).
+Writes:   tests/fixtures/NAME.json, one per spec (NAME = the spec's `name`); a spec kept in a
+          directory under tests/fixtures/ (tests/fixtures/armature/) gets its fixture beside it.
 
 For each spec (read with tools/spec_check.py, a Python reading of docs/spec.md) the same robot
 is built directly in Pinocchio:
@@ -48,6 +49,10 @@ Then, for a fixed seed and 50 random states (q uniform in [-pi, pi] for revolute
   frames                    list   only when the spec has [[frame]]s, in spec order: {name,
                                    rotation (3 x 3 rows), position (3), jacobian (6 x N,
                                    LOCAL_WORLD_ALIGNED, as above)} of each frame
+  dtau_dq, dtau_dqd,        N x N  only when a joint has `armature` (model.armature, which crba,
+  dqdd_dq, dqdd_dqd, Minv          rnea, aba and computeKineticEnergy include):
+                                   computeRNEADerivatives(q, qd, qdd) and
+                                   computeABADerivatives(q, qd, tau_fd), rows
 
 The split uses H = M(q) and H_kji = dH_kj/dq_i, computed exactly with
 computeRNEADerivatives(q, qd = 0, qdd = e_j) on a copy of the model with zero gravity (its
@@ -113,6 +118,9 @@ def build_model(robot):
         model.appendBodyToJoint(jid, pin.Inertia(b["mass"], b["com"], b["inertia_com"]),
                                 pin.SE3.Identity())
         joint_ids.append(jid)
+    # Joint armature (rotor inertia about the axis): the joints are one-dimensional, in body
+    # order, so index i of model.armature is body i's.
+    model.armature = np.array([b.get("armature", 0.0) for b in robot["bodies"]], dtype=float)
     fid = None
     if robot.get("is_chain", True):
         last = robot["bodies"][-1]
@@ -263,7 +271,10 @@ def fixture(spec_path):
 
         assert close(tau, mm @ qdd + nle), "tau != M qdd + nle"
         assert close(mm @ qdd_fd + nle, tau_fd, 1e-9), "aba inconsistent with crba/nle"
-        assert close(ke, 0.5 * qd @ mm @ qd), "kinetic energy"
+        # Pinocchio 4.1's computeKineticEnergy counts the armature of aligned joints (RX, PX,
+        # ...) but not that of the unaligned ones, so with armature the energy is not recorded.
+        armature = bool(np.any(model.armature != 0.0))
+        assert armature or close(ke, 0.5 * qd @ mm @ qd), "kinetic energy"
         assert np.max(np.abs(hc + ho + hg - (nle - grav))) <= TOL, f"split sum, state {s}"
         assert abs(float(hg @ qd)) <= TOL, f"gyroscopic power, state {s}"
         # The premise of the split formulas for regular-numbered trees (and chains): H_kj,
@@ -288,13 +299,24 @@ def fixture(spec_path):
         }
         if tool is not None:
             state.update(tool)
+        if not armature:
+            state["kinetic_energy"] = ke
         state.update({
-            "kinetic_energy": ke,
             "static_force": sforce, "static_moment": smoment,
             "centrifugal": vec(hc), "coriolis": vec(ho), "gyroscopic": vec(hg),
         })
         if frames:
             state["frames"] = frames
+        if armature:
+            # With armature, also the derivatives (which read the mass matrix: dtau/dqdd = M,
+            # dqdd/dtau = M^-1), N x N rows.
+            pin.computeRNEADerivatives(model, data, q, qd, qdd)
+            state["dtau_dq"] = rows(data.dtau_dq)
+            state["dtau_dqd"] = rows(data.dtau_dv)
+            pin.computeABADerivatives(model, data, q, qd, tau_fd)
+            state["dqdd_dq"] = rows(data.ddq_dq)
+            state["dqdd_dqd"] = rows(data.ddq_dv)
+            state["Minv"] = rows(full_symmetric(data.Minv))
         states.append(state)
     return robot["name"], n, states
 
@@ -314,10 +336,13 @@ def write_fixture(name, n, states, out_dir):
 def main(argv):
     check_reaction_sign()
     specs = [pathlib.Path(p) for p in argv] or sorted((ROOT / "robots").glob("*.toml"))
-    out_dir = ROOT / "tests" / "fixtures"
-    out_dir.mkdir(parents=True, exist_ok=True)
+    fixtures = ROOT / "tests" / "fixtures"
+    fixtures.mkdir(parents=True, exist_ok=True)
     for p in specs:
         name, n, states = fixture(p)
+        # A spec kept under tests/fixtures/DIR/ gets its fixture beside it.
+        inside = p.resolve().parent
+        out_dir = inside if fixtures.resolve() in inside.parents else fixtures
         out = write_fixture(name, n, states, out_dir)
         print(f"{p.name} -> {out.relative_to(ROOT)} ({n} dof, {len(states)} states, pinocchio {pin.__version__})")
     return 0

@@ -53,7 +53,8 @@ AXES = {
 }
 TOP_KEYS = {"version", "name", "description", "source", "gravity", "base", "body", "tool", "frame"}
 BODY_KEYS = {"name", "joint", "joint_name", "axis", "next", "L", "e", "mass", "com", "b", "a",
-             "inertia", "parent", "origin", "stiffness", "damping", "motor_inertia", "flex"}
+             "inertia", "parent", "origin", "stiffness", "damping", "motor_inertia", "flex",
+             "armature"}
 FLEX_KEYS = {"directions", "modes"}
 BASE_KEYS = {"position", "motion"}
 FRAME_KEYS = {"name", "body", "position", "rotation", "rpy"}
@@ -306,6 +307,11 @@ def load_spec(path):
             if not isinstance(modes, int) or not 1 <= modes <= 10:
                 _err(path, fld + ".flex.modes", "expected 1 to 10")
             flex = dict(directions=dirs, modes=modes)
+        armature = _number(path, fld + ".armature", b.get("armature", 0.0))
+        if armature < 0:
+            _err(path, fld + ".armature", "armature must not be negative")
+        if armature != 0 and elastic is not None:
+            _err(path, fld + ".armature", "an elastic joint's rotor is its motor_inertia")
         if "origin" in b:
             origin = _vec3(path, fld + ".origin", b["origin"])
         else:
@@ -313,7 +319,7 @@ def load_spec(path):
         bodies.append(dict(name=bname, joint_name=jname, joint=joint, axis=axis, next=nxt,
                            parent=parent, origin=origin,
                            mass=mass, com=com, ba=ba, about=about, tensor=tensor, field=fld,
-                           elastic=elastic, flex=flex))
+                           elastic=elastic, flex=flex, armature=armature))
 
     elastic = [b for b in bodies if b["elastic"] is not None]
     with_inertia = [b for b in elastic if "motor_inertia" in b["elastic"]]

@@ -78,6 +78,20 @@ pub enum Error {
         /// The names that would have been accepted.
         valid: Vec<String>,
     },
+    /// `only` names a function of identification (the regressors) for a robot with joint
+    /// armature, which `tau = Y pi` has no term for.
+    #[error(
+        "no function `{name}` for `{robot}`: its joints have armature, and the regressor's \
+         `tau = Y pi` over the bodies' inertial parameters has no term for it (remove the \
+         armature to identify the bodies' parameters)"
+    )]
+    #[diagnostic(code(quasidyn::only))]
+    RegressorWithArmature {
+        /// The name given.
+        name: String,
+        /// The robot's name.
+        robot: String,
+    },
     /// A joint moves nothing with mass or inertia along its motion, so the mass matrix is
     /// singular at every configuration and forward dynamics is undefined.
     #[error(

@@ -6,7 +6,7 @@ use crate::derive::{
     same_hinge_axis, shared_count, spatial_derivatives, split_velocity_forces, standard_values,
     BaseSet, Coordinates, Derivatives, Derived, DetachedBase, DetachedRegressor, Regressor,
 };
-use crate::functions::{every_function_of, function_name, functions_of, Counts, CATALOGUE};
+use crate::functions::{every_function_of, function_name, functions_of, Counts, Exists, CATALOGUE};
 use crate::ir::{Constant, Function, FunctionKind, Graph, Module, NodeId};
 use crate::parallel::Background;
 use crate::progress::{Counter, Progress, Silent, Stage};
@@ -122,6 +122,16 @@ pub fn select_functions<S: AsRef<str>>(
         }
         match named.iter().find(|(_, n)| n == name) {
             Some((kind, _)) => chosen.push(*kind),
+            None if robot.has_armature()
+                && CATALOGUE
+                    .iter()
+                    .any(|e| e.exists == Exists::NoArmature && e.name == name) =>
+            {
+                return Err(crate::Error::RegressorWithArmature {
+                    name: name.to_owned(),
+                    robot: robot.name.clone(),
+                });
+            }
             None => {
                 let mut valid: Vec<String> = named.iter().map(|(_, n)| n.clone()).collect();
                 valid.extend(families.iter().map(|(f, _)| (*f).to_owned()));
@@ -156,8 +166,10 @@ fn build(
     ];
     let do_split = !moving && any(&split_kinds);
     let do_derivatives = any(&FunctionKind::DERIVATIVES);
-    let do_regressor = wanted(FunctionKind::Regressor);
-    let do_base = wanted(FunctionKind::BaseRegressor);
+    // `tau = Y pi` has no term for joint armature: no regressors with it (functions/mod.rs).
+    let identification = !robot.has_armature();
+    let do_regressor = identification && wanted(FunctionKind::Regressor);
+    let do_base = identification && wanted(FunctionKind::BaseRegressor);
     let parts = 1 + [do_split, do_derivatives, do_regressor, do_base]
         .iter()
         .filter(|&&b| b)

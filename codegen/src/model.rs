@@ -77,6 +77,10 @@ pub struct RobotBody {
     pub elastic: Option<ElasticJoint>,
     /// The link's bending modes, if it is flexible.
     pub flex: Option<Flex>,
+    /// The joint's armature (a rotor's inertia reflected through its gear, kg m², or kg for a
+    /// prismatic joint), non-negative: it adds to the mass matrix's diagonal entry of this
+    /// joint alone, as Pinocchio's `model.armature` and MuJoCo's joint `armature`.
+    pub armature: f64,
 }
 
 /// An elastic joint: a spring (and optionally a damper) between the motor and the link.
@@ -229,6 +233,11 @@ impl Robot {
             .iter()
             .enumerate()
             .all(|(i, b)| b.parent == i.checked_sub(1))
+    }
+
+    /// Whether any joint has a non-zero armature ([`RobotBody::armature`]).
+    pub fn has_armature(&self) -> bool {
+        self.bodies.iter().any(|b| b.armature != 0.0)
     }
 
     /// Whether any joint is elastic or any link flexible.

@@ -300,6 +300,7 @@ fn body(joint: JointKind, axis: V, next: V, mass: f64, com: V, inertia: V) -> Ro
         symbolic: SymbolicInertial::default(),
         elastic: None,
         flex: None,
+        armature: 0.0,
     }
 }
 

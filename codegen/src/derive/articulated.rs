@@ -15,6 +15,7 @@
 //! products with the axis.
 
 use super::dynamics::Statics;
+use super::mass_matrix::with_armature;
 use super::scalar::{k3, transpose, Cx, Mat3, Vec3, S};
 use super::spatial::{
     add3, apply_articulated, articulated_to_carrier, skew, ArticulatedInertia, Spatial,
@@ -83,6 +84,8 @@ pub(crate) fn solve<A: Algebra>(
         } else {
             (cx.dot(&u, &uu.lin), cx.dot(&u, &pa.lin))
         };
+        // A rotor turning with the joint adds its armature to D alone (not to U).
+        let d = with_armature(cx, robot, j, d);
         dinv[j] = cx.div(S::K(1.0), d);
         rest[j] = cx.sub(b[j], sp);
         cx.label(dinv[j], || format!("Dinv{}", j + 1));

@@ -324,6 +324,23 @@ impl<'a, E> PassInputs<'a, E> {
     }
 }
 
+/// Adds each joint's armature times its acceleration to its force `tau` (the joints of
+/// `robot` in order): a rotor turning with the joint needs that much more, and nothing of it
+/// reaches the links (Pinocchio's `rnea`, MuJoCo's `mj_inverse`).
+pub(crate) fn add_armature_torques<A: Algebra>(
+    cx: &mut Cx<'_, A>,
+    robot: &Robot,
+    tau: &mut [S<A::E>],
+    qdd: &[S<A::E>],
+) {
+    for (j, body) in robot.bodies.iter().enumerate() {
+        if body.armature != 0.0 {
+            let t = cx.mul(S::K(body.armature), qdd[j]);
+            tau[j] = cx.add(tau[j], t);
+        }
+    }
+}
+
 /// One pass of the recursion for the joint velocities and accelerations of `inputs`,
 /// including the weight as it says.
 ///

@@ -261,6 +261,22 @@ pub(crate) fn joint_component<A: Algebra>(
     }
 }
 
+/// `x` plus joint `j`'s armature, which adds to its diagonal entry of the mass matrix (and to
+/// its articulated inertia) alone: `x` itself without one.
+pub(crate) fn with_armature<A: Algebra>(
+    cx: &mut Cx<'_, A>,
+    robot: &Robot,
+    j: usize,
+    x: S<A::E>,
+) -> S<A::E> {
+    let a = robot.bodies[j].armature;
+    if a == 0.0 {
+        x
+    } else {
+        cx.add(x, S::K(a))
+    }
+}
+
 /// Lower triangle of `H` (`out[k][j]`, `k ≥ j`), mirrored into a full symmetric matrix.
 /// Entries of two bodies neither of which carries the other are exact zeros, never computed.
 ///
@@ -284,11 +300,12 @@ pub(crate) fn mass_matrix<A: Algebra>(
     let mut h = vec![vec![S::K(0.0); nv]; nv];
     for j in 0..n {
         let mut w = unit_wrench(cx, robot, st, &comp, j);
-        h[off + j][off + j] = if prismatic(j) {
+        let own = if prismatic(j) {
             st.par.msub[j]
         } else {
             joint_component(cx, robot, j, &w)
         };
+        h[off + j][off + j] = with_armature(cx, robot, j, own);
         // Carried inwards along the path to the base: each carrier's entry is the projection
         // on its axis. Through a run of hinges about one axis the wrench stays where it is
         // (see `RunShift`) and is carried once, by the run's summed angle, when it leaves.
@@ -394,11 +411,12 @@ pub(crate) fn mass_matrix_in_base<A: Algebra>(
     let mut h = vec![vec![S::K(0.0); n]; n];
     for j in 0..n {
         let w = unit_wrench(cx, robot, st, &comp, j);
-        h[j][j] = if prismatic(j) {
+        let own = if prismatic(j) {
             st.par.msub[j]
         } else {
             joint_component(cx, robot, j, &w)
         };
+        h[j][j] = with_armature(cx, robot, j, own);
         if topo.parent(j).is_none() {
             continue;
         }

@@ -317,7 +317,7 @@ fn derive_inner<A: Algebra>(
     let reg_par;
     let reg_ba;
     let reg_st;
-    let (js, id, m, m_in_base) = if regroup {
+    let (js, mut id, m, m_in_base) = if regroup {
         reg_par = if base {
             params::base_params(cx, robot, unread)
         } else {
@@ -342,6 +342,7 @@ fn derive_inner<A: Algebra>(
         let m_in_base = mass_matrix::mass_matrix_in_base(cx, robot, &st);
         (&st, id, m, m_in_base)
     };
+    dynamics::add_armature_torques(cx, robot, &mut id.tau, &qdd);
     let gravity = if moving.is_some() {
         let inputs = PassInputs {
             base: rest_base,

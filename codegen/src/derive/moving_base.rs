@@ -98,7 +98,7 @@ pub(crate) fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
         g,
         body: Some(&base_par),
     };
-    let id = full(dynamics::newton_euler(
+    let mut id = full(dynamics::newton_euler(
         cx,
         robot,
         &st,
@@ -107,6 +107,7 @@ pub(crate) fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
             ..PassInputs::fixed(&qd, &qdd, weight)
         },
     ));
+    dynamics::add_armature_torques(cx, robot, &mut id[6..], &qdd);
     // At a = 0 the base origin still accelerates by ω × v (its linear part is R^T p'' - ω × v).
     let nle_base = MovingBase {
         w,

@@ -255,7 +255,7 @@ pub const CATALOGUE: &[Entry] = {
             doc: "Inertial-parameter regressor: `tau = Y(q, qd, qdd) pi` with `pi` the standard \
                   parameters (`standard_parameters`).",
             batched: true,
-            exists: Exists::Always,
+            exists: Exists::NoArmature,
         },
         Entry {
             kind: FunctionKind::BaseRegressor,
@@ -273,7 +273,7 @@ pub const CATALOGUE: &[Entry] = {
             doc: "Base-parameter regressor: `tau = Yb(q, qd, qdd) pi_b` with `pi_b` the base \
                   parameters (`base_parameters`), a minimal set.",
             batched: true,
-            exists: Exists::Always,
+            exists: Exists::NoArmature,
         },
         Entry {
             kind: FunctionKind::FrameKinematics(0),

@@ -228,6 +228,8 @@ pub enum Exists {
     /// Fixed and floating bases with the standard parameter set (the base parameters do not
     /// give the mass distribution; a prescribed base's momentum is not defined yet).
     FixedOrFloatingStandardParameters,
+    /// Robots without joint armature (`tau = Y pi` has no term for it: the regressors).
+    NoArmature,
 }
 
 impl Exists {
@@ -267,6 +269,7 @@ impl Exists {
                 matches!(robot.motion, BaseMotion::Fixed | BaseMotion::Floating)
                     && robot.parameters != crate::model::ParameterSet::Base
             }
+            Exists::NoArmature => !robot.has_armature(),
         }
     }
 
@@ -289,6 +292,7 @@ impl Exists {
             Exists::FixedOrFloatingStandardParameters => {
                 "fixed and floating bases, standard parameters"
             }
+            Exists::NoArmature => "robots without armature",
         }
     }
 }

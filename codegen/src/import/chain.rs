@@ -124,6 +124,8 @@ pub(crate) struct ChainJoint {
     /// Unit axis in base axes.
     pub axis: V3,
     pub body: MassProps,
+    /// The joint's armature ([`crate::RobotBody::armature`]).
+    pub armature: f64,
 }
 
 /// A named frame fixed on a body, at the zero configuration in base axes.
@@ -198,6 +200,7 @@ impl Chain {
                     symbolic: SymbolicInertial::default(),
                     elastic: None,
                     flex: None,
+                    armature: j.armature,
                 }
             })
             .collect::<Vec<_>>();

@@ -238,6 +238,7 @@ pub fn import_dh(text: &str, file_name: &str) -> Result<Robot, ImportError> {
             pole,
             axis,
             body: MassProps::in_base(&frame, mass, com, &inertia),
+            armature: 0.0,
         });
     }
 

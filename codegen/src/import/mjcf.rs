@@ -478,6 +478,7 @@ impl Model<'_, '_> {
                         pole: joint.anchor,
                         axis: joint.axis,
                         body: MassProps::ZERO,
+                        armature: 0.0,
                     },
                     at: joint.element.at(),
                 });

@@ -418,6 +418,7 @@ impl<'a, 'i> Urdf<'a, 'i> {
                 pole: frame.p,
                 axis: normalize(axis).unwrap_or(axis),
                 body,
+                armature: 0.0,
             });
         }
         Ok(chain_joints)

@@ -29,6 +29,7 @@ struct Pass1 {
     symbolic: SymbolicInertial,
     elastic: Option<ElasticJoint>,
     flex: Option<Flex>,
+    armature: f64,
 }
 
 impl Validator<'_> {
@@ -258,6 +259,7 @@ impl Validator<'_> {
         let mut symbolic = all_symbolic;
         self.symbolic(&rb.symbolic, &f("symbolic"), &mut symbolic)?;
         let elastic = self.elastic_joint(rb, idx, joint)?;
+        let armature = self.armature(rb, idx, joint, elastic.is_some())?;
         let flex = match &rb.flex {
             Some(fl) => Some(self.flex(fl, &f("flex"))?),
             None => None,
@@ -275,6 +277,7 @@ impl Validator<'_> {
             symbolic,
             elastic,
             flex,
+            armature,
         })
     }
 
@@ -389,7 +392,44 @@ impl Validator<'_> {
             symbolic: p.symbolic,
             elastic: p.elastic,
             flex: p.flex,
+            armature: p.armature,
         })
+    }
+
+    /// `armature` of a body's joint: non-negative, and not on an elastic joint (whose rotor
+    /// is its `motor_inertia`, on the motor side of the spring).
+    fn armature(
+        &self,
+        rb: &RawBody,
+        idx: usize,
+        joint: JointKind,
+        elastic: bool,
+    ) -> Result<f64, SpecError> {
+        let Some(a) = &rb.armature else {
+            return Ok(0.0);
+        };
+        let field = format!("body[{idx}].armature");
+        let v = self.num(a, &field)?;
+        let units = match joint {
+            JointKind::Revolute => "kg m^2",
+            JointKind::Prismatic => "kg",
+        };
+        if v < 0.0 {
+            return Err(self.err(
+                a.span(),
+                field,
+                format!("armature must not be negative ({units}), got {v}"),
+            ));
+        }
+        if elastic && v != 0.0 {
+            return Err(self.err(
+                a.span(),
+                field,
+                "an elastic joint's rotor is on the motor side of its spring: give it as \
+                 `motor_inertia`, not `armature`",
+            ));
+        }
+        Ok(v)
     }
 
     /// `stiffness`, `damping`, `motor_inertia` of a body's joint.

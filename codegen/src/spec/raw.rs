@@ -100,6 +100,7 @@ pub(super) struct RawBody {
     pub(super) stiffness: Option<Num>,
     pub(super) damping: Option<Num>,
     pub(super) motor_inertia: Option<Num>,
+    pub(super) armature: Option<Num>,
     pub(super) flex: Option<Spanned<RawFlex>>,
 }
 

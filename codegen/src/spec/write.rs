@@ -87,6 +87,9 @@ pub fn to_toml(robot: &Robot) -> String {
         if !words.is_empty() {
             let _ = writeln!(s, "symbolic = [{}]", words.join(", "));
         }
+        if b.armature != 0.0 {
+            let _ = writeln!(s, "armature = {}", float(b.armature));
+        }
         if let Some(e) = &b.elastic {
             let _ = writeln!(s, "stiffness = {}", float(e.stiffness));
             if let Some(d) = e.damping {
