@@ -124,6 +124,12 @@ def build(spec):
             pin.SE3.Identity(),
         )
         nexts[b["name"]] = b.get("next", [0, 0, 0])
+    # Joint armature (rotor inertia about the axis) on the joint's velocity entry; the
+    # free-flyer's six entries have none.
+    armature = np.zeros(model.nv)
+    for b in bodies:
+        armature[model.joints[jid[b["name"]]].idx_v] = float(b.get("armature", 0.0))
+    model.armature = armature
     fids = []
     for f in spec.get("frame", []):
         if "rotation" in f:
@@ -180,6 +186,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from derivatives_reference import reorder_regressor, standard_parameters  # noqa: E402
 
 
+def full(m):
+    return np.triu(m) + np.triu(m, 1).T
+
+
 def fixture_of(model, fids, name, frame_names):
     data = model.createData()
     nq, nv, n = model.nq, model.nv, model.nv - 6
@@ -221,7 +231,19 @@ def fixture_of(model, fids, name, frame_names):
             st["dqdd_dq"] = np.asarray(data.ddq_dq).flatten().tolist()
             st["dqdd_dv"] = np.asarray(data.ddq_dv).flatten().tolist()
             st["Minv"] = minv.flatten().tolist()
-        if n <= DERIVATIVES_MAX_JOINTS and k < REGRESSOR_STATES:
+        if np.any(model.armature != 0.0):
+            # Armature enters M alone: the centroidal momentum matrix and the Coriolis matrix
+            # are those of the model without it (what quasidyn's functions on request give).
+            bare = model.copy()
+            bare.armature = np.zeros(nv)
+            bare_data = bare.createData()
+            for f in (lambda m, d: pin.ccrba(m, d, qn, v), lambda m, d: pin.computeCoriolisMatrix(m, d, qn, v)):
+                assert np.allclose(f(model, data), f(bare, bare_data), rtol=0, atol=1e-12)
+            assert np.allclose(np.asarray(st["mass_matrix"]).reshape(nv, nv) - np.diag(model.armature),
+                               full(pin.crba(bare, bare_data, qn)), rtol=0, atol=1e-12)
+        # With armature `tau = Y pi` misses the rotors' torques: quasidyn has no regressor
+        # then, and none is recorded.
+        if n <= DERIVATIVES_MAX_JOINTS and k < REGRESSOR_STATES and not np.any(model.armature):
             y = np.asarray(pin.computeJointTorqueRegressor(model, data, qn, v, a)).copy()
             y = reorder_regressor(y, y.shape[1] // 10)
             tau_id = np.asarray(st["inverse_dynamics"])
