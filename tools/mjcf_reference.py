@@ -11,7 +11,8 @@ What it does:
    bodies all carry an <inertial>) are copied by hand, without their meshes, licence beside.
 2. For every model in MODELS (those and the hand-written synthetic_*.xml files, which
    exercise includes, default classes, compiler settings, orientation forms, frames, geom
-   inertia, multi-joint bodies, ref, welded bodies and forests): loads it with
+   inertia, multi-joint bodies, ref, welded bodies, forests and armature on joints and
+   actuators; mj_inverse is checked against M qacc + qfrc_bias on INVERSE_CHECKED): loads it with
    mujoco.MjModel.from_xml_path and writes tests/fixtures/mjcf/NAME.json with STATES random
    states.
 
@@ -61,7 +62,13 @@ FRAME_BODIES = {"synthetic_degree": ["hand", "upper"], "kinova_gen3": ["bracelet
 # Random seeds are 2000 + the position here: models added later go at the end.
 MODELS = ["synthetic_degree", "synthetic_radian", "synthetic_flags", "acrobot", "cartpole",
           "reacher", "finger", "kinova_gen3", "pendulum", "point_mass", "ball_in_cup", "swimmer",
-          "manipulator", "stacker"]
+          "manipulator", "stacker", "synthetic_armature"]
+
+# Models with armature (on joints and on actuators driving joints): MuJoCo's own inverse
+# dynamics, mj_inverse, is checked to equal the recorded tau = M qacc + qfrc_bias there
+# (nothing else acts: no contacts, damping, springs or limits), so that tau is MuJoCo's
+# inverse dynamics with the armature.
+INVERSE_CHECKED = ["synthetic_armature"]
 
 DM_CONTROL_NOTICE = """\
 {name}.xml is dm_control's suite model dm_control/suite/{name}.xml, copied unchanged (with
@@ -119,8 +126,9 @@ def random_state(model, rng):
     return q, rng.uniform(-2, 2, model.nv), rng.uniform(-3, 3, model.nv)
 
 
-def evaluate(model, data, q, qd, qdd, tau_fd, sites, bodies):
-    """MuJoCo's quantities at one state (see the module docstring)."""
+def evaluate(model, data, q, qd, qdd, tau_fd, sites, bodies, inverse=False):
+    """MuJoCo's quantities at one state (see the module docstring); with `inverse`, checks that
+    mj_inverse gives M qacc + qfrc_bias."""
     nv = model.nv
     data.qpos[:] = q
     data.qvel[:] = 0
@@ -152,11 +160,17 @@ def evaluate(model, data, q, qd, qdd, tau_fd, sites, bodies):
             "position": data.xpos[b].tolist(),
             "jacobian": np.vstack([jacp, jacr]).tolist(),
         })
+    tau = mass @ qdd + bias
+    if inverse:
+        data.qacc[:] = qdd
+        mujoco.mj_inverse(model, data)
+        err = np.abs(data.qfrc_inverse - tau).max()
+        assert err <= 1e-12 * max(1.0, np.abs(tau).max()), f"mj_inverse differs by {err}"
     return {
         "q": q.tolist(),
         "qd": qd.tolist(),
         "qdd": qdd.tolist(),
-        "tau": (mass @ qdd + bias).tolist(),
+        "tau": tau.tolist(),
         "mass_matrix": mass.tolist(),
         "nonlinear_effects": bias.tolist(),
         "gravity": gravity.tolist(),
@@ -191,7 +205,8 @@ def write_fixture(name, seed):
     for _ in range(STATES):
         q, qd, qdd = random_state(model, rng)
         tau_fd = rng.uniform(-5, 5, model.nv)
-        states.append(evaluate(model, data, q, qd, qdd, tau_fd, sites, bodies))
+        states.append(evaluate(model, data, q, qd, qdd, tau_fd, sites, bodies,
+                               name in INVERSE_CHECKED))
     doc = {
         "robot": name,
         "dof": model.nv,

@@ -14,7 +14,7 @@ use serde_json::Value;
 /// Agreement required with MuJoCo.
 const REL: f64 = 1e-9;
 
-const MODELS: [&str; 14] = [
+const MODELS: [&str; 15] = [
     "synthetic_degree",
     "synthetic_radian",
     "synthetic_flags",
@@ -29,6 +29,7 @@ const MODELS: [&str; 14] = [
     "swimmer",
     "manipulator",
     "stacker",
+    "synthetic_armature",
 ];
 
 fn fixture_dir() -> PathBuf {
@@ -234,45 +235,94 @@ fn free_and_ball_joints_are_refused_where_written() {
     }
 }
 
+/// The joints' armature of the MJCF `xml`, in joint order.
+fn armature_of(xml: &str) -> Vec<f64> {
+    let imported = import_mjcf(xml, "m.xml", &ImportOptions::default())
+        .unwrap_or_else(|e| panic!("{e}: {xml}"));
+    imported.robot.bodies.iter().map(|b| b.armature).collect()
+}
+
+/// `model` with a `<default>` section first.
+fn with_default(default: &str, body: &str, extra: &str) -> String {
+    format!(
+        "<mujoco>\n<default>{default}</default>{}",
+        &model(body, extra)["<mujoco>".len()..]
+    )
+}
+
 #[test]
-fn armature_is_refused_on_joints_defaults_and_actuators() {
-    let e = error_of(&model("<joint name=\"j\" armature=\"0.1\"/>", ""), &[]);
-    assert_eq!(e.what(), "joint[j].armature", "{e}");
-    assert!(matches!(e, ImportError::Unsupported { .. }), "{e:?}");
-    assert!(e.message().contains("armature"), "{e}");
-    let with_default = format!(
-        "<mujoco>\n<default><joint armature=\"0.2\"/></default>{}",
-        &model("<joint name=\"j\"/>", "")["<mujoco>".len()..]
+fn armature_is_read_from_joints_defaults_and_actuators() {
+    assert_eq!(armature_of(&model("<joint armature=\"0.1\"/>", "")), [0.1]);
+    let two = "<joint name=\"j\"/><joint name=\"k\" class=\"c\" type=\"slide\"/>";
+    let xml = with_default(
+        "<joint armature=\"0.2\"/><default class=\"c\"><joint armature=\"0.5\"/></default>",
+        two,
+        "",
     );
-    let e = error_of(&with_default, &[]);
-    assert_eq!(e.what(), "joint[j].armature", "{e}");
+    assert_eq!(armature_of(&xml), [0.2, 0.5]);
+    // An actuator's armature times its gear squared, added to the joint's own; one actuator
+    // default per class, whichever shortcut sets it (as MuJoCo).
+    let xml = with_default(
+        "<joint armature=\"0.2\"/><general armature=\"0.25\" gear=\"2\"/>",
+        "<joint name=\"j\"/><joint name=\"k\" type=\"slide\"/>",
+        "<actuator><motor joint=\"j\" gear=\"-3\" armature=\"1\"/>\
+         <position jointinparent=\"k\"/><velocity joint=\"k\" armature=\"0\"/></actuator>",
+    );
+    assert_eq!(armature_of(&xml), [0.2 + 9.0, 0.2 + 0.25 * 4.0]);
+}
+
+#[test]
+fn armature_is_refused_where_mujoco_would_need_more() {
+    // Through a tendon (or a site, a body) the moment arm changes with the configuration.
+    let e = error_of(
+        &model(
+            "<joint name=\"j\"/><site name=\"s\"/>",
+            "<actuator><general name=\"m\" site=\"s\" armature=\"1\"/></actuator>",
+        ),
+        &[],
+    );
+    assert_eq!(e.what(), "general[m].armature", "{e}");
+    assert!(matches!(e, ImportError::Unsupported { .. }), "{e:?}");
+    assert_eq!(e.location().line, 8);
+    // A tendon's armature, also through a default class.
+    let xml = with_default(
+        "<tendon armature=\"0.5\"/>",
+        "<joint name=\"j\"/>",
+        "<tendon><fixed name=\"a\"><joint joint=\"j\" coef=\"1\"/></fixed></tendon>",
+    );
+    let e = error_of(&xml, &[]);
+    assert_eq!(e.what(), "fixed[a].armature", "{e}");
+    assert!(matches!(e, ImportError::Unsupported { .. }), "{e:?}");
+    // Negative armature (MuJoCo takes it, and its mass matrix may then be indefinite), where
+    // it is written.
+    let xml = with_default("<joint armature=\"-0.1\"/>", "<joint name=\"j\"/>", "");
+    let e = error_of(&xml, &[]);
+    assert_eq!(
+        (e.what(), e.location().line),
+        ("joint[j].armature", 2),
+        "{e}"
+    );
     let e = error_of(
         &model(
             "<joint name=\"j\"/>",
-            "<actuator><motor name=\"m\" joint=\"j\" armature=\"1\"/></actuator>",
+            "<actuator><motor name=\"m\" joint=\"j\" armature=\"-1\"/></actuator>",
         ),
         &[],
     );
     assert_eq!(e.what(), "motor[m].armature", "{e}");
-    assert_eq!(e.location().line, 8);
-    // One actuator default per class, whichever shortcut sets it (as MuJoCo); tendons too.
-    for (default, element) in [
-        (
-            "<general armature=\"0.5\"/>",
-            "<actuator><position name=\"a\" joint=\"j\"/></actuator>",
+    // An actuator on a joint that is not there.
+    let e = error_of(
+        &model(
+            "<joint name=\"j\"/>",
+            "<actuator><motor name=\"m\" joint=\"k\" armature=\"1\"/></actuator>",
         ),
-        (
-            "<tendon armature=\"0.5\"/>",
-            "<tendon><fixed name=\"a\"><joint joint=\"j\" coef=\"1\"/></fixed></tendon>",
-        ),
-    ] {
-        let xml = format!(
-            "<mujoco>\n<default>{default}</default>{}",
-            &model("<joint name=\"j\"/>", element)["<mujoco>".len()..]
-        );
-        let e = error_of(&xml, &[]);
-        assert!(e.what().ends_with("[a].armature"), "{e}");
-    }
+        &[],
+    );
+    assert_eq!(e.what(), "motor[m].joint", "{e}");
+}
+
+#[test]
+fn inactive_equalities_take_the_equality_defaults() {
     // An equality takes the equality defaults, not a joint's.
     let xml = format!(
         "<mujoco>\n<default><equality active=\"false\"/></default>{}",

@@ -16,7 +16,7 @@ use super::error::ImportError;
 use super::mjcf_geom::{axis_angle, local_pose, shaped_pose, unit, Shape};
 use super::mjcf_mass::{Compiler, Inertial, Item};
 pub use super::mjcf_parse::ReadInclude;
-use super::mjcf_parse::{read_document, Attrs, Defaults, Element, MAIN_CLASS};
+use super::mjcf_parse::{read_document, Attrs, Count, Defaults, Element, MAIN_CLASS};
 use super::{ImportOptions, Imported};
 use crate::mat3::{add, mat_vec, mul, scale, sub};
 use crate::model::{JointKind, MAX_BODIES};
@@ -72,6 +72,7 @@ pub fn import_mjcf_reading(
     for world in root.children_named("worldbody") {
         model.walk(world, None, Pose::IDENTITY, MAIN_CLASS)?;
     }
+    model.actuator_armature(&root)?;
     model.scale_total_mass();
     let name = root.attr("model").map_or_else(
         || {
@@ -127,9 +128,10 @@ fn gravity(root: &Element) -> Result<V3, ImportError> {
     Ok(if enabled { g } else { [0.0; 3] })
 }
 
-/// Joint and actuator features this slice does not model, refused where they are written:
-/// active `connect`, `weld` and `joint` equalities, and armature on actuators and tendons
-/// (it enters MuJoCo's mass matrix). Joint armature and joint types are checked with the joints.
+/// Joint and tendon features this slice does not model, refused where they are written:
+/// active `connect`, `weld` and `joint` equalities, and armature on tendons (it enters
+/// MuJoCo's mass matrix through the tendon's moment arms, off the diagonal). Joint types are
+/// checked with the joints, actuator armature with the actuators.
 fn refuse_unsupported(root: &Element, defaults: &Defaults) -> Result<(), ImportError> {
     for equality in root.children_named("equality") {
         for e in &equality.children {
@@ -152,20 +154,17 @@ fn refuse_unsupported(root: &Element, defaults: &Defaults) -> Result<(), ImportE
             }
         }
     }
-    let mut armatured = Vec::new();
-    for section in root.children_named("actuator") {
-        armatured.extend(section.children.iter());
-    }
-    for section in root.children_named("tendon") {
-        armatured.extend(section.children.iter());
-    }
-    for e in armatured {
+    for e in root
+        .children_named("tendon")
+        .flat_map(|section| section.children.iter())
+    {
         let attrs = defaults.attrs(e, MAIN_CLASS)?;
         if attrs.number("armature", 0.0)? != 0.0 {
             return Err(attrs.element.unsupported(
                 "armature",
                 format!(
-                    "armature on an <{}> is not supported yet (it adds to the mass matrix)",
+                    "armature on a <{}> tendon is not supported yet (it adds to the mass \
+                     matrix through the tendon's moment arms)",
                     e.tag
                 ),
             ));
@@ -181,6 +180,8 @@ struct Joint<'e> {
     kind: JointKind,
     anchor: V3,
     axis: V3,
+    /// `armature`, plus that of the actuators driving the joint (each times its gear squared).
+    armature: f64,
 }
 
 /// A body read: its pose at `qpos = 0`, joints, mass (in its own frame) and named sites.
@@ -378,12 +379,7 @@ impl<'d, 'e> Model<'d, 'e> {
                 ))
             }
         };
-        if attrs.number("armature", 0.0)? != 0.0 {
-            return Err(attrs.element.unsupported(
-                "armature",
-                "joint armature is not supported yet (it adds to the mass matrix)".to_owned(),
-            ));
-        }
+        let armature = non_negative_armature(&attrs)?;
         // Limits do not enter these functions, but MuJoCo refuses a range it cannot place.
         let range = attrs.array::<2>("range")?.unwrap_or_default();
         if !self.compiler.autolimits && range != [0.0; 2] && attrs.get("limited").is_none() {
@@ -425,8 +421,62 @@ impl<'d, 'e> Model<'d, 'e> {
             kind,
             anchor,
             axis,
+            armature,
         }))
     }
+
+    /// Adds every actuator's armature to the joint it drives, times the square of its gear
+    /// (MuJoCo adds `armature gear²` to that joint's diagonal entry of the mass matrix). Only
+    /// through a `joint` or `jointinparent` transmission: through a tendon, a site, a slider
+    /// crank or a body the moment arm depends on the configuration, and that is refused.
+    fn actuator_armature(&mut self, root: &Element) -> Result<(), ImportError> {
+        for e in root
+            .children_named("actuator")
+            .flat_map(|section| section.children.iter())
+        {
+            let attrs = self.defaults.attrs(e, MAIN_CLASS)?;
+            let armature = non_negative_armature(&attrs)?;
+            if armature == 0.0 {
+                continue;
+            }
+            let Some(target) = e.attr("joint").or_else(|| e.attr("jointinparent")) else {
+                return Err(e.unsupported(
+                    "armature",
+                    "actuator armature is supported through a joint transmission only (through \
+                     a tendon, site or body its moment arm changes with the configuration)"
+                        .to_owned(),
+                ));
+            };
+            let gear = attrs.numbers("gear", Count::UpTo(6))?.map_or(1.0, |g| g[0]);
+            let joint = self
+                .bodies
+                .iter_mut()
+                .flat_map(|b| b.joints.iter_mut())
+                .find(|j| j.element.attr("name") == Some(target))
+                .ok_or_else(|| {
+                    let field = if e.attr("joint").is_some() {
+                        "joint"
+                    } else {
+                        "jointinparent"
+                    };
+                    e.invalid(field, format!("no hinge or slide joint named `{target}`"))
+                })?;
+            joint.armature += armature * gear * gear;
+        }
+        Ok(())
+    }
+}
+
+/// An element's `armature` (0 if absent), refused if negative.
+fn non_negative_armature(attrs: &Attrs<'_>) -> Result<f64, ImportError> {
+    let armature = attrs.number("armature", 0.0)?;
+    if armature < 0.0 {
+        return Err(attrs.invalid(
+            "armature",
+            format!("armature must not be negative, got {armature}"),
+        ));
+    }
+    Ok(armature)
 }
 
 /// A chain joint and where it is written (for snaps).
@@ -478,7 +528,7 @@ impl Model<'_, '_> {
                         pole: joint.anchor,
                         axis: joint.axis,
                         body: MassProps::ZERO,
-                        armature: 0.0,
+                        armature: joint.armature,
                     },
                     at: joint.element.at(),
                 });
