@@ -345,3 +345,50 @@ fn a_rotor_alone_makes_the_mass_matrix_regular() {
     .unwrap();
     c(&robot).expect("regular with the rotor");
 }
+
+/// A prescribed base's functions carry the armature too: `tau(qdd) - tau(0) = M qdd` with
+/// `M` the bare robot's plus the armature on its diagonal, and forward dynamics inverts it.
+#[test]
+fn a_prescribed_base_carries_the_armature() {
+    let spec = format!(
+        "{}\n[base]\nmotion = \"prescribed\"\n",
+        chain("armature = 0.5", "armature = 2.0")
+    );
+    let robot = parse_spec(&spec, "pair.toml").unwrap();
+    let kinds = [
+        FunctionKind::InverseDynamics,
+        FunctionKind::MassMatrix,
+        FunctionKind::ForwardDynamics,
+    ];
+    let with = build_module_only(&robot, Some(&kinds));
+    let without = build_module_only(&bare(&robot), Some(&kinds));
+    let (q, qd, qdd) = (vec![0.7, 0.1], vec![-1.3, 0.4], vec![0.9, -2.1]);
+    // Pose (position, quaternion x y z w), velocity, acceleration of the base.
+    let mut base = vec![0.1, -0.2, 0.3, 0.1, 0.2, -0.3, 0.9];
+    base.extend([
+        0.5, -0.1, 0.2, 0.3, -0.6, 0.4, 1.1, 0.2, -0.7, -0.2, 0.5, 0.8,
+    ]);
+    let env = |qdd: &[f64], tau: &[f64]| Env {
+        q: q.clone(),
+        qd: qd.clone(),
+        qdd: qdd.to_vec(),
+        tau: tau.to_vec(),
+        base: base.clone(),
+        ..Env::default()
+    };
+    let one = |m: &Module, kind, env: &Env| eval(m, kind, env).remove(0);
+    let tau = one(&with, FunctionKind::InverseDynamics, &env(&qdd, &[]));
+    let tau0 = one(&with, FunctionKind::InverseDynamics, &env(&[0.0; 2], &[]));
+    let m = one(&with, FunctionKind::MassMatrix, &env(&[], &[]));
+    let m_bare = one(&without, FunctionKind::MassMatrix, &env(&[], &[]));
+    let mut m_expected = m_bare.clone();
+    m_expected[0] += 0.5;
+    m_expected[3] += 2.0;
+    assert_close("M", &m, &m_expected);
+    let m_qdd: Vec<f64> = (0..2)
+        .map(|i| tau0[i] + m[2 * i] * qdd[0] + m[2 * i + 1] * qdd[1])
+        .collect();
+    assert_close("tau", &tau, &m_qdd);
+    let fd = one(&with, FunctionKind::ForwardDynamics, &env(&[], &tau));
+    assert_close("qdd", &fd, &qdd);
+}
