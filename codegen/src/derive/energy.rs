@@ -7,6 +7,8 @@
 //! `o` (carrier frame) has `v = Rotᵀ (v_p + ω_p × o + q̇ axis)` (the slide of a prismatic
 //! joint) and `ω = Rotᵀ ω_p + q̇ axis` (a revolute one). Each body costs a few dozen
 //! operations, where `½ q̇ᵀ M q̇` would cost the mass matrix and `N²` products more.
+//! A joint's armature adds its rotor's `½ a q̇²`, so that `T = ½ q̇ᵀ M q̇` with the armature on
+//! the mass matrix's diagonal.
 //!
 //! Potential energy `V = -g · Σ m_i c_i` over the bodies (Pinocchio's `computePotentialEnergy`,
 //! zero with every centre of mass at the world origin): the first moments `m p + R h` of the
@@ -64,6 +66,12 @@ pub fn kinetic_energy<A: Algebra>(alg: &mut A, robot: &Robot) -> A::E {
         }
         let t = body_energy(cx, &bodies.par.body[j], &v, &w);
         total = cx.add(total, t);
+        if b.armature != 0.0 {
+            // The rotor's own energy, `½ a q̇²`, as the armature's entry of the mass matrix.
+            let qd2 = cx.mul(qd, qd);
+            let rotor = cx.mul(S::K(0.5 * b.armature), qd2);
+            total = cx.add(total, rotor);
+        }
         motion.push((v, w));
     }
     cx.e(total)
@@ -156,5 +164,13 @@ mod tests {
         let want_v = m * g * l * q.sin();
         assert!((graph.eval(t, &env) - want_t).abs() < 1e-12);
         assert!((graph.eval(v, &env) - want_v).abs() < 1e-12);
+
+        // With an armature `a` on the joint, its rotor adds `½ a q'²`.
+        let armed = spec.replace("axis = \"z\"\n", "axis = \"z\"\narmature = 0.25\n");
+        let robot = parse_spec(&armed, "pendulum.toml").expect("valid spec");
+        let mut graph = Graph::new();
+        let t = kinetic_energy(&mut graph, &robot);
+        let want_t = want_t + 0.5 * 0.25 * qd * qd;
+        assert!((graph.eval(t, &env) - want_t).abs() < 1e-12);
     }
 }
