@@ -837,7 +837,7 @@ fn latex_label(name: &str) -> String {
     };
     let plain = !index.is_empty()
         && index.bytes().all(|b| b.is_ascii_digit())
-        && suffix.map_or(true, |s| s.bytes().all(|b| b.is_ascii_alphanumeric()));
+        && suffix.is_none_or(|s| s.bytes().all(|b| b.is_ascii_alphanumeric()));
     if !plain {
         return format!("\\mathrm{{{}}}", latex_escape(name));
     }

@@ -155,7 +155,7 @@ fn build(
     progress: &mut dyn Progress,
 ) -> Module {
     let n = robot.dof();
-    let wanted = |kind: FunctionKind| only.map_or(true, |only| only.contains(&kind));
+    let wanted = |kind: FunctionKind| only.is_none_or(|only| only.contains(&kind));
     let any = |kinds: &[FunctionKind]| kinds.iter().any(|&k| wanted(k));
     // The split is for fixed bases only so far.
     let moving = robot.motion != BaseMotion::Fixed;
@@ -573,7 +573,7 @@ fn keep_shortest_run_forms(
     let numeric = robot
         .base_body
         .as_ref()
-        .map_or(true, |b| b.symbolic == SymbolicInertial::default())
+        .is_none_or(|b| b.symbolic == SymbolicInertial::default())
         && robot
             .bodies
             .iter()

@@ -298,7 +298,7 @@ fn generate_robot(args: &RobotArgs) -> Result<TokenStream, Failure> {
     let options = ImportOptions {
         tip: args.tip.as_ref().map(LitStr::value),
         frames: args.frames.iter().map(LitStr::value).collect(),
-        snap: args.snap.as_ref().map_or(true, LitBool::value),
+        snap: args.snap.as_ref().is_none_or(LitBool::value),
         floating_base: args.floating_base.as_ref().is_some_and(LitBool::value),
     };
     // An MJCF file's includes, named relative to the crate like the file itself; each one read

@@ -114,7 +114,7 @@ impl PathFinder<'_> {
                 && self
                     .preceding
                     .as_ref()
-                    .map_or(true, |(end, _)| span.end >= *end)
+                    .is_none_or(|(end, _)| span.end >= *end)
             {
                 self.preceding = Some((span.end, p.clone()));
             }
@@ -133,10 +133,7 @@ impl PathFinder<'_> {
                 let is_header = !t.keys().any(|k| span.contains(&k.span().start));
                 if is_header
                     && span.end <= self.at
-                    && self
-                        .header
-                        .as_ref()
-                        .map_or(true, |(end, _)| span.end >= *end)
+                    && self.header.as_ref().is_none_or(|(end, _)| span.end >= *end)
                 {
                     self.header = Some((span.end, path.to_owned()));
                 }
@@ -159,7 +156,7 @@ impl PathFinder<'_> {
             && self
                 .containing
                 .as_ref()
-                .map_or(true, |(l, _)| span.len() <= *l)
+                .is_none_or(|(l, _)| span.len() <= *l)
         {
             self.containing = Some((span.len(), path.to_owned()));
         }

@@ -77,7 +77,7 @@ fn factor_products(out: &mut Graph, mut products: Vec<Product>) -> Vec<NodeId> {
         }
         let mut best: Option<(NodeId, usize)> = None;
         for (&f, &k) in &count {
-            if k >= 2 && best.map_or(true, |(_, b)| k > b) {
+            if k >= 2 && best.is_none_or(|(_, b)| k > b) {
                 best = Some((f, k));
             }
         }

@@ -219,7 +219,7 @@ fn share_each_alone(
             }
         },
         &mut |j, candidate: Shared| {
-            if !best.as_ref().is_some_and(|b| candidate.0 >= b.0) {
+            if best.as_ref().is_none_or(|b| candidate.0 < b.0) {
                 best = Some(candidate);
             }
             if jobs[j].1 + 1 == variants.len() {
