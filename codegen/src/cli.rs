@@ -81,6 +81,7 @@ pub enum Lang {
 pub enum Command {
     /// Generate straight-line code for a robot.
     Generate {
+        /// The robot to read and how to import it.
         #[command(flatten)]
         input: InputArgs,
         /// Target language.
@@ -118,6 +119,7 @@ pub enum Command {
     },
     /// Validate an input; print `ok: NAME, N bodies` or the located error.
     Check {
+        /// The robot to read and how to import it.
         #[command(flatten)]
         input: InputArgs,
         /// Also list every value the URDF importer snapped to an exact one: where, what, from
@@ -127,6 +129,7 @@ pub enum Command {
     },
     /// Write out the equations of a generated function, named intermediates first.
     Equations {
+        /// The robot to read and how to import it.
         #[command(flatten)]
         input: InputArgs,
         /// Plain text or a LaTeX `align*` block.
@@ -139,6 +142,7 @@ pub enum Command {
     },
     /// Print the method's parameters (masses, L, e, p, b, a, inertia about the poles) per body.
     Params {
+        /// The robot to read and how to import it.
         #[command(flatten)]
         input: InputArgs,
         /// Print the base parameters instead, each as its combination of the standard ones.
@@ -147,6 +151,7 @@ pub enum Command {
     },
     /// Print the operation counts of every generated function.
     Stats {
+        /// The robot to read and how to import it.
         #[command(flatten)]
         input: InputArgs,
         /// Count only these functions (names as for `generate --only`); the others are not
@@ -156,6 +161,7 @@ pub enum Command {
     },
     /// Convert a URDF file or DH table into an equivalent quasidyn spec (printed on stdout).
     Import {
+        /// The robot to read and how to import it.
         #[command(flatten)]
         input: InputArgs,
     },

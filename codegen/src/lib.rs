@@ -3,6 +3,7 @@
 //! Turns a robot description into straight-line Rust and C. Pipeline, one module per stage:
 //! spec (TOML) → model (the method's parameters) → derivation → IR → simplify → emit.
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod algebra;
 pub mod beam;

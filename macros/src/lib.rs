@@ -53,6 +53,7 @@
 //! `mod ur5 { include!(concat!(env!("OUT_DIR"), "/ur5.rs")); }`, for a build script that
 //! called `quasidyn_codegen::Builder` (or `quasidyn_codegen::compile`). Generation then runs
 //! only when the input changes, where `robot!` generates on every compilation of the crate.
+#![warn(missing_docs)]
 
 use std::path::{Path, PathBuf};
 
@@ -370,9 +371,11 @@ fn generate_robot(args: &RobotArgs) -> Result<TokenStream, Failure> {
         .iter()
         .map(|file| quote! { const _: &[u8] = include_bytes!(#file); });
     let vis = &args.vis;
+    let doc = module_doc(&name, "while compiling by `quasidyn::robot!`");
     // Every generated token shares the call-site span, which misleads clippy's layout lints
     // (they compare the source text between tokens); the code itself is formatted correctly.
     Ok(quote! {
+        #[doc = #doc]
         #[allow(
             dead_code,
             clippy::possible_missing_comma,
@@ -418,12 +421,25 @@ fn expand_include(args: &IncludeArgs) -> TokenStream {
     }
     let file = format!("/{name}.rs");
     let vis = &args.vis;
+    let doc = module_doc(&name, "by a build script with `quasidyn_codegen::Builder`");
     quote! {
+        #[doc = #doc]
         #[allow(dead_code)]
         #vis mod #ident {
             include!(concat!(env!("OUT_DIR"), #file));
         }
     }
+}
+
+/// The documentation of a robot's module (generated code cannot document the module it is
+/// included in), for crates that warn of undocumented public items.
+fn module_doc(name: &str, how: &str) -> String {
+    format!(
+        " Kinematics and dynamics of the robot `{name}`, generated {how}: its sizes and \
+         parameters as constants, one function per generated function (each documented with \
+         its arguments' layouts and units) and the robot's `quasidyn::Dynamics` implementation \
+         when it has one."
+    )
 }
 
 /// The directory relative `file = ...` paths start from.

@@ -27,6 +27,7 @@
 //! in the unpublished `quasidyn-reference` crate, not here.
 #![cfg_attr(not(feature = "std"), no_std)]
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod math;
 

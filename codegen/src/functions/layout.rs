@@ -4,9 +4,13 @@
 /// Input arrays of generated functions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Input {
+    /// Joint positions (`N`; rad for revolute joints, m for prismatic ones).
     Q,
+    /// Joint velocities (`N`; rad/s or m/s).
     Qd,
+    /// Joint accelerations (`N`; rad/s^2 or m/s^2).
     Qdd,
+    /// Joint forces and torques (`N`; N for prismatic joints, N m for revolute ones).
     Tau,
     /// Floating base: base then joint velocities (`NV`).
     V,
@@ -64,6 +68,7 @@ impl Input {
         Input::Qdddd,
     ];
 
+    /// The argument's name in generated code (`q`, `qd`, `base_pose`, ...).
     pub fn name(self) -> &'static str {
         match self {
             Input::Q => "q",
@@ -88,6 +93,7 @@ impl Input {
         }
     }
 
+    /// What the argument holds, with its units, as generated code's documentation lists it.
     pub fn doc(self) -> &'static str {
         match self {
             Input::Q => "joint positions (rad or m)",
@@ -147,7 +153,9 @@ impl Input {
 /// Shape of an output array in units of the robot's `N` joints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Dim {
+    /// `N`: the joints, or `NV = 6 + N` with a floating base.
     N,
+    /// A size that does not depend on the robot (3 for a position, 6 for a twist).
     Fixed(usize),
     /// The joints alone: `N` whatever the base (a floating base's six coordinates are not
     /// joints).
@@ -204,9 +212,13 @@ impl Dim {
 /// One output of a function: its name, shape and documentation.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct OutSpec {
+    /// The output's name in generated code (`tau`, `M`, `J`, ...): a C argument's, and the
+    /// name generated documentation gives the Rust return value.
     pub name: &'static str,
+    /// Rows of a matrix, or the entries of a vector.
     pub rows: Dim,
     /// `None` for a vector.
     pub cols: Option<Dim>,
+    /// What the output holds, with its units and layout, as generated documentation lists it.
     pub doc: &'static str,
 }

@@ -7,6 +7,9 @@
 // The generated modules compile in a crate that denies unsafe code: the one conversion of the
 // functions that write their entries as computed is allowed where it stands.
 #![deny(unsafe_code)]
+// Every public item documented, the generated modules' included: the module by the macro, the
+// constants and functions by the generator.
+#![warn(missing_docs)]
 
 quasidyn::include_robot!(pub "ur5");
 quasidyn::include_robot!(pub "hand");

@@ -1,6 +1,9 @@
 //! Robots generated while compiling, with `quasidyn::robot!`: the planar 3R arm from its spec
 //! file (module `planar3r`), a pendulum written inline (module `pendulum`) and dm_control's
 //! acrobot from its MuJoCo file (module `acrobot`).
+// Every public item documented, the generated modules' included: the module by the macro, the
+// constants and functions by the generator.
+#![warn(missing_docs)]
 
 use quasidyn::Dynamics;
 
