@@ -79,6 +79,32 @@ impl Plan {
             _ => self.out_n,
         }
     }
+
+    /// What an input holds, for the generated documentation: with a floating base `q` and
+    /// `tau` hold the base's coordinates before the joints' (`v` and `a` say so themselves).
+    pub(crate) fn input_doc(&self, i: Input) -> &'static str {
+        match i {
+            Input::Q if self.out_n != self.dof => {
+                "base position x y z in the world (m), then its orientation as a unit \
+                 quaternion x y z w (normalised inside), then joint positions (rad or m)"
+            }
+            Input::Tau if self.out_n != self.dof => {
+                "wrench on the base (force (N), then moment (N m) about the base origin, base \
+                 frame), then joint forces/torques (N or N m)"
+            }
+            _ => i.doc(),
+        }
+    }
+
+    /// The generated documentation's note on a floating base's joint-space outputs, which
+    /// hold the base's coordinates first.
+    pub(crate) fn floating_note(&self) -> Option<&'static str> {
+        (self.out_n != self.dof).then_some(
+            "With the floating base, an output's `NV` entries (or rows, or columns) are the \
+             base's six coordinates (linear, then angular, base frame; forces, then moments) \
+             followed by the joints'.",
+        )
+    }
 }
 
 /// Refuses literals the emitted code cannot hold: a non-finite value in a constant array, and

@@ -90,6 +90,9 @@ pub(super) fn trig_statements(
 
 pub(super) fn doc_comment(plan: &Plan, params: bool) -> String {
     let mut d = format!("/** {}\n", plan.contract.doc);
+    if let Some(note) = plan.floating_note() {
+        let _ = writeln!(d, " *\n * {note}\n *");
+    }
     if params {
         d.push_str(" * @param params robot parameters\n");
     }
@@ -98,7 +101,7 @@ pub(super) fn doc_comment(plan: &Plan, params: bool) -> String {
             d,
             " * @param {} {}, {} values",
             i.name(),
-            i.doc(),
+            plan.input_doc(*i),
             plan.input_len(*i)
         );
     }

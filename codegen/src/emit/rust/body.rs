@@ -44,11 +44,14 @@ pub(super) fn function(plan: &Plan, writer: &Writer<'_>) -> TokenStream {
     let (_, ret) = signature_parts(plan);
 
     let mut doc = vec![format!(" {}", plan.contract.doc), String::new()];
+    if let Some(note) = plan.floating_note() {
+        doc.extend([format!(" {note}"), String::new()]);
+    }
     if has_params {
         doc.push(" - `p`: robot parameters".to_owned());
     }
     for i in &plan.inputs {
-        doc.push(format!(" - `{}`: {}", i.name(), i.doc()));
+        doc.push(format!(" - `{}`: {}", i.name(), plan.input_doc(*i)));
     }
     for o in plan.contract.outputs {
         let shape = match o.cols {
