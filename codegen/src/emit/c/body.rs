@@ -13,18 +13,22 @@ pub(super) fn prototype(plan: &Plan, name: &str, real: &str, params: bool) -> St
     if !plan.contract.returns_scalar() {
         return array_prototype(plan, name, real, params);
     }
-    let whole = array_prototype(plan, name, real, params);
-    let output = format!(", {real} {}[])", plan.contract.outputs[0].name);
-    let inputs = whole.strip_suffix(&output).unwrap_or(&whole);
-    let inputs = inputs.strip_prefix("void ").unwrap_or(inputs);
-    // A function of no argument would be `f()`, not C99's `f(void)`: every function here
-    // takes `q`.
-    format!("{real} {inputs})")
+    let args = input_args(plan, name, real, params);
+    format!("{real} {name}_{}({})", plan.name, args.join(", "))
 }
 
 /// The prototype with every output an array argument (the parts of a long function take
 /// them so, and a scalar function's body writes its one-entry array).
 pub(super) fn array_prototype(plan: &Plan, name: &str, real: &str, params: bool) -> String {
+    let mut args = input_args(plan, name, real, params);
+    for o in plan.contract.outputs {
+        args.push(format!("{real} {}[]", o.name));
+    }
+    format!("void {name}_{}({})", plan.name, args.join(", "))
+}
+
+/// The parameters (if symbolic) and the inputs, as C arguments.
+fn input_args(plan: &Plan, name: &str, real: &str, params: bool) -> Vec<String> {
     let mut args = Vec::new();
     if params {
         args.push(format!("const {name}_params *params"));
@@ -32,10 +36,7 @@ pub(super) fn array_prototype(plan: &Plan, name: &str, real: &str, params: bool)
     for i in &plan.inputs {
         args.push(format!("const {real} {}[]", i.name()));
     }
-    for o in plan.contract.outputs {
-        args.push(format!("{real} {}[]", o.name));
-    }
-    format!("void {name}_{}({})", plan.name, args.join(", "))
+    args
 }
 
 /// Writes the plan's locals in emission order (see [`crate::emit::local_order`]; with a
