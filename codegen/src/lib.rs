@@ -26,6 +26,8 @@ mod parallel;
 pub mod params;
 pub mod progress;
 pub mod spec;
+#[cfg(test)]
+mod workspace_files;
 
 pub use build::{
     c_code, c_code_reporting, c_code_with, compile, decode_input, load_input, load_input_with,

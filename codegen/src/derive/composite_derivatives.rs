@@ -503,12 +503,15 @@ mod tests {
     use crate::derive::derive_with;
     use crate::ir::{Env, Graph, Var};
     use crate::load_input;
+    use crate::workspace_files::{workspace_file, workspace_text};
 
     /// The spatial derivatives against the graph's exact derivatives of the same robot's
     /// inverse dynamics and gravity forces, at a few states.
     fn matches_graph_derivatives(path: &str, tip: Option<&str>) {
-        let file = format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"));
-        let robot = load_input(std::path::Path::new(&file), tip).expect("valid input");
+        let Some(file) = workspace_file(path) else {
+            return;
+        };
+        let robot = load_input(&file, tip).expect("valid input");
         matches_graph_derivatives_of(&robot, path);
     }
 
@@ -604,8 +607,10 @@ mod tests {
             "tests/fixtures/floating/floater.toml",
             "robots/quadruped_floating.toml",
         ] {
-            let file = format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"));
-            let floating = load_input(std::path::Path::new(&file), None).expect("valid input");
+            let Some(file) = workspace_file(path) else {
+                return;
+            };
+            let floating = load_input(&file, None).expect("valid input");
             for motion in [BaseMotion::Prescribed, BaseMotion::Translating] {
                 let robot = Robot {
                     motion,
@@ -621,16 +626,14 @@ mod tests {
     #[test]
     fn match_the_graph_derivatives_with_a_floating_base() {
         use crate::derive::{derivatives, Coordinates};
+        let Some(text) = workspace_text("tests/fixtures/floating/floater.toml") else {
+            return;
+        };
         let load = |path: &str| {
-            let file = format!("{}/../{path}", env!("CARGO_MANIFEST_DIR"));
-            load_input(std::path::Path::new(&file), None).expect("valid input")
+            let file = workspace_file(path).expect("in the repository");
+            load_input(&file, None).expect("valid input")
         };
         // The floater again with every inertial parameter symbolic, the base's included.
-        let floater = format!(
-            "{}/../tests/fixtures/floating/floater.toml",
-            env!("CARGO_MANIFEST_DIR")
-        );
-        let text = std::fs::read_to_string(floater).expect("fixture");
         let symbolic = text.replacen(
             "gravity =",
             "symbolic = [\"mass\", \"com\", \"inertia\"]\ngravity =",

@@ -190,10 +190,15 @@ mod tests {
     #[test]
     fn coordinate_axes_keep_the_spec_frames() {
         assert!(reframe(&finger(0.0)).is_none());
-        let ur5 =
-            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../robots/ur5.toml"))
-                .expect("shipped spec");
-        assert!(reframe(&parse_spec(&ur5, "ur5.toml").expect("valid")).is_none());
+        // Signed coordinate axes, as the UR5's (z, -y, -y, -y, -z, -y).
+        let mut arm = String::from("version = 1\nname = \"arm\"\ngravity = [0.0, 0.0, -9.81]\n");
+        for axis in ["z", "-y", "-y", "-y", "-z", "-y"] {
+            arm += &format!(
+                "[[body]]\njoint = \"revolute\"\naxis = \"{axis}\"\nnext = [0.1, 0.0, 0.2]\n\
+                 mass = 1.0\ncom = [0.05, 0.0, 0.1]\n"
+            );
+        }
+        assert!(reframe(&parse_spec(&arm, "arm.toml").expect("valid")).is_none());
     }
 
     #[test]

@@ -8,6 +8,7 @@ use super::*;
 use crate::algebra::Algebra;
 use crate::functions::entry;
 use crate::ir::{Env, Function, NodeId, Output};
+use crate::workspace_files::{workspace_file, workspace_text};
 
 /// A 2R toy (not physically exact: only the shapes and inputs of each function matter here),
 /// built through the derivation's `Algebra` interface.
@@ -406,7 +407,9 @@ fn rust_parses_and_is_deterministic() {
 /// tests crate's: it includes every shipped robot's Rust and checks it against Pinocchio.)
 #[test]
 fn long_functions_keep_let_scopes_shallow() {
-    let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("../robots/hand.toml");
+    let Some(spec) = workspace_file("robots/hand.toml") else {
+        return;
+    };
     let module = crate::build_module(&crate::load_spec(&spec).expect("shipped spec"));
     let rust = emit_rust(&module).expect("emits");
     syn::parse_file(&rust).expect("generated Rust parses");
@@ -702,7 +705,9 @@ fn indexes(line: &str, name: &str) -> bool {
 /// same call), and the stores are interleaved with the locals.
 #[test]
 fn c_outputs_are_written_early_and_after_every_input_read() {
-    let robots = Path::new(env!("CARGO_MANIFEST_DIR")).join("../robots");
+    let Some(robots) = workspace_file("robots") else {
+        return;
+    };
     let mut interleaved = Vec::new();
     for stem in ["ur5", "quadruped_floating"] {
         let robot = crate::load_spec(&robots.join(format!("{stem}.toml"))).expect("shipped spec");
@@ -752,7 +757,9 @@ fn c_outputs_are_written_early_and_after_every_input_read() {
 /// robots) and about as many in every function.
 #[test]
 fn c_local_order_is_valid_and_keeps_fewer_values_live() {
-    let robots = Path::new(env!("CARGO_MANIFEST_DIR")).join("../robots");
+    let Some(robots) = workspace_file("robots") else {
+        return;
+    };
     let (mut total, mut graph_total) = (0.0, 0.0);
     let mut depth_first_orders = 0;
     for stem in ["ur5", "quadruped_floating", "hand"] {
@@ -829,7 +836,9 @@ fn c_local_order_is_valid_and_keeps_fewer_values_live() {
 /// a function with few (the UR5's inverse dynamics) keeps its array expression.
 #[test]
 fn rust_outputs_with_many_entries_are_written_early_each_once() {
-    let robots = Path::new(env!("CARGO_MANIFEST_DIR")).join("../robots");
+    let Some(robots) = workspace_file("robots") else {
+        return;
+    };
     let module = |stem: &str| {
         let robot = crate::load_spec(&robots.join(format!("{stem}.toml"))).expect("shipped spec");
         crate::build_module(&robot)
@@ -924,8 +933,10 @@ fn depth_first_order_follows_the_entries() {
 /// checked against the graph's evaluation, in double and single precision, header-only too.
 #[test]
 fn c_functions_cut_into_parts_compile_and_match_eval() {
-    let spec = include_str!("../../../robots/ur5.toml");
-    let robot = crate::parse_spec(spec, "ur5.toml").expect("ur5 parses");
+    let Some(spec) = workspace_text("robots/ur5.toml") else {
+        return;
+    };
+    let robot = crate::parse_spec(&spec, "ur5.toml").expect("ur5 parses");
     let ur5 = crate::generate::build_module_only(&robot, Some(&FunctionKind::ALL));
     let parts = PartSizes {
         above: 2,
@@ -960,8 +971,9 @@ fn c_functions_cut_into_parts_compile_and_match_eval() {
 /// and derivative tests check against Pinocchio).
 #[test]
 fn humanoid_forward_dynamics_derivatives_in_parts_match_eval() {
-    let spec =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/floating/humanoid30.toml");
+    let Some(spec) = workspace_file("tests/fixtures/floating/humanoid30.toml") else {
+        return;
+    };
     let robot = crate::load_spec(&spec).expect("humanoid spec loads");
     let kind = FunctionKind::ForwardDynamicsDerivatives;
     let module = crate::generate::build_module_only(&robot, Some(&[kind]));
@@ -1044,8 +1056,10 @@ fn humanoid_forward_dynamics_derivatives_in_parts_match_eval() {
 /// (compiling and running them is the tests crate's, `tests/tests/batch.rs`).
 #[test]
 fn batched_forms_by_calls_name_each_parameter_once() {
-    let spec = include_str!("../../../robots/ur5.toml");
-    let mut robot = crate::parse_spec(spec, "ur5.toml").expect("ur5 parses");
+    let Some(spec) = workspace_text("robots/ur5.toml") else {
+        return;
+    };
+    let mut robot = crate::parse_spec(&spec, "ur5.toml").expect("ur5 parses");
     robot.bodies.last_mut().expect("a body").symbolic = crate::SymbolicInertial {
         mass: true,
         com: true,
