@@ -26,6 +26,10 @@ runs the compiled timer ROUNDS times and COMMAND (a shell command: the generated
 binary, say) right after each, so that both sides of a ratio are timed within seconds of each
 other on a machine whose speed drifts.
 
+Floating bases:  --floating-base puts a free-flyer under every URDF's root link and keeps the
+whole tree (no joint locked), as `quasidyn generate --floating-base` imports it; paired with
+tools/generated_timing.py --floating-base on the same files.
+
 Target:  --march ARCH compiles the timer with -march=ARCH instead of -march=native, so that
 Pinocchio is built for the same instruction set as the generated code it is compared with
 (--march x86-64-v3 next to RUSTFLAGS="-C target-cpu=x86-64-v3" CFLAGS="-march=x86-64-v3";
@@ -57,8 +61,11 @@ DEFAULT = [
 ]
 
 
-def model_of(path):
+def model_of(path, floating_base=False):
     path = ROOT / path
+    if path.suffix == ".urdf" and floating_base:
+        # The whole tree on a free-flyer, as `quasidyn generate --floating-base` imports it.
+        return path.stem, pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer())
     if path.suffix == ".urdf":
         return path.stem, urdf_arm(path)[1]
     with open(path, "rb") as f:
@@ -90,8 +97,12 @@ def compile_timer(out, march):
 
 
 def main(argv):
-    rounds, between, march = 1, None, "native"
-    while argv and argv[0] in ("--rounds", "--between", "--march"):
+    rounds, between, march, floating_base = 1, None, "native", False
+    while argv and argv[0] in ("--rounds", "--between", "--march", "--floating-base"):
+        if argv[0] == "--floating-base":
+            floating_base = True
+            argv = argv[1:]
+            continue
         if len(argv) < 2:
             sys.exit(f"{argv[0]} needs a value")
         if argv[0] == "--rounds":
@@ -106,7 +117,7 @@ def main(argv):
         tmp = pathlib.Path(tmp)
         args = []
         for p in paths:
-            name, model = model_of(p)
+            name, model = model_of(p, floating_base)
             file = tmp / f"{name}.bin"
             model.saveToBinary(str(file))
             args.append(f"{name}={file}")
