@@ -29,7 +29,7 @@ pub struct COptions {
     /// arrays, every argument `[rows][NAME_BATCH]`; 1 to [`super::MAX_BATCH`]).
     pub batch: Option<usize>,
     /// Where long functions are cut into `static` part functions (the default: above
-    /// 65,536 operations, parts of about 8192).
+    /// 8192 operations, parts of about 4096).
     pub parts: PartSizes,
 }
 

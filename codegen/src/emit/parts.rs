@@ -14,14 +14,14 @@ use super::{Ex, Input, Plan};
 
 /// Functions of more operations than this have their body cut into parts of about
 /// [`PART_OPERATIONS`] each, functions called in turn, the values one part computes and a
-/// later one reads passed through an array on the caller's stack. The functions of robots
-/// of a dozen joints stay far below (the Panda's inverse-dynamics derivatives: 3.7k
-/// operations) and are written as one body.
-pub const PARTED_ABOVE: usize = 65_536;
+/// later one reads passed through an array on the caller's stack. The functions of arms and
+/// hands stay below (the Panda's inverse-dynamics derivatives: 3.7k operations) and are
+/// written as one body; a humanoid's derivatives, regressors and forward dynamics are cut.
+pub const PARTED_ABOVE: usize = 8192;
 
 /// Operations per part of a function cut into parts ([`PARTED_ABOVE`]), about: a part ends
 /// with the first local that reaches it.
-pub const PART_OPERATIONS: usize = 8192;
+pub const PART_OPERATIONS: usize = 4096;
 
 /// When the emitters cut a long function into parts, and how finely.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -127,8 +127,8 @@ pub struct RustOptions {
     /// Also each function over this many states at once, `FUNCTION_batch` (structure of
     /// arrays: every argument `[[f64; BATCH]; ROWS]`; 1 to [`super::MAX_BATCH`]).
     pub batch: Option<usize>,
-    /// Where long functions are cut into part functions (the default: above 65,536
-    /// operations, parts of about 8192).
+    /// Where long functions are cut into part functions (the default: above 8192
+    /// operations, parts of about 4096).
     pub parts: super::PartSizes,
 }
 
