@@ -199,6 +199,7 @@ fn main() {
             frames: frames.iter().map(|f| (*f).to_owned()).collect(),
             snap: true,
             floating_base: false,
+            contacts: Vec::new(),
         };
         let mut robot = load_input_with(&path, &options)
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -1191,6 +1192,7 @@ fn panda_derivatives_c(manifest: &Path, c_dir: &Path, gen: &mut String) -> PathB
         frames: Vec::new(),
         snap: true,
         floating_base: false,
+        contacts: Vec::new(),
     };
     let mut robot = load_input_with(&path, &options)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))

@@ -51,7 +51,8 @@ AXES = {
     "x": (1.0, 0.0, 0.0), "y": (0.0, 1.0, 0.0), "z": (0.0, 0.0, 1.0),
     "-x": (-1.0, 0.0, 0.0), "-y": (0.0, -1.0, 0.0), "-z": (0.0, 0.0, -1.0),
 }
-TOP_KEYS = {"version", "name", "description", "source", "gravity", "base", "body", "tool", "frame"}
+TOP_KEYS = {"version", "name", "description", "source", "gravity", "base", "body", "tool", "frame",
+            "contact"}
 BODY_KEYS = {"name", "joint", "joint_name", "axis", "next", "L", "e", "mass", "com", "b", "a",
              "inertia", "parent", "origin", "stiffness", "damping", "motor_inertia", "flex",
              "armature"}

@@ -92,6 +92,22 @@ pub enum Error {
         /// The robot's name.
         robot: String,
     },
+    /// A contact asked for that the robot cannot have (an unknown frame or kind, a frame with
+    /// two contacts).
+    #[error("{0}")]
+    #[diagnostic(code(quasidyn::contact))]
+    Contact(String),
+    /// `only` names a contact function the robot does not have.
+    #[error("no function `{name}` for `{robot}`: {why}")]
+    #[diagnostic(code(quasidyn::only))]
+    NoContacts {
+        /// The name given.
+        name: String,
+        /// The robot's name.
+        robot: String,
+        /// Why it has none.
+        why: &'static str,
+    },
     /// A joint moves nothing with mass or inertia along its motion, so the mass matrix is
     /// singular at every configuration and forward dynamics is undefined.
     #[error(
@@ -201,16 +217,23 @@ pub fn parse_input_reading(
     options: &ImportOptions,
     read: &crate::import::ReadInclude,
 ) -> Result<Imported, Error> {
-    let robot = match detect(Path::new(file_name), text) {
-        InputKind::Spec => parse_spec(text, file_name)?,
-        InputKind::Urdf => return Ok(import_urdf_with(text, file_name, options)?),
-        InputKind::Mjcf => return Ok(import_mjcf_reading(text, file_name, options, read)?),
-        InputKind::Dh => import_dh(text, file_name)?,
+    let mut imported = match detect(Path::new(file_name), text) {
+        InputKind::Spec => Imported {
+            robot: parse_spec(text, file_name)?,
+            snaps: Vec::new(),
+        },
+        InputKind::Urdf => import_urdf_with(text, file_name, options)?,
+        InputKind::Mjcf => import_mjcf_reading(text, file_name, options, read)?,
+        InputKind::Dh => Imported {
+            robot: import_dh(text, file_name)?,
+            snaps: Vec::new(),
+        },
     };
-    Ok(Imported {
-        robot,
-        snaps: Vec::new(),
-    })
+    imported
+        .robot
+        .add_contacts(&options.contacts)
+        .map_err(Error::Contact)?;
+    Ok(imported)
 }
 
 /// Checks a user-chosen module/file name: a plain identifier.
@@ -508,6 +531,7 @@ pub struct Builder {
     inline: Option<(String, String)>,
     tip: Option<String>,
     frames: Vec<String>,
+    contacts: Vec<String>,
     name: Option<String>,
     out_dir: Option<PathBuf>,
     quiet: bool,
@@ -563,6 +587,15 @@ impl Builder {
     /// Jacobian); may be called several times. A tree's leaf links are frames anyway.
     pub fn frame(mut self, link: impl Into<String>) -> Builder {
         self.frames.push(link.into());
+        self
+    }
+
+    /// A rigid contact on a named frame, after the input's own `[[contact]]`s: `"FRAME"` for a
+    /// point contact, `"FRAME:6d"` for a 6d one; may be called several times. The contact
+    /// functions (`contact_jacobian`, `contact_forward_dynamics`, family `contacts`) are
+    /// generated on request ([`Builder::only`]).
+    pub fn contact(mut self, contact: impl Into<String>) -> Builder {
+        self.contacts.push(contact.into());
         self
     }
 
@@ -624,6 +657,7 @@ impl Builder {
         let options = ImportOptions {
             tip: self.tip.clone(),
             frames: self.frames.clone(),
+            contacts: self.contacts.clone(),
             snap: !self.no_snap,
             floating_base: self.floating_base,
         };

@@ -180,6 +180,11 @@ pub struct InputArgs {
     /// anyway).
     #[arg(long = "frame", value_name = "LINK")]
     pub frames: Vec<String>,
+    /// A rigid contact on a named frame (repeatable): `FRAME` for a point contact, `FRAME:6d`
+    /// for a 6d one; added after the input's own `[[contact]]`s. The contact functions are
+    /// generated on request (`--only contacts`).
+    #[arg(long = "contact", value_name = "FRAME[:6d]")]
+    pub contacts: Vec<String>,
     /// Keep every URDF value as written: do not snap angles within 5e-10 of multiples of pi/2,
     /// axis components within 5e-10 of 0 or +-1, negligible offsets and products of inertia to
     /// exact values.
@@ -197,6 +202,7 @@ impl InputArgs {
         ImportOptions {
             tip: self.tip.clone(),
             frames: self.frames.clone(),
+            contacts: self.contacts.clone(),
             snap: !self.no_snap,
             floating_base: self.floating_base,
         }

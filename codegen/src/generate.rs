@@ -1,10 +1,11 @@
 //! From a validated robot to the IR module every emitter reads.
 
 use crate::derive::{
-    centroidal, coriolis_matrix, derivatives, derive_with, elastic_dynamics, elastic_rates,
-    frame_motion, joint_wrenches, kinetic_energy, mass_matrix_inverse, potential_energy,
-    same_hinge_axis, shared_count, spatial_derivatives, split_velocity_forces, standard_values,
-    BaseSet, Coordinates, Derivatives, Derived, DetachedBase, DetachedRegressor, Regressor,
+    centroidal, contact_dynamics, contact_jacobian, coriolis_matrix, derivatives, derive_with,
+    elastic_dynamics, elastic_rates, frame_motion, joint_wrenches, kinetic_energy,
+    mass_matrix_inverse, potential_energy, same_hinge_axis, shared_count, spatial_derivatives,
+    split_velocity_forces, standard_values, BaseSet, Coordinates, Derivatives, Derived,
+    DetachedBase, DetachedRegressor, Regressor,
 };
 use crate::functions::{every_function_of, function_name, functions_of, Counts, Exists, CATALOGUE};
 use crate::ir::{Constant, Function, FunctionKind, Graph, Module, NodeId};
@@ -130,6 +131,23 @@ pub fn select_functions<S: AsRef<str>>(
                 return Err(crate::Error::RegressorWithArmature {
                     name: name.to_owned(),
                     robot: robot.name.clone(),
+                });
+            }
+            None if name == "contacts"
+                || FunctionKind::CONTACTS.iter().any(|k| k.name() == name) =>
+            {
+                return Err(crate::Error::NoContacts {
+                    name: name.to_owned(),
+                    robot: robot.name.clone(),
+                    why: if robot.contacts.is_empty() {
+                        "it has no contact: declare one with [[contact]] in the spec, \
+                         --contact FRAME[:6d] on the command line, Builder::contact or \
+                         robot!'s contact = \"FRAME\""
+                    } else {
+                        "its base's motion is prescribed, and the contact dynamics of a \
+                         prescribed base (whose motion would be further inputs) are not \
+                         generated yet"
+                    },
                 });
             }
             None => {
@@ -283,8 +301,14 @@ fn build(
         nw: robot.flex_coordinates().len(),
         dof: n,
         bodies: n + usize::from(robot.is_floating()),
+        nc: robot.contact_rows(),
     };
     let function = |kind, outputs| Function::new(kind, nv, counts, outputs);
+    // What the contact functions read of the functions moved into the list below.
+    let contact_inputs = ContactInputs {
+        nle: derived.nonlinear_effects.clone(),
+        frame_jacobians: derived.frames.iter().map(|f| f.jacobian.clone()).collect(),
+    };
     let mut functions = vec![
         function(
             FunctionKind::InverseDynamics,
@@ -382,6 +406,7 @@ fn build(
         robot,
         // The Coriolis matrix differentiates the mass matrix as the derivatives read it.
         &derived.mass_matrix,
+        &contact_inputs,
         &requested,
         &function,
     ));
@@ -396,9 +421,21 @@ fn build(
         frame_names: robot.frames.iter().map(|f| f.name.clone()).collect(),
         motion: robot.motion,
         beta_names: robot.beta_names(),
+        contacts: robot
+            .contacts
+            .iter()
+            .map(|c| (robot.frames[c.frame].name.clone(), c.kind))
+            .collect(),
         w_names: robot.w_names(),
         constants: constants(robot, reg.standard, base.values),
     }
+}
+
+/// What the contact functions read besides the mass matrix: the nonlinear effects and each
+/// named frame's Jacobian (world axes).
+struct ContactInputs {
+    nle: Vec<NodeId>,
+    frame_jacobians: Vec<Vec<NodeId>>,
 }
 
 /// The functions generated on request that `wanted` names, derived on `graph` after the
@@ -409,6 +446,7 @@ fn on_request(
     graph: &mut Graph,
     robot: &Robot,
     mass_matrix: &[NodeId],
+    contact_inputs: &ContactInputs,
     wanted: &dyn Fn(FunctionKind) -> bool,
     function: &dyn Fn(FunctionKind, Vec<Vec<NodeId>>) -> Function,
 ) -> Vec<Function> {
@@ -483,6 +521,27 @@ fn on_request(
                 .map(|(kind, values)| function(kind, vec![values])),
             );
         }
+    }
+    if has(FunctionKind::ContactForwardDynamics) {
+        let motion = frame_motion(graph, robot);
+        let c = contact_dynamics(
+            graph,
+            robot,
+            mass_matrix,
+            &contact_inputs.nle,
+            &contact_inputs.frame_jacobians,
+            &motion,
+        );
+        if has(FunctionKind::ContactJacobian) {
+            out.push(function(FunctionKind::ContactJacobian, vec![c.jacobian]));
+        }
+        out.push(function(
+            FunctionKind::ContactForwardDynamics,
+            vec![c.acceleration, c.forces],
+        ));
+    } else if has(FunctionKind::ContactJacobian) {
+        let jc = contact_jacobian(robot, &contact_inputs.frame_jacobians);
+        out.push(function(FunctionKind::ContactJacobian, vec![jc]));
     }
     out
 }

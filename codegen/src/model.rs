@@ -147,6 +147,53 @@ impl Frame {
     }
 }
 
+/// How a contact holds its frame (`kind` of a `[[contact]]`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ContactKind {
+    /// The frame's origin is held (3 rows: its classical acceleration is zero; a force).
+    #[default]
+    Point,
+    /// The whole frame is held (6 rows: its spatial acceleration is zero; a force and a
+    /// moment about its origin).
+    SixD,
+}
+
+impl ContactKind {
+    /// The rows a contact of this kind adds to `Jc` and `lambda`.
+    pub fn rows(self) -> usize {
+        match self {
+            ContactKind::Point => 3,
+            ContactKind::SixD => 6,
+        }
+    }
+
+    /// The kind's name in a spec (`kind = "point"`) and on the command line (`FRAME:6d`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ContactKind::Point => "point",
+            ContactKind::SixD => "6d",
+        }
+    }
+
+    /// The kind named `name` (`"point"` or `"6d"`).
+    pub fn by_name(name: &str) -> Option<ContactKind> {
+        match name {
+            "point" => Some(ContactKind::Point),
+            "6d" => Some(ContactKind::SixD),
+            _ => None,
+        }
+    }
+}
+
+/// A rigid contact on a named frame, for the contact dynamics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Contact {
+    /// Index of the named frame in [`Robot::frames`].
+    pub frame: usize,
+    /// What it holds.
+    pub kind: ContactKind,
+}
+
 /// How the base moves.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum BaseMotion {
@@ -205,6 +252,8 @@ pub struct Robot {
     pub motion: BaseMotion,
     /// The base body's inertia (a floating base only).
     pub base_body: Option<BaseBody>,
+    /// Rigid contacts on named frames, in the order `Jc`'s rows and `lambda` list them.
+    pub contacts: Vec<Contact>,
 }
 
 impl Robot {
@@ -233,6 +282,58 @@ impl Robot {
             .iter()
             .enumerate()
             .all(|(i, b)| b.parent == i.checked_sub(1))
+    }
+
+    /// `NC`: the rows of the contacts (3 per point contact, 6 per 6d contact).
+    pub fn contact_rows(&self) -> usize {
+        self.contacts.iter().map(|c| c.kind.rows()).sum()
+    }
+
+    /// Each contact's frame name, in contact order.
+    pub fn contact_names(&self) -> Vec<String> {
+        self.contacts
+            .iter()
+            .map(|c| self.frames[c.frame].name.clone())
+            .collect()
+    }
+
+    /// Adds the contacts `given` as the command line writes them (`FRAME` for a point contact,
+    /// `FRAME:6d` or `FRAME:point`), after those the robot already has. An unknown frame, an
+    /// unknown kind or a frame that already has a contact is refused, saying which.
+    pub fn add_contacts(&mut self, given: &[String]) -> Result<(), String> {
+        for text in given {
+            let (name, kind) = match text.rsplit_once(':') {
+                Some((name, kind)) => match ContactKind::by_name(kind) {
+                    Some(k) => (name, k),
+                    None => {
+                        return Err(format!(
+                            "--contact {text}: unknown contact kind \"{kind}\": expected \
+                             \"point\" or \"6d\" (FRAME or FRAME:6d)"
+                        ))
+                    }
+                },
+                None => (text.as_str(), ContactKind::Point),
+            };
+            let Some(frame) = self.frames.iter().position(|f| f.name == name) else {
+                let names: Vec<&str> = self.frames.iter().map(|f| f.name.as_str()).collect();
+                return Err(format!(
+                    "--contact {text}: `{}` has no frame `{name}`; its named frames: {}",
+                    self.name,
+                    if names.is_empty() {
+                        "none".to_owned()
+                    } else {
+                        names.join(", ")
+                    }
+                ));
+            };
+            if self.contacts.iter().any(|c| c.frame == frame) {
+                return Err(format!(
+                    "--contact {text}: frame `{name}` already has a contact"
+                ));
+            }
+            self.contacts.push(Contact { frame, kind });
+        }
+        Ok(())
     }
 
     /// Whether any joint has a non-zero armature ([`RobotBody::armature`]).

@@ -105,6 +105,8 @@ struct RobotArgs {
     name: Option<LitStr>,
     tip: Option<LitStr>,
     frames: Vec<LitStr>,
+    /// `contact = "FRAME"` or `"FRAME:6d"` (repeatable).
+    contacts: Vec<LitStr>,
     snap: Option<LitBool>,
     floating_base: Option<LitBool>,
     /// `only = ["inverse_dynamics", ...]`: the functions to generate.
@@ -115,8 +117,9 @@ struct RobotArgs {
 
 const ROBOT_USAGE: &str =
     "expected a robot description: robot!(r#\"...spec...\"#) or robot!(file = \"PATH\"), \
-     optionally followed by name = \"IDENT\", tip = \"LINK\", frame = \"LINK\", snap = false, \
-     floating_base = true, only = [\"FUNCTION\", ...] and batch = N";
+     optionally followed by name = \"IDENT\", tip = \"LINK\", frame = \"LINK\", \
+     contact = \"FRAME[:6d]\", snap = false, floating_base = true, only = [\"FUNCTION\", ...] \
+     and batch = N";
 
 impl Parse for RobotArgs {
     fn parse(input: ParseStream) -> syn::Result<Self> {
@@ -125,6 +128,7 @@ impl Parse for RobotArgs {
         let mut name = None;
         let mut tip = None;
         let mut frames = Vec::new();
+        let mut contacts = Vec::new();
         let mut snap: Option<LitBool> = None;
         let mut floating_base: Option<LitBool> = None;
         let mut only: Option<Vec<LitStr>> = None;
@@ -191,6 +195,10 @@ impl Parse for RobotArgs {
                     frames.push(value);
                     continue;
                 }
+                "contact" => {
+                    contacts.push(value);
+                    continue;
+                }
                 "name" => &mut name,
                 "tip" => &mut tip,
                 other => {
@@ -198,7 +206,7 @@ impl Parse for RobotArgs {
                         key.span(),
                         format!(
                             "unknown argument `{other}`: expected `file`, `name`, `tip`, `frame`, \
-                             `snap`, `floating_base`, `only` or `batch`"
+                             `contact`, `snap`, `floating_base`, `only` or `batch`"
                         ),
                     ))
                 }
@@ -215,6 +223,7 @@ impl Parse for RobotArgs {
             name,
             tip,
             frames,
+            contacts,
             snap,
             floating_base,
             only,
@@ -301,6 +310,7 @@ fn generate_robot(args: &RobotArgs) -> Result<TokenStream, Failure> {
         frames: args.frames.iter().map(LitStr::value).collect(),
         snap: args.snap.as_ref().is_none_or(LitBool::value),
         floating_base: args.floating_base.as_ref().is_some_and(LitBool::value),
+        contacts: args.contacts.iter().map(LitStr::value).collect(),
     };
     // An MJCF file's includes, named relative to the crate like the file itself; each one read
     // is tracked like the file.

@@ -443,7 +443,7 @@ impl Factor {
     }
 
     /// `x` with `M x = b`.
-    fn solve(&self, g: &mut Graph, b: &[NodeId]) -> Vec<NodeId> {
+    pub(crate) fn solve(&self, g: &mut Graph, b: &[NodeId]) -> Vec<NodeId> {
         let b: Vec<S<NodeId>> = b.iter().map(|&e| scalar(g, e)).collect();
         let mut cx = Cx::new(g);
         let x = match self {

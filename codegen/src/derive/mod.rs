@@ -13,7 +13,8 @@
 //! `centroidal` (the centre of mass and the centroidal momentum), `coriolis_matrix` (the
 //! Christoffel form of the Coriolis matrix), `frame_motion` (each named frame's velocity,
 //! acceleration bias and Jacobian derivative), `mass_matrix_inverse` (`M⁻¹` from its
-//! factorisation), `joint_wrenches` (what each joint transmits, world axes).
+//! factorisation), `joint_wrenches` (what each joint transmits, world axes), `contacts` (the
+//! rigid contacts' Jacobian and the forward dynamics under them).
 
 // Index loops mirror the papers' component formulas (ξ, η over x, y, z; joints i < j < k).
 #![allow(clippy::needless_range_loop)]
@@ -22,6 +23,7 @@ mod articulated;
 mod base_parameters;
 mod centroidal;
 mod composite_derivatives;
+mod contacts;
 mod coriolis_matrix;
 mod derivatives;
 mod dynamics;
@@ -50,6 +52,7 @@ pub use base_parameters::{
 };
 pub use centroidal::{centroidal, Centroidal};
 pub use composite_derivatives::{spatial_derivatives, SpatialDerivatives, SpatialFrame};
+pub use contacts::{contact_dynamics, contact_jacobian, ContactDynamics};
 pub use coriolis_matrix::coriolis_matrix;
 pub use derivatives::{derivatives, Coordinates, Derivatives, Direction, SpatialForm};
 pub use elastic::{elastic_dynamics, elastic_rates, time_derivative, Elastic};

@@ -380,6 +380,26 @@ fn names_and_sizes(h: &mut String, module: &Module, cx: &Context<'_>) {
             quoted(&module.frame_names)
         );
     }
+    if !module.contacts.is_empty() {
+        let kinds: Vec<String> = module
+            .contacts
+            .iter()
+            .map(|(frame, kind)| format!("{frame} ({})", kind.name()))
+            .collect();
+        let names: Vec<String> = module.contacts.iter().map(|(f, _)| f.clone()).collect();
+        let _ = writeln!(
+            h,
+            "/** Number of contacts: {}. */\n#define {upper}_NCONTACTS {}\n\n\
+             /** Rows of the contacts (3 per point contact, 6 per 6d contact): of Jc and \
+             lambda. */\n#define {upper}_NC {}\n\n\
+             /** The contacts' frames, in the order of their rows. */\n\
+             static const char *const {name}_contact_names[{upper}_NCONTACTS] = {{ {} }};\n",
+            kinds.join(", "),
+            module.contacts.len(),
+            module.nc(),
+            quoted(&names)
+        );
+    }
     if module.elastic() {
         let _ = writeln!(
             h,

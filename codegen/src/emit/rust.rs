@@ -312,6 +312,28 @@ fn size_constants(module: &Module) -> Vec<TokenStream> {
         /// as the robot description writes them.
         pub const FRAME_NAMES: [&str; #k_lit] = [#(#frame_names),*];
     });
+    if !module.contacts.is_empty() {
+        let count = Literal::usize_unsuffixed(module.contacts.len());
+        let nc = Literal::usize_unsuffixed(module.nc());
+        let names = module.contacts.iter().map(|(f, _)| Literal::string(f));
+        let kinds: Vec<String> = module
+            .contacts
+            .iter()
+            .map(|(frame, kind)| format!("{frame} ({})", kind.name()))
+            .collect();
+        let doc = format!(" Number of contacts: {}.", kinds.join(", "));
+        items.push(quote! {
+            #[doc = #doc]
+            pub const NCONTACTS: usize = #count;
+
+            /// Rows of the contacts (3 per point contact, 6 per 6d contact): of `Jc` and
+            /// `lambda`.
+            pub const NC: usize = #nc;
+
+            /// The contacts' frames, in the order of their rows.
+            pub const CONTACT_NAMES: [&str; NCONTACTS] = [#(#names),*];
+        });
+    }
     if module.elastic() {
         let nbeta = Literal::usize_unsuffixed(module.nbeta());
         let nw = Literal::usize_unsuffixed(module.nw());

@@ -20,7 +20,9 @@ fn size(dim: Dim) -> String {
         Dim::N | Dim::Joints => "N".to_owned(),
         Dim::Fixed(k) => k.to_string(),
         Dim::PerBody(k) => format!("{k} * N"),
-        Dim::Base | Dim::Beta | Dim::W => unreachable!("not in a Dynamics method"),
+        Dim::Base | Dim::Beta | Dim::W | Dim::Contacts => {
+            unreachable!("not in a Dynamics method")
+        }
     }
 }
 

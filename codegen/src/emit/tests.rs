@@ -156,6 +156,7 @@ fn toy(symbolic: bool, gravity: bool) -> Module {
         frame_names: Vec::new(),
         constants: Vec::new(),
         beta_names: Vec::new(),
+        contacts: Vec::new(),
         w_names: Vec::new(),
     }
 }

@@ -757,5 +757,54 @@ pub const CATALOGUE: &[Entry] = {
             batched: true,
             exists: Exists::EachFrameFixedOrFloating,
         },
+        Entry {
+            kind: FunctionKind::ContactJacobian,
+            name: "contact_jacobian",
+            group: Group::Contacts,
+            inputs: &[Q],
+            moving_base: MovingBase::None,
+            outputs: &[OutSpec {
+                name: "Jc",
+                rows: Dim::Contacts,
+                cols: Some(Dim::N),
+                doc: "the contacts' rows of their frames' Jacobians, in contact order, world \
+                      axes: a point contact's 3 rows of its origin's velocity, a 6d contact's \
+                      3 of its origin's velocity then 3 of its angular velocity",
+            }],
+            doc: "Jacobian of the rigid contacts, `Jc(q)` (Pinocchio's `getConstraintsJacobian` \
+                  with CONTACT_3D / CONTACT_6D, LOCAL_WORLD_ALIGNED): the contacts' velocities \
+                  are `Jc qd`.",
+            batched: true,
+            exists: Exists::ContactsFixedOrFloating,
+        },
+        Entry {
+            kind: FunctionKind::ContactForwardDynamics,
+            name: "contact_forward_dynamics",
+            group: Group::Contacts,
+            inputs: &[Q, Qd, Tau],
+            moving_base: MovingBase::None,
+            outputs: &[
+                vec_n!(
+                    "qdd",
+                    "accelerations with the contacts held (rad/s^2 or m/s^2)"
+                ),
+                OutSpec {
+                    name: "lambda",
+                    rows: Dim::Contacts,
+                    cols: None,
+                    doc: "contact forces (N) and, for a 6d contact, moments about its frame's \
+                          origin (N m), world axes, in `Jc`'s row order",
+                },
+            ],
+            doc: "Forward dynamics with rigid contacts: `M qdd + h = tau + Jc^T lambda` with \
+                  `Jc qdd + gamma = 0` (Pinocchio's `constraintDynamics`, CONTACT_3D / \
+                  CONTACT_6D, LOCAL_WORLD_ALIGNED, no stabilisation); `gamma` is a point \
+                  contact's classical acceleration and a 6d contact's spatial acceleration at \
+                  zero joint acceleration. Solved through `M`'s factorisation and the \
+                  `NC x NC` matrix `Jc M^-1 Jc^T`, which dependent contacts make singular \
+                  (the outputs are then not finite).",
+            batched: true,
+            exists: Exists::ContactsFixedOrFloating,
+        },
     ]
 };

@@ -168,6 +168,8 @@ pub enum Dim {
     Beta,
     /// `NW`, the number of modal coordinates of the flexible links.
     W,
+    /// `NC`, the rows of the contacts (3 per point contact, 6 per 6d contact).
+    Contacts,
 }
 
 /// The module-wide sizes outputs may have besides `N`.
@@ -183,6 +185,8 @@ pub struct Counts {
     pub dof: usize,
     /// Bodies with inertial parameters: the joints', and a floating base's own.
     pub bodies: usize,
+    /// Rows of the contacts (`NC`).
+    pub nc: usize,
 }
 
 impl Dim {
@@ -192,6 +196,7 @@ impl Dim {
             Dim::Base => counts.nb,
             Dim::Beta => counts.nbeta,
             Dim::W => counts.nw,
+            Dim::Contacts => counts.nc,
             Dim::PerBody(k) => k * counts.bodies,
             Dim::Joints => counts.dof,
             d => d.get(n),
@@ -204,7 +209,7 @@ impl Dim {
             Dim::N | Dim::Joints => n,
             Dim::Fixed(k) => k,
             Dim::PerBody(k) => k * n,
-            Dim::Base | Dim::Beta | Dim::W => unreachable!("given with Dim::of"),
+            Dim::Base | Dim::Beta | Dim::W | Dim::Contacts => unreachable!("given with Dim::of"),
         }
     }
 }

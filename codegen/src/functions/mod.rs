@@ -117,6 +117,10 @@ pub enum FunctionKind {
     FrameAccelerationBias(u16),
     /// Time derivative of the named frame's 6×N Jacobian along the motion.
     JacobianDerivative(u16),
+    /// NC×N Jacobian of the contacts (their rows of the frame Jacobians, world axes).
+    ContactJacobian,
+    /// Accelerations and contact forces of the robot held by its rigid contacts.
+    ContactForwardDynamics,
 }
 
 /// What a group of functions is for; also the file order of the groups, and which functions
@@ -140,6 +144,8 @@ pub enum Group {
     /// Each named frame's velocity, acceleration at zero joint acceleration and Jacobian
     /// derivative (generated on request).
     FrameMotion,
+    /// The rigid contacts' Jacobian and the dynamics under them (generated on request).
+    Contacts,
 }
 
 impl Group {
@@ -153,7 +159,7 @@ impl Group {
             Group::Dynamics => 0,
             Group::Derivatives | Group::Identification | Group::Frames => 1,
             Group::Elastic => 2,
-            Group::Centroidal | Group::WholeBody | Group::FrameMotion => 3,
+            Group::Centroidal | Group::WholeBody | Group::FrameMotion | Group::Contacts => 3,
         }
     }
 
@@ -165,7 +171,7 @@ impl Group {
     pub fn on_request(self) -> bool {
         matches!(
             self,
-            Group::Centroidal | Group::WholeBody | Group::FrameMotion
+            Group::Centroidal | Group::WholeBody | Group::FrameMotion | Group::Contacts
         )
     }
 
@@ -176,6 +182,7 @@ impl Group {
             Group::Centroidal => Some("centroidal"),
             Group::WholeBody => Some("whole_body"),
             Group::FrameMotion => Some("frame_motion"),
+            Group::Contacts => Some("contacts"),
             _ => None,
         }
     }
@@ -230,6 +237,9 @@ pub enum Exists {
     FixedOrFloatingStandardParameters,
     /// Robots without joint armature (`tau = Y pi` has no term for it: the regressors).
     NoArmature,
+    /// Fixed and floating bases with at least one contact (a prescribed base's motion is not
+    /// an input of these yet).
+    ContactsFixedOrFloating,
 }
 
 impl Exists {
@@ -270,6 +280,10 @@ impl Exists {
                     && robot.parameters != crate::model::ParameterSet::Base
             }
             Exists::NoArmature => !robot.has_armature(),
+            Exists::ContactsFixedOrFloating => {
+                !robot.contacts.is_empty()
+                    && matches!(robot.motion, BaseMotion::Fixed | BaseMotion::Floating)
+            }
         }
     }
 
@@ -293,6 +307,7 @@ impl Exists {
                 "fixed and floating bases, standard parameters"
             }
             Exists::NoArmature => "robots without armature",
+            Exists::ContactsFixedOrFloating => "robots with contacts, fixed and floating bases",
         }
     }
 }
@@ -459,8 +474,11 @@ impl FunctionKind {
     /// The other functions generated on request, in file order (after the centroidal ones).
     pub const WHOLE_BODY: [FunctionKind; 5] = kinds_in(Group::WholeBody);
 
-    /// The per-frame motion functions, for frame 0, in file order (last).
+    /// The per-frame motion functions, for frame 0, in file order (after the whole-body ones).
     pub const FRAME_MOTION: [FunctionKind; 3] = kinds_in(Group::FrameMotion);
+
+    /// The contact functions, in file order (last).
+    pub const CONTACTS: [FunctionKind; 2] = kinds_in(Group::Contacts);
 
     /// The frame a per-frame function is for (`None` for the others).
     pub fn frame(self) -> Option<u16> {
@@ -522,6 +540,7 @@ pub fn markdown_table() -> String {
         Dim::Base => "NB".to_owned(),
         Dim::Beta => "NBETA".to_owned(),
         Dim::W => "NW".to_owned(),
+        Dim::Contacts => "NC".to_owned(),
     };
     let mut out = String::from(
         "| function | computes | arguments (fixed base) | robots |\n|---|---|---|---|\n",
@@ -613,7 +632,9 @@ mod tests {
             | FunctionKind::PotentialEnergy
             | FunctionKind::FrameVelocity(_)
             | FunctionKind::FrameAccelerationBias(_)
-            | FunctionKind::JacobianDerivative(_) => k,
+            | FunctionKind::JacobianDerivative(_)
+            | FunctionKind::ContactJacobian
+            | FunctionKind::ContactForwardDynamics => k,
         };
         let mut kinds: Vec<FunctionKind> = FunctionKind::every()
             .chain([
@@ -624,6 +645,7 @@ mod tests {
             .chain(FunctionKind::CENTROIDAL)
             .chain(FunctionKind::WHOLE_BODY)
             .chain(FunctionKind::FRAME_MOTION)
+            .chain(FunctionKind::CONTACTS)
             .map(listed)
             .collect();
         kinds.sort();
@@ -743,6 +765,7 @@ mod tests {
             nw: 3,
             dof: 6,
             bodies: 7,
+            nc: 0,
         };
         let regressor = entry(FunctionKind::Regressor);
         assert_eq!(regressor.output_shapes(12, counts), [(12, 70)]);

@@ -40,6 +40,9 @@ pub struct ImportOptions {
     /// URDF only: a free-flyer under the root link (`[base] motion = "floating"`), the root
     /// link's inertia with the links fixed to it as the base body; off by default.
     pub floating_base: bool,
+    /// Rigid contacts on named frames, added after the input's own (`[[contact]]`): `FRAME`
+    /// for a point contact, `FRAME:6d` for a 6d one (see [`crate::Robot::add_contacts`]).
+    pub contacts: Vec<String>,
 }
 
 impl Default for ImportOptions {
@@ -49,6 +52,7 @@ impl Default for ImportOptions {
             frames: Vec::new(),
             snap: true,
             floating_base: false,
+            contacts: Vec::new(),
         }
     }
 }

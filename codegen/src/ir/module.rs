@@ -110,6 +110,8 @@ pub struct Module {
     pub beta_names: Vec<String>,
     /// Names of the entries of `w` (the flexible links' modal coordinates), empty without.
     pub w_names: Vec<String>,
+    /// The contacts, in order: each one's frame name and kind (empty without).
+    pub contacts: Vec<(String, crate::model::ContactKind)>,
 }
 
 /// Name of the constant holding the base parameters (its length is `NB`).
@@ -119,6 +121,11 @@ impl Module {
     /// Whether the base floats (the `NQ`/`NV` layout).
     pub fn floating(&self) -> bool {
         self.motion == BaseMotion::Floating
+    }
+
+    /// `NC`: the rows of the contacts (3 per point contact, 6 per 6d contact).
+    pub fn nc(&self) -> usize {
+        self.contacts.iter().map(|(_, k)| k.rows()).sum()
     }
 
     /// Number of elastic joints (entries of `beta`).
@@ -176,6 +183,7 @@ impl Module {
             nw: self.nw(),
             dof: self.dof,
             bodies: self.dof + usize::from(self.floating()),
+            nc: self.nc(),
         }
     }
 
@@ -254,6 +262,7 @@ impl Module {
             constants: self.constants.clone(),
             motion: self.motion,
             beta_names: self.beta_names.clone(),
+            contacts: self.contacts.clone(),
             w_names: self.w_names.clone(),
         }
     }

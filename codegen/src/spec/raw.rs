@@ -25,6 +25,15 @@ pub(super) struct RawSpec {
     pub(super) body: Option<Spanned<Vec<Spanned<RawBody>>>>,
     pub(super) tool: Option<Spanned<RawTool>>,
     pub(super) frame: Option<Spanned<Vec<Spanned<RawFrame>>>>,
+    pub(super) contact: Option<Spanned<Vec<Spanned<RawContact>>>>,
+}
+
+/// `[[contact]]`: a rigid contact on a named frame.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawContact {
+    pub(super) frame: Spanned<String>,
+    pub(super) kind: Option<Spanned<String>>,
 }
 
 /// `base = [x, y, z]` (the first form) or a `[base]` table.

@@ -3,11 +3,14 @@
 
 use toml::Spanned;
 
-use super::raw::{About, RawBase, RawFrame, RawSpec, RawTool, BASE_NAME};
+use super::raw::{About, RawBase, RawContact, RawFrame, RawSpec, RawTool, BASE_NAME};
 use super::values::Validator;
 use crate::error::SpecError;
 use crate::mat3::{self, M3, V3};
-use crate::model::{BaseBody, BaseMotion, Frame, ParameterSet, Robot, RobotBody, SymbolicInertial};
+use crate::model::{
+    BaseBody, BaseMotion, Contact, ContactKind, Frame, ParameterSet, Robot, RobotBody,
+    SymbolicInertial,
+};
 
 /// Why a fixed base takes no inertia.
 const FIXED_BASE_INERTIA: &str =
@@ -64,6 +67,10 @@ impl Validator<'_> {
         for (i, rf) in raw.frame.iter().flat_map(|f| f.get_ref()).enumerate() {
             frames.push(self.frame(rf, i + 1, &bodies, &frames, motion)?);
         }
+        let mut contacts: Vec<Contact> = Vec::new();
+        for (i, rc) in raw.contact.iter().flat_map(|c| c.get_ref()).enumerate() {
+            contacts.push(self.contact(rc.get_ref(), i + 1, &frames, &contacts)?);
+        }
 
         if let (true, ParameterSet::Base, Some(p)) =
             (motion != BaseMotion::Fixed, parameters, &raw.parameters)
@@ -87,7 +94,57 @@ impl Validator<'_> {
             parameters,
             motion,
             base_body,
+            contacts,
         })
+    }
+
+    /// The `k`-th (1-based) `[[contact]]`: a named frame of this spec, a known kind, one
+    /// contact per frame.
+    fn contact(
+        &self,
+        rc: &RawContact,
+        k: usize,
+        frames: &[Frame],
+        earlier: &[Contact],
+    ) -> Result<Contact, SpecError> {
+        let field = |key: &str| format!("contact[{k}].{key}");
+        let name = rc.frame.get_ref();
+        let Some(frame) = frames.iter().position(|f| &f.name == name) else {
+            let names: Vec<&str> = frames.iter().map(|f| f.name.as_str()).collect();
+            return Err(self.err(
+                rc.frame.span(),
+                field("frame"),
+                format!(
+                    "no frame named \"{name}\": a contact is on a [[frame]] of the spec ({})",
+                    if names.is_empty() {
+                        "it has none".to_owned()
+                    } else {
+                        format!("it has {}", names.join(", "))
+                    }
+                ),
+            ));
+        };
+        if earlier.iter().any(|c| c.frame == frame) {
+            return Err(self.err(
+                rc.frame.span(),
+                field("frame"),
+                format!("frame \"{name}\" already has a contact"),
+            ));
+        }
+        let kind = match &rc.kind {
+            None => ContactKind::Point,
+            Some(kind) => ContactKind::by_name(kind.get_ref()).ok_or_else(|| {
+                self.err(
+                    kind.span(),
+                    field("kind"),
+                    format!(
+                        "unknown contact kind \"{}\": expected \"point\" or \"6d\"",
+                        kind.get_ref()
+                    ),
+                )
+            })?,
+        };
+        Ok(Contact { frame, kind })
     }
 
     /// `base = [x, y, z]` or the `[base]` table: the default pole of the base's bodies, how

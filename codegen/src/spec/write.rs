@@ -144,6 +144,11 @@ pub fn to_toml(robot: &Robot) -> String {
             );
         }
     }
+    for c in &robot.contacts {
+        let _ = writeln!(s, "\n[[contact]]");
+        let _ = writeln!(s, "frame = {}", quote(&robot.frames[c.frame].name));
+        let _ = writeln!(s, "kind = {}", quote(c.kind.name()));
+    }
     s
 }
 
