@@ -2,7 +2,9 @@
  * q holds the trunk position, its unit quaternion (x y z w) and the 12 joint angles
  * (QUADRUPED_FLOATING_NQ = 19); v, a and tau the trunk's linear and angular velocity in its
  * own frame, then the joints (QUADRUPED_FLOATING_NV = 18). Prints the wrench and torques that
- * hold the robot still, then checks identities between the generated functions. */
+ * hold the robot still, then checks identities between the generated functions; then its
+ * centroidal momentum, and its accelerations and contact forces with two feet (FR and RL, point
+ * contacts: QUADRUPED_FLOATING_NC = 6 rows) on the ground. */
 #include <math.h>
 #include <stdio.h>
 
@@ -10,6 +12,7 @@
 
 #define NQ QUADRUPED_FLOATING_NQ
 #define NV QUADRUPED_FLOATING_NV
+#define NC QUADRUPED_FLOATING_NC
 
 static int failures = 0;
 
@@ -19,6 +22,85 @@ static void expect_close(const char *what, int i, double a, double b, double tol
     if (!(fabs(a - b) <= tol * (1.0 + fabs(b)))) {
         printf("FAIL %s[%d]: %.17g != %.17g\n", what, i, a, b);
         failures++;
+    }
+}
+
+/* The centroidal momentum at (q, v), and the motion with the FR and RL feet held on the ground
+ * while the joints hold the torques that would keep the robot still (the trunk unactuated). */
+static void contacts(const double q[NQ], const double v[NV])
+{
+    double Ag[6 * NV], hg[6], dhg[6], g[NV], tau[NV], a[NV], lambda[NC], Jc[NC * NV];
+    double M[NV * NV], h[NV], gamma[NC], acc[6], rate[6];
+    int i, j, k;
+
+    /* Linear momentum, then angular momentum about the centre of mass, world axes. */
+    quadruped_floating_centroidal_momentum(q, v, hg);
+    quadruped_floating_centroidal_momentum_matrix(q, Ag);
+    printf("momentum (%.4f, %.4f, %.4f) kg m/s, about the centre of mass (%.4f, %.4f, %.4f) "
+           "kg m^2/s\n",
+           hg[0], hg[1], hg[2], hg[3], hg[4], hg[5]);
+    for (i = 0; i < 6; i++) {
+        double sum = 0.0;
+        for (j = 0; j < NV; j++) {
+            sum += Ag[i * NV + j] * v[j];
+        }
+        expect_close("Ag v", i, sum, hg[i], 1e-9);
+    }
+
+    quadruped_floating_gravity(q, g);
+    for (i = 0; i < NV; i++) {
+        tau[i] = i < 6 ? 0.0 : g[i];
+    }
+    quadruped_floating_contact_forward_dynamics(q, v, tau, a, lambda);
+    for (k = 0; k < QUADRUPED_FLOATING_NCONTACTS; k++) {
+        printf("%s: force (%.3f, %.3f, %.3f) N\n", quadruped_floating_contact_names[k],
+               lambda[3 * k], lambda[3 * k + 1], lambda[3 * k + 2]);
+    }
+
+    /* The feet do not accelerate: Jc a + gamma = 0, gamma their acceleration at a = 0. */
+    quadruped_floating_contact_jacobian(q, Jc);
+    quadruped_floating_frame_acceleration_bias_fr_foot(q, v, acc);
+    for (i = 0; i < 3; i++) {
+        gamma[i] = acc[i];
+    }
+    quadruped_floating_frame_acceleration_bias_rl_foot(q, v, acc);
+    for (i = 0; i < 3; i++) {
+        gamma[3 + i] = acc[i];
+    }
+    for (i = 0; i < NC; i++) {
+        double sum = gamma[i];
+        for (j = 0; j < NV; j++) {
+            sum += Jc[i * NV + j] * a[j];
+        }
+        expect_close("Jc a + gamma", i, sum, 0.0, 1e-9);
+    }
+
+    /* The dynamics with the contact forces: M a + h = tau + Jc^T lambda. */
+    quadruped_floating_mass_matrix(q, M);
+    quadruped_floating_nonlinear_effects(q, v, h);
+    for (i = 0; i < NV; i++) {
+        double lhs = h[i], rhs = tau[i];
+        for (j = 0; j < NV; j++) {
+            lhs += M[i * NV + j] * a[j];
+        }
+        for (k = 0; k < NC; k++) {
+            rhs += Jc[k * NV + i] * lambda[k];
+        }
+        expect_close("M a + h = tau + Jc^T lambda", i, lhs, rhs, 1e-9);
+    }
+
+    /* The linear momentum changes at the rate of the external forces: the two feet's and the
+     * weight (M[0] is the total mass): Ag a + dhg. */
+    quadruped_floating_centroidal_momentum_bias(q, v, dhg);
+    for (i = 0; i < 6; i++) {
+        rate[i] = dhg[i];
+        for (j = 0; j < NV; j++) {
+            rate[i] += Ag[i * NV + j] * a[j];
+        }
+    }
+    for (i = 0; i < 3; i++) {
+        double force = lambda[i] + lambda[3 + i] + (i == 2 ? -9.81 * M[0] : 0.0);
+        expect_close("momentum rate = forces", i, rate[i], force, 1e-9);
     }
 }
 
@@ -85,10 +167,13 @@ int main(void)
         expect_close("scaled quaternion", i, back[i], tau[i], 1e-12);
     }
 
+    contacts(q, v);
+
     if (failures != 0) {
         printf("%d identities failed\n", failures);
         return 1;
     }
-    printf("ok: trunk force = weight, M a + h = tau, forward(inverse) = a, quaternion normalised\n");
+    printf("ok: trunk force = weight, M a + h = tau, forward(inverse) = a, quaternion normalised, "
+           "Ag v = hg, contacts held, M a + h = tau + Jc^T lambda, momentum rate = forces\n");
     return 0;
 }
