@@ -8,9 +8,12 @@
 //! - the same for the URDF trees of `tests/fixtures/urdf/` listed in `URDF_TREES`, imported as
 //!   whole trees (module `urdf_STEM`);
 //! - the functions generated on request of the robots of `tests/fixtures/whole_body/`
-//!   (build/whole_body.rs);
+//!   (build/whole_body.rs), and the contact functions of those of `tests/fixtures/contacts/`
+//!   (build/contacts.rs);
 //! - `$OUT_DIR/generated.rs`: the `include!`s, FFI declarations and registries the tests iterate.
 
+#[path = "build/contacts.rs"]
+mod contacts;
 #[path = "build/whole_body.rs"]
 mod whole_body;
 
@@ -373,6 +376,10 @@ pub mod              {name} {{
         whole_body::whole_body_variants(&manifest, &rust_dir, &c_dir, write, write_c);
     gen.push_str(&glue);
     c_files.extend(whole_body_c);
+    let (glue, contacts_c) =
+        contacts::contact_variants(&manifest, &rust_dir, &c_dir, write, write_c);
+    gen.push_str(&glue);
+    c_files.extend(contacts_c);
 
     let args = compile_c(&c_dir, &c_files, &out);
     let _ = writeln!(

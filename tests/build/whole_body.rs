@@ -85,8 +85,8 @@ pub fn whole_body_variants(
 
 /// The module, its C declarations and two functions `rust_NAME(kind, q, v, a)` and
 /// `c_NAME(kind, q, v, a)` returning the outputs of `kind`, flattened row-major one after the
-/// other.
-fn robot_glue(name: &str, module: &Module) -> String {
+/// other (a function that takes the forces `tau` reads them from `a`'s place).
+pub(crate) fn robot_glue(name: &str, module: &Module) -> String {
     let (mut decls, mut rust_arms, mut c_arms) = (String::new(), String::new(), String::new());
     for f in &module.functions {
         let entry = f.kind.entry();
@@ -96,7 +96,7 @@ fn robot_glue(name: &str, module: &Module) -> String {
             let arg = match input {
                 Input::Q => "q",
                 Input::Qd | Input::V => "v",
-                Input::Qdd | Input::A => "a",
+                Input::Qdd | Input::A | Input::Tau => "a",
                 other => panic!("{fname}: no {other:?} in these tests"),
             };
             c_params.push(format!("{arg}: *const f64"));

@@ -1,0 +1,103 @@
+//! The contact functions of the robots of `tests/fixtures/contacts/`
+//! (tools/contact_reference.py), in Rust and C, with the mass matrix, the nonlinear effects and
+//! the contact frames' motion the identities read, and `CONTACTS`: each robot's functions
+//! called uniformly from either language (`tau` in the place of `a`).
+
+use std::fmt::Write as _;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use quasidyn_codegen::import::ImportOptions;
+use quasidyn_codegen::names::snake_ident;
+use quasidyn_codegen::{build_module_only, emit_c, emit_rust, load_input_with, COptions};
+use quasidyn_codegen::{FunctionKind, Robot};
+
+/// The functions generated for a fixture robot: the contact functions and what the
+/// identities read.
+pub fn contact_test_kinds(robot: &Robot) -> Vec<FunctionKind> {
+    let mut kinds = vec![
+        FunctionKind::MassMatrix,
+        FunctionKind::NonlinearEffects,
+        FunctionKind::ContactJacobian,
+        FunctionKind::ContactForwardDynamics,
+    ];
+    for c in &robot.contacts {
+        let k = u16::try_from(c.frame).expect("a few frames");
+        kinds.push(FunctionKind::FrameVelocity(k));
+        kinds.push(FunctionKind::FrameAccelerationBias(k));
+    }
+    kinds.sort();
+    kinds.dedup();
+    kinds
+}
+
+/// Writes each fixture robot's code, returns the Rust glue and the C sources to compile.
+pub fn contact_variants(
+    manifest: &Path,
+    rust_dir: &Path,
+    c_dir: &Path,
+    write: fn(&Path, &str),
+    write_c: fn(&Path, &quasidyn_codegen::CFiles) -> PathBuf,
+) -> (String, Vec<PathBuf>) {
+    let dir = manifest.join("fixtures/contacts");
+    println!("cargo:rerun-if-changed={}", dir.display());
+    let mut fixtures: Vec<PathBuf> = fs::read_dir(&dir)
+        .expect("tests/fixtures/contacts exists")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    fixtures.sort();
+    let (mut glue, mut sources, mut registry) = (String::new(), Vec::new(), String::new());
+    for path in &fixtures {
+        let text = fs::read_to_string(path).expect("fixture");
+        let json: serde_json::Value = serde_json::from_str(&text).expect("json");
+        let fixture = json["name"].as_str().expect("name");
+        let input = json["input"].as_str().expect("input");
+        let contacts: Vec<String> = json["contacts"]
+            .as_array()
+            .expect("contacts")
+            .iter()
+            .map(|c| c.as_str().expect("a contact").to_owned())
+            .collect();
+        let options = ImportOptions {
+            contacts,
+            ..ImportOptions::default()
+        };
+        let input_path = manifest.join("..").join(input);
+        println!("cargo:rerun-if-changed={}", input_path.display());
+        let mut robot = load_input_with(&input_path, &options)
+            .unwrap_or_else(|e| panic!("{input}: {e}"))
+            .robot;
+        // Renamed so that the C symbols do not clash with the robot's other libraries.
+        robot.name = format!("{}_contacts", snake_ident(fixture));
+        let kinds = contact_test_kinds(&robot);
+        let module = build_module_only(&robot, Some(&kinds));
+        let name = snake_ident(&robot.name);
+        let rust = emit_rust(&module).unwrap_or_else(|e| panic!("{name}: {e}"));
+        write(&rust_dir.join(format!("{name}.rs")), &rust);
+        let c = emit_c(&module, &COptions::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        sources.push(write_c(c_dir, &c));
+        glue.push_str(&crate::whole_body::robot_glue(&name, &module));
+        let _ = writeln!(
+            registry,
+            "    WholeBodyRobot {{ fixture: {fixture:?}, kinds: &[{}], rust: rust_{name}, c: \
+             c_{name} }},",
+            kinds
+                .iter()
+                .map(|&k| {
+                    let fname = module.function_name(k).expect("named");
+                    format!("(FunctionKind::{k:?}, {fname:?})")
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let _ = writeln!(
+        glue,
+        "/// The robots of `tests/fixtures/contacts/`, their contact functions (with the mass \
+         matrix, the nonlinear effects and the contact frames' motion) compiled; the third \
+         argument of a call is `tau`.\npub static CONTACTS: &[WholeBodyRobot] = \
+         &[\n{registry}];\n"
+    );
+    (glue, sources)
+}
