@@ -785,7 +785,7 @@ pub const CATALOGUE: &[Entry] = {
             moving_base: MovingBase::None,
             outputs: &[
                 vec_n!(
-                    "qdd",
+                    "a",
                     "accelerations with the contacts held (rad/s^2 or m/s^2)"
                 ),
                 OutSpec {
@@ -796,8 +796,8 @@ pub const CATALOGUE: &[Entry] = {
                           origin (N m), world axes, in `Jc`'s row order",
                 },
             ],
-            doc: "Forward dynamics with rigid contacts: `M qdd + h = tau + Jc^T lambda` with \
-                  `Jc qdd + gamma = 0` (Pinocchio's `constraintDynamics`, CONTACT_3D / \
+            doc: "Forward dynamics with rigid contacts: `M a + h = tau + Jc^T lambda` with \
+                  `Jc a + gamma = 0` (Pinocchio's `constraintDynamics`, CONTACT_3D / \
                   CONTACT_6D, LOCAL_WORLD_ALIGNED, no stabilisation); `gamma` is a point \
                   contact's classical acceleration and a 6d contact's spatial acceleration at \
                   zero joint acceleration. Solved through `M`'s factorisation and the \
