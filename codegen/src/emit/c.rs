@@ -579,7 +579,7 @@ fn function(h: &mut String, defs: &mut String, plan: &Plan, cx: &Context<'_>) {
                 plan.name
             )
         };
-        let body = if super::parts::is_long(plan, opts.parts) {
+        let body = if super::parts::batched_by_calls(plan, opts.parts) {
             batch_by_calls(plan, lang, real, name)
         } else {
             batch_body(plan, lang, real, upper)

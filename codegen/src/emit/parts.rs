@@ -134,17 +134,31 @@ fn operations(e: &Ex) -> usize {
     }
 }
 
-/// Whether `plan` has more operations than `sizes.above`, so that its body is cut into parts
-/// ([`cut`]) and its batched form calls it once per state (a vectorised body of that length
-/// is beyond what compilers build in reasonable memory and time).
-pub(crate) fn is_long(plan: &Plan, sizes: PartSizes) -> bool {
-    let total: usize = plan
-        .locals
+/// A function's batched form calls the scalar function once per state when the function has
+/// more than this many times [`PartSizes::above`] operations (65,536 by default): a vectorised
+/// body that long is beyond what compilers build in reasonable memory and time, while shorter
+/// ones, even if their scalar form is cut into parts, still build and vectorise as one loop.
+pub const BATCHED_BY_CALLS_FACTOR: usize = 8;
+
+/// Operations of `plan`'s locals and outputs, as `quasidyn stats` counts them.
+fn plan_operations(plan: &Plan) -> usize {
+    plan.locals
         .iter()
         .map(|(_, e)| operations(e))
         .sum::<usize>()
-        + plan.outputs.iter().flatten().map(operations).sum::<usize>();
-    total > sizes.above
+        + plan.outputs.iter().flatten().map(operations).sum::<usize>()
+}
+
+/// Whether `plan` has more operations than `sizes.above`, so that its body is cut into parts
+/// ([`cut`]).
+pub(crate) fn is_long(plan: &Plan, sizes: PartSizes) -> bool {
+    plan_operations(plan) > sizes.above
+}
+
+/// Whether `plan`'s batched form calls the scalar function once per state
+/// ([`BATCHED_BY_CALLS_FACTOR`]).
+pub(crate) fn batched_by_calls(plan: &Plan, sizes: PartSizes) -> bool {
+    plan_operations(plan) > sizes.above.saturating_mul(BATCHED_BY_CALLS_FACTOR)
 }
 
 /// `plan`'s body in parts where it has more operations than `sizes.above` (else `None`): the

@@ -35,13 +35,13 @@ pub(super) fn batch_prototype(plan: &Plan, name: &str, real: &str, params: bool)
     format!("void {name}_{}_batch({})", plan.name, args.join(", "))
 }
 
-/// The body of the batched form of a function in parts ([`crate::emit::parts::is_long`]): the
-/// scalar function called once per state, its arguments gathered from and its results
+/// The body of the batched form of a long function ([`crate::emit::parts::batched_by_calls`]):
+/// the scalar function called once per state, its arguments gathered from and its results
 /// scattered to the state's column.
 pub(super) fn batch_by_calls(plan: &Plan, lang: &CLang<'_>, real: &str, name: &str) -> String {
     let upper = lang.upper;
     let mut b = format!(
-        "    /* Longer than the functions written as one body: the function once per state (a \
+        "    /* Too long for one vectorised loop: the function once per state (a \
          vectorised body this long is beyond what compilers build in reasonable memory and \
          time). */\n    int k, j;\n    for (k = 0; k < {upper}_BATCH; ++k) {{\n"
     );

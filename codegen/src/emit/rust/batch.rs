@@ -7,9 +7,9 @@ use quote::{format_ident, quote};
 use super::{input_idents, input_index, RustLang, Writer};
 use crate::emit::{render, Plan};
 
-/// `FUNCTION_batch` of a function in parts ([`crate::emit::parts::is_long`]): the scalar function
-/// called once per state, its arguments gathered from and its results scattered to the
-/// state's column (a vectorised body that long is beyond what compilers build in reasonable
+/// `FUNCTION_batch` of a long function ([`crate::emit::parts::batched_by_calls`]): the scalar
+/// function called once per state, its arguments gathered from and its results scattered to
+/// the state's column (a vectorised body that long is beyond what compilers build in reasonable
 /// memory and time).
 fn batch_by_calls(plan: &Plan, has_params: bool, allow: &TokenStream) -> TokenStream {
     let name = format_ident!("{}", plan.name);
@@ -65,8 +65,8 @@ fn batch_by_calls(plan: &Plan, has_params: bool, allow: &TokenStream) -> TokenSt
     };
     let doc = format!(
         " `{}` over `BATCH` states: entry `[i][k]` of each argument is entry `i` of state `k` \
-         (matrices flattened row-major); the function once per state, being longer than the \
-         functions written as one body.",
+         (matrices flattened row-major); the function once per state, being too long for one \
+         vectorised loop.",
         plan.name
     );
     quote! {
@@ -94,7 +94,7 @@ pub(super) fn batch_function(plan: &Plan, writer: &Writer<'_>) -> TokenStream {
         allow,
         sizes,
     } = *writer;
-    if crate::emit::parts::is_long(plan, sizes) {
+    if crate::emit::parts::batched_by_calls(plan, sizes) {
         return batch_by_calls(plan, has_params, allow);
     }
     let inputs = input_idents(&plan.inputs, &plan.used_inputs);
