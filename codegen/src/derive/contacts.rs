@@ -57,7 +57,7 @@ fn contact_bias(g: &mut Graph, robot: &Robot, motion: &[FrameMotion<NodeId>]) ->
             ContactKind::SixD => {
                 // Spatial: the classical acceleration less ω × v of the origin.
                 let (v, w) = (&m.velocity[..3], &m.velocity[3..6]);
-                let cross = cross(g, w, v);
+                let cross = g.cross([w[0], w[1], w[2]], [v[0], v[1], v[2]]);
                 for r in 0..3 {
                     out.push(g.sub(m.acceleration_bias[r], cross[r]));
                 }
@@ -66,15 +66,6 @@ fn contact_bias(g: &mut Graph, robot: &Robot, motion: &[FrameMotion<NodeId>]) ->
         }
     }
     out
-}
-
-fn cross(g: &mut Graph, a: &[NodeId], b: &[NodeId]) -> [NodeId; 3] {
-    [0, 1, 2].map(|i| {
-        let (j, k) = ((i + 1) % 3, (i + 2) % 3);
-        let p = g.mul(a[j], b[k]);
-        let q = g.mul(a[k], b[j]);
-        g.sub(p, q)
-    })
 }
 
 /// The joint-space force inputs in order: a floating base's wrench first, then the joints'.

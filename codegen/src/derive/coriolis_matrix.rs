@@ -88,9 +88,9 @@ fn add_euler_poincare(
     for k in 0..nv {
         let force = [m[k], m[nv + k], m[2 * nv + k]];
         let moment = [m[3 * nv + k], m[4 * nv + k], m[5 * nv + k]];
-        let wf = cross(g, ang, force);
-        let vf = cross(g, lin, force);
-        let wt = cross(g, ang, moment);
+        let wf = g.cross(ang, force);
+        let vf = g.cross(lin, force);
+        let wt = g.cross(ang, moment);
         for r in 0..3 {
             a[r * nv + k] = wf[r];
             a[(r + 3) * nv + k] = g.add(vf[r], wt[r]);
@@ -138,15 +138,6 @@ fn bar_entry(g: &mut Graph, i: usize, j: usize, h: &[NodeId]) -> NodeId {
     } else {
         g.neg(x)
     }
-}
-
-fn cross(g: &mut Graph, a: [NodeId; 3], b: [NodeId; 3]) -> [NodeId; 3] {
-    let term = |g: &mut Graph, i: usize, j: usize| {
-        let x = g.mul(a[i], b[j]);
-        let y = g.mul(a[j], b[i]);
-        g.sub(x, y)
-    };
-    [term(g, 1, 2), term(g, 2, 0), term(g, 0, 1)]
 }
 
 fn index(j: usize) -> u16 {

@@ -261,6 +261,16 @@ impl Graph {
         self.sum_signed(&[(a, 1.0), (b, -1.0)])
     }
 
+    /// `a × b` of two 3-vectors, component by component (`a_j b_k - a_k b_j`, cyclic).
+    pub fn cross(&mut self, a: [NodeId; 3], b: [NodeId; 3]) -> [NodeId; 3] {
+        [0, 1, 2].map(|i| {
+            let (j, k) = ((i + 1) % 3, (i + 2) % 3);
+            let p = self.mul(a[j], b[k]);
+            let q = self.mul(a[k], b[j]);
+            self.sub(p, q)
+        })
+    }
+
     /// Sum of any number of operands (`0` when empty).
     pub fn sum(&mut self, terms: &[NodeId]) -> NodeId {
         let signed: Vec<(NodeId, f64)> = terms.iter().map(|&t| (t, 1.0)).collect();
