@@ -18,7 +18,8 @@ What it does:
 
 Each JSON holds:
     {"robot", "dof", "generator": "mujoco X.Y.Z", "joints" (MuJoCo's joint names, `null` for
-     unnamed ones), "frames" (every named site on a moving body, in site order), "states": [
+     unnamed ones), "free_joints" (the ids of free joints, whose qpos are 7 and qvel 6 entries:
+     position and quaternion w x y z; linear velocity in world axes, angular in body axes), "frames" (every named site on a moving body, in site order), "states": [
         {"q" (qpos: around qpos0), "qd" (qvel), "qdd" (qacc), "tau" (M qacc + qfrc_bias),
          "mass_matrix" (mj_fullM, dof rows), "nonlinear_effects" (qfrc_bias),
          "gravity" (qfrc_bias at qvel = 0), "tau_fd" (random), "qdd_fd" (M^-1 (tau_fd -
@@ -47,7 +48,8 @@ MJCF_DIR = ROOT / "tests" / "fixtures" / "mjcf"
 STATES = 10
 
 DM_CONTROL_MODELS = ["acrobot", "cartpole", "reacher", "finger", "pendulum", "point_mass",
-                     "ball_in_cup", "swimmer", "manipulator", "stacker"]
+                     "ball_in_cup", "swimmer", "manipulator", "stacker", "humanoid", "cheetah",
+                     "hopper", "walker", "fish"]
 DM_CONTROL_COMMON = ["materials", "skybox", "visual"]
 
 # Menagerie models (copied unchanged, meshes left out): their mesh geoms and meshes are
@@ -62,13 +64,14 @@ FRAME_BODIES = {"synthetic_degree": ["hand", "upper"], "kinova_gen3": ["bracelet
 # Random seeds are 2000 + the position here: models added later go at the end.
 MODELS = ["synthetic_degree", "synthetic_radian", "synthetic_flags", "acrobot", "cartpole",
           "reacher", "finger", "kinova_gen3", "pendulum", "point_mass", "ball_in_cup", "swimmer",
-          "manipulator", "stacker", "synthetic_armature"]
+          "manipulator", "stacker", "synthetic_armature", "synthetic_free", "humanoid",
+          "cheetah", "hopper", "walker", "fish"]
 
 # Models with armature (on joints and on actuators driving joints): MuJoCo's own inverse
 # dynamics, mj_inverse, is checked to equal the recorded tau = M qacc + qfrc_bias there
 # (nothing else acts: no contacts, damping, springs or limits), so that tau is MuJoCo's
 # inverse dynamics with the armature.
-INVERSE_CHECKED = ["synthetic_armature"]
+INVERSE_CHECKED = ["synthetic_armature", "synthetic_free"]
 
 DM_CONTROL_NOTICE = """\
 {name}.xml is dm_control's suite model dm_control/suite/{name}.xml, copied unchanged (with
@@ -115,12 +118,17 @@ def moving_sites(model):
 
 
 def random_state(model, rng):
-    """qpos around qpos0 (hinges within a turn, slides within 0.3), qvel, qacc."""
+    """qpos around qpos0 (hinges within a turn, slides within 0.3; a free joint's position
+    within 0.3 and any unit quaternion), qvel, qacc."""
     q = model.qpos0.copy()
     for j in range(model.njnt):
         adr = model.jnt_qposadr[j]
         if model.jnt_type[j] == mujoco.mjtJoint.mjJNT_HINGE:
             q[adr] += rng.uniform(-np.pi, np.pi)
+        elif model.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE:
+            q[adr:adr + 3] += rng.uniform(-0.3, 0.3, 3)
+            quat = rng.normal(size=4)
+            q[adr + 3:adr + 7] = quat / np.linalg.norm(quat)
         else:
             q[adr] += rng.uniform(-0.3, 0.3)
     return q, rng.uniform(-2, 2, model.nv), rng.uniform(-3, 3, model.nv)
@@ -213,6 +221,8 @@ def write_fixture(name, seed):
         "generator": f"mujoco {mujoco.__version__}",
         "joints": [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j)
                    for j in range(model.njnt)],
+        "free_joints": [j for j in range(model.njnt)
+                        if model.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE],
         "frame_bodies": [n for _, n in bodies],
         "frames": [n for _, n in sites + bodies],
         "states": states,

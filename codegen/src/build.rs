@@ -92,6 +92,19 @@ pub enum Error {
         /// The robot's name.
         robot: String,
     },
+    /// `only` names a function not generated yet for a floating base in MuJoCo's layout.
+    #[error(
+        "no function `{name}` for `{robot}` yet: its floating base has MuJoCo's free-joint \
+         layout (qpos, qvel), in which the joint-space dynamics and the frames' poses and \
+         Jacobians are generated so far (docs/mjcf.md)"
+    )]
+    #[diagnostic(code(quasidyn::only))]
+    NotInMujocoLayout {
+        /// The name given.
+        name: String,
+        /// The robot's name.
+        robot: String,
+    },
     /// A contact asked for that the robot cannot have (an unknown frame or kind, a frame with
     /// two contacts).
     #[error("{0}")]

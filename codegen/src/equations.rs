@@ -584,7 +584,15 @@ impl Printer<'_> {
                  Ab = forces of the base's own motion (seed 004's -d alpha_b/dt)"
             );
         }
-        if robot.is_floating() {
+        if robot.is_mujoco_floating() {
+            let _ = writeln!(
+                out,
+                "{c} floating base (MuJoCo's free joint): base_q0 .. base_q6 = base position, \
+                 quaternion w x y z; base_v0 .. base_v5 = base velocity (linear in world axes, \
+                 angular in base axes), base_a0 .. base_a5 = its derivative; vectors over the \
+                 coordinates hold the base's six entries before the joints'"
+            );
+        } else if robot.is_floating() {
             let _ = writeln!(
                 out,
                 "{c} floating base (Pinocchio's free-flyer): base_q0 .. base_q6 = base \

@@ -133,6 +133,12 @@ pub fn select_functions<S: AsRef<str>>(
                     robot: robot.name.clone(),
                 });
             }
+            None if robot.is_mujoco_floating() && mujoco_layout_lacks(robot, name) => {
+                return Err(crate::Error::NotInMujocoLayout {
+                    name: name.to_owned(),
+                    robot: robot.name.clone(),
+                });
+            }
             None if name == "contacts"
                 || FunctionKind::CONTACTS.iter().any(|k| k.name() == name) =>
             {
@@ -166,6 +172,21 @@ pub fn select_functions<S: AsRef<str>>(
     Ok(chosen)
 }
 
+/// Whether `name` is a function or family the robot would have in Pinocchio's layout but not
+/// in MuJoCo's.
+fn mujoco_layout_lacks(robot: &Robot, name: &str) -> bool {
+    let pinocchio = Robot {
+        base_layout: crate::model::BaseLayout::Pinocchio,
+        ..robot.clone()
+    };
+    let frame_names: Vec<String> = robot.frames.iter().map(|f| f.name.clone()).collect();
+    every_function_of(&pinocchio).iter().any(|&k| {
+        !k.in_mujoco_layout()
+            && (function_name(k, &frame_names).as_deref() == Some(name)
+                || k.entry().group.family() == Some(name))
+    })
+}
+
 fn build(
     robot: &Robot,
     regroup: bool,
@@ -173,7 +194,10 @@ fn build(
     progress: &mut dyn Progress,
 ) -> Module {
     let n = robot.dof();
-    let wanted = |kind: FunctionKind| only.is_none_or(|only| only.contains(&kind));
+    // MuJoCo's free-joint layout has a part of the functions so far (FunctionKind::in_mujoco_layout).
+    let layout_has = |kind: FunctionKind| !robot.is_mujoco_floating() || kind.in_mujoco_layout();
+    let wanted =
+        |kind: FunctionKind| layout_has(kind) && only.is_none_or(|only| only.contains(&kind));
     let any = |kinds: &[FunctionKind]| kinds.iter().any(|&k| wanted(k));
     // The split is for fixed bases only so far.
     let moving = robot.motion != BaseMotion::Fixed;
@@ -400,7 +424,8 @@ fn build(
     }
     // The functions on request are derived last, so that the others' node ids stay, and only
     // when `only` names them.
-    let requested = |kind: FunctionKind| only.is_some_and(|only| only.contains(&kind));
+    let requested =
+        |kind: FunctionKind| layout_has(kind) && only.is_some_and(|only| only.contains(&kind));
     functions.extend(on_request(
         &mut graph,
         robot,
@@ -420,6 +445,7 @@ fn build(
         joint_names: robot.bodies.iter().map(|b| b.joint_name.clone()).collect(),
         frame_names: robot.frames.iter().map(|f| f.name.clone()).collect(),
         motion: robot.motion,
+        base_layout: robot.base_layout,
         beta_names: robot.beta_names(),
         contacts: robot
             .contacts

@@ -46,8 +46,8 @@ pub use generate::{
 };
 pub use ir::{Function, FunctionKind, Graph, Module, NodeId, OpCount, Output, Var};
 pub use model::{
-    BaseBody, BaseMotion, Contact, ContactKind, ElasticJoint, Flex, FlexDirection, Frame,
-    JointKind, ParameterSet, Robot, RobotBody, SymbolicInertial, Topology, MAX_BODIES,
+    BaseBody, BaseLayout, BaseMotion, Contact, ContactKind, ElasticJoint, Flex, FlexDirection,
+    Frame, JointKind, ParameterSet, Robot, RobotBody, SymbolicInertial, Topology, MAX_BODIES,
     MAX_FLEX_MODES,
 };
 pub use params::{BodyParams, MethodParams};

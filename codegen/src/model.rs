@@ -213,6 +213,20 @@ pub enum BaseMotion {
     Floating,
 }
 
+/// How a floating base's coordinates are laid out in `q`, `v` and `a` (and its wrench in `tau`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum BaseLayout {
+    /// Pinocchio's free-flyer: `q` = position, then the quaternion x y z w; `v` = linear
+    /// velocity of the base origin and angular velocity, both in base axes; `a` their time
+    /// derivatives; the base wrench in base axes.
+    #[default]
+    Pinocchio,
+    /// MuJoCo's free joint (`qpos`, `qvel`, `qacc`): position, then the quaternion w x y z;
+    /// linear velocity of the base origin in world axes, angular velocity in base axes; `qacc`
+    /// their time derivatives; the force on the base in world axes, its moment in base axes.
+    Mujoco,
+}
+
 /// The inertial parameters of a floating base body (the trunk), in the base frame.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BaseBody {
@@ -252,6 +266,8 @@ pub struct Robot {
     pub motion: BaseMotion,
     /// The base body's inertia (a floating base only).
     pub base_body: Option<BaseBody>,
+    /// A floating base's coordinate layout (Pinocchio's unless read from MJCF or asked for).
+    pub base_layout: BaseLayout,
     /// Rigid contacts on named frames, in the order `Jc`'s rows and `lambda` list them.
     pub contacts: Vec<Contact>,
 }
@@ -273,6 +289,11 @@ impl Robot {
     /// Whether the base floats (Pinocchio's free-flyer).
     pub fn is_floating(&self) -> bool {
         self.motion == BaseMotion::Floating
+    }
+
+    /// Whether the base floats with MuJoCo's free-joint layout ([`BaseLayout::Mujoco`]).
+    pub fn is_mujoco_floating(&self) -> bool {
+        self.is_floating() && self.base_layout == BaseLayout::Mujoco
     }
 
     /// Whether every body is carried by the one listed before it (the first by the base):

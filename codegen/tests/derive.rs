@@ -322,6 +322,7 @@ fn robot(mut bodies: Vec<RobotBody>) -> Robot {
         parameters: ParameterSet::Physical,
         motion: BaseMotion::Fixed,
         base_body: None,
+        base_layout: Default::default(),
         contacts: Vec::new(),
     }
 }

@@ -14,7 +14,7 @@ use serde_json::Value;
 /// Agreement required with MuJoCo.
 const REL: f64 = 1e-9;
 
-const MODELS: [&str; 15] = [
+const MODELS: [&str; 21] = [
     "synthetic_degree",
     "synthetic_radian",
     "synthetic_flags",
@@ -30,6 +30,12 @@ const MODELS: [&str; 15] = [
     "manipulator",
     "stacker",
     "synthetic_armature",
+    "synthetic_free",
+    "humanoid",
+    "cheetah",
+    "hopper",
+    "walker",
+    "fish",
 ];
 
 fn fixture_dir() -> PathBuf {
@@ -66,6 +72,25 @@ fn eval(module: &Module, kind: FunctionKind, env: &Env) -> Vec<Vec<f64>> {
         .collect()
 }
 
+/// The inputs of MuJoCo's `qpos`, `qvel`, `qacc` and generalised forces: with a free joint,
+/// its entries (7 of `qpos`, 6 of the others) are the base's, in MuJoCo's order.
+fn env(floating: bool, q: &[f64], qd: &[f64], qdd: &[f64], tau: &[f64]) -> Env {
+    let (nq, nv) = if floating { (7, 6) } else { (0, 0) };
+    let mut base = q[..nq].to_vec();
+    for v in [qd, qdd, tau] {
+        base.extend_from_slice(&v[..nv]);
+    }
+    Env {
+        q: q[nq..].to_vec(),
+        qd: qd[nv..].to_vec(),
+        qdd: qdd[nv..].to_vec(),
+        tau: tau[nv..].to_vec(),
+        params: Vec::new(),
+        base,
+        elastic: Default::default(),
+    }
+}
+
 #[test]
 fn every_function_matches_mujoco() {
     check_models(false);
@@ -96,17 +121,28 @@ fn check_models(snap: bool) {
         let robot = load_input_with(&path, &options)
             .unwrap_or_else(|e| panic!("{name}: {e}"))
             .robot;
-        assert_eq!(
-            robot.dof(),
-            fixture["dof"].as_u64().unwrap() as usize,
-            "{name}"
-        );
+        let nv = robot.dof() + if robot.is_floating() { 6 } else { 0 };
+        assert_eq!(nv, fixture["dof"].as_u64().unwrap() as usize, "{name}");
         let joints: Vec<String> = robot.bodies.iter().map(|b| b.joint_name.clone()).collect();
+        // A free joint is the floating base, not one of the method's joints.
+        let free: Vec<u64> = fixture["free_joints"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
+        assert_eq!(robot.is_floating(), !free.is_empty(), "{name}: floating");
+        assert_eq!(
+            robot.is_mujoco_floating(),
+            !free.is_empty(),
+            "{name}: layout"
+        );
         let expected_joints: Vec<String> = fixture["joints"]
             .as_array()
             .unwrap()
             .iter()
             .enumerate()
+            .filter(|(j, _)| !free.contains(&(*j as u64)))
             .map(|(j, v)| v.as_str().map_or(format!("joint{j}"), str::to_owned))
             .collect();
         assert_eq!(joints, expected_joints, "{name}: joints in MuJoCo's order");
@@ -136,15 +172,14 @@ fn check_models(snap: bool) {
         let module = build_module_only(&robot, Some(&kinds));
         for (s, state) in fixture["states"].as_array().unwrap().iter().enumerate() {
             let what = |f: &str| format!("{name} state {s} {f}");
-            let mut env = Env {
-                q: numbers(&state["q"]),
-                qd: numbers(&state["qd"]),
-                qdd: numbers(&state["qdd"]),
-                tau: numbers(&state["tau_fd"]),
-                params: Vec::new(),
-                base: Vec::new(),
-                elastic: Default::default(),
-            };
+            let floating = robot.is_floating();
+            let mut env = env(
+                floating,
+                &numbers(&state["q"]),
+                &numbers(&state["qd"]),
+                &numbers(&state["qdd"]),
+                &numbers(&state["tau_fd"]),
+            );
             let one = |kind, env: &Env| eval(&module, kind, env).remove(0);
             let pairs = [
                 (FunctionKind::InverseDynamics, "tau"),
@@ -178,7 +213,14 @@ fn check_models(snap: bool) {
                 );
             }
             // Forward dynamics driven by the inverse-dynamics torque gives back qacc.
-            env.tau = numbers(&state["tau"]);
+            let tau = numbers(&state["tau"]);
+            env = self::env(
+                floating,
+                &numbers(&state["q"]),
+                &numbers(&state["qd"]),
+                &numbers(&state["qdd"]),
+                &tau,
+            );
             assert_close(
                 &what("qdd from tau"),
                 &one(FunctionKind::ForwardDynamics, &env),
@@ -212,25 +254,116 @@ fn model(body: &str, extra: &str) -> String {
 }
 
 #[test]
-fn free_and_ball_joints_are_refused_where_written() {
-    let e = error_of(&model("<freejoint/>", ""), &[]);
+fn ball_joints_are_refused_where_written() {
+    let e = error_of(&model("<joint type=\"ball\"/>", ""), &[]);
     assert!(matches!(e, ImportError::UnsupportedJoint { .. }), "{e:?}");
+    assert_eq!(e.what(), "joint.type", "{e}");
     assert_eq!(
         (e.location().line, e.location().file.as_str()),
         (4, "dir/model.xml")
     );
-    assert!(
-        e.message().contains("free joints are not supported yet"),
-        "{e}"
-    );
-    for kind in ["free", "ball"] {
-        let e = error_of(&model(&format!("<joint type=\"{kind}\"/>"), ""), &[]);
-        assert_eq!(e.what(), "joint.type", "{e}");
-        assert_eq!(e.location().line, 4);
+    assert!(e.message().contains("ball joints are not supported"), "{e}");
+}
+
+/// A free body with a hinge below it: `inner` goes in the free body, `outer` after it.
+fn floating(free: &str, inner: &str, outer: &str) -> String {
+    format!(
+        "<mujoco>\n<worldbody>\n<body name=\"trunk\">\n{free}\n<geom size=\"0.1\"/>\n\
+         <body name=\"leg\"><joint name=\"hip\"/><geom size=\"0.1\"/>{inner}</body>\n</body>\n\
+         {outer}\n</worldbody>\n</mujoco>"
+    )
+}
+
+#[test]
+fn free_joints_make_a_floating_base_in_mujocos_layout() {
+    for free in ["<freejoint name=\"root\"/>", "<joint type=\"free\"/>"] {
+        let xml = floating(free, "", "<body name=\"table\"><geom size=\"1\"/></body>");
+        let robot = import_mjcf(&xml, "model.xml", &ImportOptions::default())
+            .unwrap_or_else(|e| panic!("{free}: {e}"))
+            .robot;
+        assert!(robot.is_mujoco_floating(), "{free}");
+        assert_eq!(robot.dof(), 1);
+        // The free body's geom is the base body (the table, welded to the world, is not).
+        let base = robot.base_body.as_ref().unwrap();
+        assert!((base.mass - 1000.0 * 4.0 / 3.0 * std::f64::consts::PI * 1e-3).abs() < 1e-9);
+    }
+}
+
+#[test]
+fn free_joint_refusals_are_located() {
+    let cases = [
+        // (xml, line, what the message says)
+        (
+            floating("<freejoint/>", "<body><freejoint/></body>", ""),
+            6,
+            "only be in a top-level body",
+        ),
+        (
+            floating("<freejoint/><joint name=\"x\"/>", "", ""),
+            4,
+            "a free joint and other joints",
+        ),
+        (
+            floating(
+                "<freejoint/>",
+                "",
+                "<body name=\"ball\"><freejoint/><geom size=\"1\"/></body>",
+            ),
+            8,
+            "a second free body (after `trunk`)",
+        ),
+        (
+            floating(
+                "<freejoint/>",
+                "",
+                "<body name=\"door\"><joint name=\"d\"/><geom size=\"1\"/></body>",
+            ),
+            8,
+            "joints outside the tree of the free body `trunk`",
+        ),
+        (
+            floating("<freejoint align=\"true\"/>", "", ""),
+            4,
+            "align=\"true\"",
+        ),
+        (
+            floating("<joint type=\"free\" armature=\"0.1\"/>", "", ""),
+            4,
+            "armature on a free joint",
+        ),
+    ];
+    for (xml, line, says) in cases {
+        let e = error_of(&xml, &[]);
+        assert_eq!(e.location().line, line, "{e}\n{xml}");
+        assert!(e.message().contains(says), "{e}\n{xml}");
+    }
+    let aligned = "<mujoco><compiler alignfree=\"true\"/><worldbody/></mujoco>";
+    let e = error_of(aligned, &[]);
+    assert!(e.message().contains("alignfree"), "{e}");
+}
+
+/// The functions not derived in MuJoCo's layout yet are not generated, and asking for one
+/// says why.
+#[test]
+fn mujoco_layout_generates_the_dynamics_and_frames_and_says_what_it_lacks() {
+    let xml = floating("<freejoint/>", "<site name=\"toe\"/>", "");
+    let robot = import_mjcf(&xml, "model.xml", &ImportOptions::default())
+        .unwrap()
+        .robot;
+    let every = quasidyn_codegen::functions::every_function_of(&robot);
+    assert!(every.contains(&FunctionKind::InverseDynamics));
+    assert!(every.contains(&FunctionKind::FrameJacobian(0)));
+    assert!(!every.contains(&FunctionKind::InverseDynamicsDerivatives));
+    assert!(!every.contains(&FunctionKind::Regressor));
+    for name in [
+        "inverse_dynamics_derivatives",
+        "centroidal",
+        "center_of_mass",
+    ] {
+        let e = quasidyn_codegen::select_functions(&robot, &[name]).unwrap_err();
         assert!(
-            e.message()
-                .contains(&format!("{kind} joints are not supported")),
-            "{e}"
+            e.to_string().contains("MuJoCo's free-joint layout"),
+            "{name}: {e}"
         );
     }
 }
@@ -511,4 +644,146 @@ fn the_builder_and_detection_take_mjcf_files() {
         ..ImportOptions::default()
     };
     assert!(load_input_with(&path, &options).is_err());
+}
+
+/// `values` as a C array initialiser with every digit.
+fn c_array(values: &[f64]) -> String {
+    let items: Vec<String> = values.iter().map(|v| format!("{v:e}")).collect();
+    format!("{{{}}}", items.join(", "))
+}
+
+/// The C of a floating model in MuJoCo's layout, compiled with the strict flags and run at
+/// a fixture state, gives MuJoCo's values: qpos, qvel and qacc go in as MuJoCo holds them.
+#[test]
+fn compiled_c_of_free_models_matches_mujoco() {
+    for name in ["synthetic_free", "humanoid"] {
+        let fixture: Value = serde_json::from_str(
+            &std::fs::read_to_string(fixture_dir().join(format!("{name}.json"))).unwrap(),
+        )
+        .unwrap();
+        let path = fixture_dir().join(format!("{name}.xml"));
+        let robot = load_input_with(&path, &ImportOptions::default())
+            .unwrap()
+            .robot;
+        let frame = fixture["frames"][0].as_str().unwrap().to_owned();
+        let module = quasidyn_codegen::build_module(&robot);
+        let files = quasidyn_codegen::emit_c(&module, &Default::default()).expect("C emits");
+        let dir = tempfile::tempdir().expect("temp dir");
+        std::fs::write(dir.path().join(&files.header_name), &files.header).unwrap();
+        let source = files.source_name.clone().expect("a source file");
+        std::fs::write(dir.path().join(&source), files.source.as_ref().unwrap()).unwrap();
+        let state = &fixture["states"][3];
+        let nv = fixture["dof"].as_u64().unwrap() as usize;
+        let ident = quasidyn_codegen::names::frame_ident(&frame);
+        let main = format!(
+            "#include <stdio.h>\n#include \"{header}\"\n\
+             static void put(const char *what, const double *x, int n) {{\n\
+               int i; printf(\"%s\", what); for (i = 0; i < n; ++i) printf(\" %.17g\", x[i]);\n\
+               printf(\"\\n\");\n}}\n\
+             int main(void) {{\n\
+               const double q[] = {q}; const double v[] = {v}; const double a[] = {a};\n\
+               const double f[] = {f};\n\
+               double tau[{nv}], g[{nv}], h[{nv}], M[{nv} * {nv}], qdd[{nv}], J[6 * {nv}];\n\
+               double R[9], p[3];\n\
+               {name}_inverse_dynamics(q, v, a, tau); put(\"tau\", tau, {nv});\n\
+               {name}_gravity(q, g); put(\"gravity\", g, {nv});\n\
+               {name}_nonlinear_effects(q, v, h); put(\"nonlinear_effects\", h, {nv});\n\
+               {name}_mass_matrix(q, M); put(\"mass_matrix\", M, {nv} * {nv});\n\
+               {name}_forward_dynamics(q, v, f, qdd); put(\"qdd_fd\", qdd, {nv});\n\
+               {name}_forward_kinematics_{ident}(q, R, p); put(\"rotation\", R, 9);\n\
+               put(\"position\", p, 3);\n\
+               {name}_jacobian_{ident}(q, J); put(\"jacobian\", J, 6 * {nv});\n\
+               return 0;\n}}\n",
+            header = files.header_name,
+            q = c_array(&numbers(&state["q"])),
+            v = c_array(&numbers(&state["qd"])),
+            a = c_array(&numbers(&state["qdd"])),
+            f = c_array(&numbers(&state["tau_fd"])),
+        );
+        std::fs::write(dir.path().join("main.c"), main).unwrap();
+        let gcc = std::process::Command::new("gcc")
+            .args([
+                "-std=c99",
+                "-Wall",
+                "-Wextra",
+                "-Werror",
+                "-pedantic",
+                "-O1",
+            ])
+            .args([source.as_str(), "main.c", "-lm", "-o", "check"])
+            .current_dir(dir.path())
+            .output()
+            .expect("gcc runs");
+        assert!(
+            gcc.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&gcc.stderr)
+        );
+        let run = std::process::Command::new(dir.path().join("check"))
+            .output()
+            .expect("the check runs");
+        let out = String::from_utf8(run.stdout).unwrap();
+        for line in out.lines() {
+            let mut words = line.split_whitespace();
+            let key = words.next().unwrap();
+            let got: Vec<f64> = words.map(|w| w.parse().unwrap()).collect();
+            let expected = match key {
+                "rotation" | "position" | "jacobian" => numbers(&state["frames"][0][key]),
+                _ => numbers(&state[key]),
+            };
+            assert_close(&format!("{name} compiled C {key}"), &got, &expected);
+        }
+        assert_eq!(out.lines().count(), 8, "{name}: {out}");
+    }
+}
+
+/// `[base] layout = "mujoco"` is what an imported free model's spec says: the spec reads back
+/// as the same robot, gives the same functions, and the key is refused where it means nothing.
+#[test]
+fn the_mujoco_layout_round_trips_through_the_spec() {
+    let path = fixture_dir().join("synthetic_free.xml");
+    let robot = load_input_with(&path, &ImportOptions::default())
+        .unwrap()
+        .robot;
+    let text = quasidyn_codegen::to_toml(&robot);
+    assert!(text.contains("layout = \"mujoco\""), "{text}");
+    let again = quasidyn_codegen::parse_spec(&text, "free.toml").expect("reads back");
+    assert!(again.is_mujoco_floating());
+    let kinds = [FunctionKind::InverseDynamics, FunctionKind::MassMatrix];
+    let (a, b) = (
+        build_module_only(&robot, Some(&kinds)),
+        build_module_only(&again, Some(&kinds)),
+    );
+    let env = env(
+        true,
+        &[0.1, 0.2, 0.3, 0.5, 0.5, -0.5, 0.5, 0.4, -0.3, 0.2, 0.1],
+        &[0.3; 10],
+        &[-0.2; 10],
+        &[0.0; 10],
+    );
+    for kind in kinds {
+        let (x, y) = (eval(&a, kind, &env), eval(&b, kind, &env));
+        assert_close(&format!("{kind:?} from the spec"), &y[0], &x[0]);
+    }
+    let body = "[[body]]\nname = \"b\"\njoint = \"revolute\"\naxis = \"z\"\nmass = 1.0\n";
+    for (base, line, says) in [
+        (
+            "motion = \"fixed\"\nlayout = \"mujoco\"",
+            4,
+            "needs motion = \"floating\"",
+        ),
+        (
+            "motion = \"floating\"\nmass = 1.0\nlayout = \"drake\"",
+            5,
+            "unknown base layout",
+        ),
+    ] {
+        let text = format!("name = \"r\"\n[base]\n{base}\n{body}");
+        let e = quasidyn_codegen::parse_spec(&text, "a.toml").expect_err("refused");
+        let msg = e.to_string();
+        assert!(
+            msg.contains(&format!("a.toml:{line}:")) && msg.contains(says),
+            "{msg}"
+        );
+    }
 }

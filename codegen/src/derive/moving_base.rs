@@ -14,15 +14,26 @@ use super::scalar::{Cx, Mat3, Vec3, S};
 use super::{ldlt, Derived, FrameKinematics};
 use crate::algebra::Algebra;
 use crate::ir::BaseVar;
-use crate::model::Robot;
+use crate::model::{BaseLayout, Robot};
 
 /// A site's rotation and position in the world and its 6 x NV Jacobian.
 type SiteKinematics<E> = (Mat3<E>, Vec3<E>, Vec<S<E>>);
 
-/// The base's rotation (world from base) from the pose quaternion, normalised inside:
-/// `R = I + s w [v]× + s [v]×²` with `s = 2 / |q|²`, exact for any nonzero quaternion.
+/// The base's rotation (world from base) from Pinocchio's pose quaternion (x y z w at pose
+/// entries 3..7), normalised inside.
 pub(crate) fn base_rotation<A: Algebra>(cx: &mut Cx<'_, A>) -> Mat3<A::E> {
-    let q: [S<A::E>; 4] = [3, 4, 5, 6].map(|k| S::X(cx.alg.base(BaseVar::Pose(k))));
+    base_rotation_in(cx, BaseLayout::Pinocchio)
+}
+
+/// The base's rotation (world from base) from the pose quaternion of `layout` (x y z w at pose
+/// entries 3..7 for Pinocchio's, w x y z for MuJoCo's), normalised inside:
+/// `R = I + s w [v]× + s [v]×²` with `s = 2 / |q|²`, exact for any nonzero quaternion.
+pub(crate) fn base_rotation_in<A: Algebra>(cx: &mut Cx<'_, A>, layout: BaseLayout) -> Mat3<A::E> {
+    let slots = match layout {
+        BaseLayout::Pinocchio => [3, 4, 5, 6],
+        BaseLayout::Mujoco => [4, 5, 6, 3],
+    };
+    let q: [S<A::E>; 4] = slots.map(|k| S::X(cx.alg.base(BaseVar::Pose(k))));
     let [x, y, z, w] = q;
     let sq = |cx: &mut Cx<'_, A>, a: S<A::E>| cx.mul(a, a);
     let (xx, yy, zz, ww) = (sq(cx, x), sq(cx, y), sq(cx, z), sq(cx, w));
@@ -68,18 +79,28 @@ pub(crate) fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
     let (ori, poles) = (&bodies.ori, &bodies.poles);
     let st = bodies.statics();
 
-    let rot = base_rotation(cx);
+    let mujoco = robot.base_layout == BaseLayout::Mujoco;
+    let rot = base_rotation_in(cx, robot.base_layout);
     let p_base = base3(cx, BaseVar::Pose);
     let g_world = super::scalar::k3(robot.gravity);
     let g = cx.mat_t_vec(&rot, &g_world);
-    let v = base3(cx, BaseVar::Vel);
+    // MuJoCo's linear velocity enters nothing below (see the accelerations).
+    let v = (!mujoco).then(|| base3(cx, BaseVar::Vel));
     let w = base3(cx, |k| BaseVar::Vel(k + 3));
     let a_lin = base3(cx, BaseVar::Acc);
     let wd = base3(cx, |k| BaseVar::Acc(k + 3));
-    // The classical acceleration of the base origin, base frame: a_lin + ω × v.
-    let wxv = cx.cross(&w, &v);
-    let a_id = cx.vadd(&a_lin, &wxv);
     let zero3 = [S::K(0.0); 3];
+    // The classical acceleration of the base origin in base axes, as the recursion takes it,
+    // with the given accelerations and with them zero. Pinocchio's `a` is `R^T p'' - ω × v`,
+    // so at `a = 0` the origin still accelerates by `ω × v`; MuJoCo's `qacc` is `p''` in world
+    // axes, so `qacc = 0` is no acceleration.
+    let (a_id, a_nle) = match v {
+        Some(v) => {
+            let wxv = cx.cross(&w, &v);
+            (cx.vadd(&a_lin, &wxv), wxv)
+        }
+        None => (cx.mat_t_vec(&rot, &a_lin), zero3),
+    };
 
     let qd: Vec<S<A::E>> = (0..n).map(|j| S::X(cx.alg.qd(j))).collect();
     let qdd: Vec<S<A::E>> = (0..n).map(|j| S::X(cx.alg.qdd(j))).collect();
@@ -108,15 +129,14 @@ pub(crate) fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
         },
     ));
     dynamics::add_armature_torques(cx, robot, &mut id[6..], &qdd);
-    // At a = 0 the base origin still accelerates by ω × v (its linear part is R^T p'' - ω × v).
     let nle_base = MovingBase {
         w,
         wd: zero3,
-        a: wxv,
+        a: a_nle,
         g,
         body: Some(&base_par),
     };
-    let nle = full(dynamics::newton_euler(
+    let mut nle = full(dynamics::newton_euler(
         cx,
         robot,
         &st,
@@ -132,7 +152,7 @@ pub(crate) fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
         g,
         body: Some(&base_par),
     };
-    let gravity = full(dynamics::newton_euler(
+    let mut gravity = full(dynamics::newton_euler(
         cx,
         robot,
         &st,
@@ -141,7 +161,7 @@ pub(crate) fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
             ..PassInputs::fixed(&zero, &zero, weight)
         },
     ));
-    let m = mass_matrix::mass_matrix(cx, robot, &st, Some(&base_par));
+    let mut m = mass_matrix::mass_matrix(cx, robot, &st, Some(&base_par));
 
     // Forward dynamics: the base's six coordinates as a chain above the roots, so the
     // leaf-first factorisation fills in nothing but the dense base block.
@@ -152,18 +172,35 @@ pub(crate) fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
             .iter()
             .map(|b| Some(b.parent.map_or(5, |p| p + 6))),
     );
+    // MuJoCo's force on the base is in world axes: into base axes, as the recursion's.
+    let force = mujoco.then(|| {
+        let f = base3(cx, BaseVar::Wrench);
+        cx.mat_t_vec(&rot, &f)
+    });
     let rhs: Vec<S<A::E>> = (0..nv)
         .map(|k| {
-            let t = if k < 6 {
-                let idx = u8::try_from(k).expect("six base coordinates");
-                S::X(cx.alg.base(BaseVar::Wrench(idx)))
-            } else {
-                S::X(cx.alg.tau(k - 6))
+            let t = match force {
+                Some(f) if k < 3 => f[k],
+                _ if k < 6 => {
+                    let idx = u8::try_from(k).expect("six base coordinates");
+                    S::X(cx.alg.base(BaseVar::Wrench(idx)))
+                }
+                _ => S::X(cx.alg.tau(k - 6)),
             };
             cx.sub(t, nle[k])
         })
         .collect();
-    let fd = ldlt::solve_tree(cx, &m, &rhs, &parent);
+    let mut fd = ldlt::solve_tree(cx, &m, &rhs, &parent);
+    if mujoco {
+        // The solution's linear part is the classical acceleration in base axes: `p''` is it
+        // in world axes. Forces on the base turn into world axes, and so do M's rows and
+        // columns of the base's translation (`M_mj = T^T M T`, `T = diag(R^T, I)`).
+        for out in [&mut fd, &mut id, &mut gravity, &mut nle] {
+            let f = [out[0], out[1], out[2]];
+            out[..3].copy_from_slice(&cx.mat_vec(&rot, &f));
+        }
+        translation_in_world(cx, &rot, &mut m);
+    }
 
     // Sites in the world: p = p_b + R_b p_site, R = R_b R_site; Jacobians over [v, ω, q̇].
     let mut sites: Vec<Site> = Vec::new();
@@ -195,7 +232,11 @@ pub(crate) fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
             let col = [rot[0][c], rot[1][c], rot[2][c]];
             let lin_w = cx.cross(&col, &r_off);
             for r in 0..3 {
-                jac[r * nv + c] = rot[r][c];
+                // MuJoCo's linear velocity is the origin's in world axes already.
+                jac[r * nv + c] = match (mujoco, r == c) {
+                    (false, _) => rot[r][c],
+                    (true, same) => S::K(if same { 1.0 } else { 0.0 }),
+                };
                 jac[r * nv + 3 + c] = lin_w[r];
                 jac[(r + 3) * nv + 3 + c] = rot[r][c];
             }
@@ -243,6 +284,42 @@ pub(crate) fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
         velocity_forces: Vec::new(),
         relative_momentum: Vec::new(),
         centrifugal: Vec::new(),
+    }
+}
+
+/// `M_mj = T^T M T` with `T = diag(R^T, I)`: the mass matrix `m` of Pinocchio's layout (base
+/// translation in base axes) in MuJoCo's (base translation in world axes). The translation's
+/// own block of a rigid whole robot is its mass times the identity, which the turn keeps.
+fn translation_in_world<A: Algebra>(cx: &mut Cx<'_, A>, rot: &Mat3<A::E>, m: &mut [Vec<S<A::E>>]) {
+    let nv = m.len();
+    for k in 3..nv {
+        let col = [m[0][k], m[1][k], m[2][k]];
+        let turned = cx.mat_vec(rot, &col);
+        for r in 0..3 {
+            m[r][k] = turned[r];
+            m[k][r] = turned[r];
+        }
+    }
+    let block: Mat3<A::E> = [0, 1, 2].map(|r| [m[r][0], m[r][1], m[r][2]]);
+    let scalar = match block[0][0] {
+        S::K(mass) => (0..3).all(|r| {
+            (0..3).all(|c| match block[r][c] {
+                S::K(x) => x == if r == c { mass } else { 0.0 },
+                S::X(_) => false,
+            })
+        }),
+        S::X(_) => false,
+    };
+    if !scalar {
+        let (rb, _) = cx.mat_mul(rot, &block);
+        let (turned, _) = cx.mat_mul(&rb, &super::scalar::transpose(rot));
+        // Mirrored entries stay one handle.
+        for r in 0..3 {
+            for c in r..3 {
+                m[r][c] = turned[r][c];
+                m[c][r] = turned[r][c];
+            }
+        }
     }
 }
 

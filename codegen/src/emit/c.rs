@@ -14,6 +14,7 @@ use super::{
     Input, Lang, Plan,
 };
 use crate::ir::{Module, BASE_PARAMETERS};
+use crate::model::BaseLayout;
 use crate::progress::{Progress, Silent};
 use batch::{batch_body, batch_by_calls, batch_prototype};
 use body::{body, doc_comment, parted_body, prototype, trig_statements};
@@ -228,11 +229,21 @@ pub fn emit_c_reporting(
     let _ = writeln!(h, "#ifdef __cplusplus\nextern \"C\" {{\n#endif\n");
     let _ = writeln!(h, "/** Number of joints. */\n#define {upper}_DOF {n}\n");
     if module.floating() {
+        let layout = match module.base_layout {
+            BaseLayout::Pinocchio => {
+                "Floating base: entries of q (base position, unit quaternion x y z w, then the \
+                 joints) and of v, a, tau (base linear then angular, base frame, then the joints)."
+            }
+            BaseLayout::Mujoco => {
+                "Floating base in MuJoCo's layout: entries of q, MuJoCo's qpos (base position, \
+                 unit quaternion w x y z, then the joints), and of v, a, tau, MuJoCo's qvel, \
+                 qacc and generalised forces (base linear in world axes, then angular in base \
+                 axes, then the joints)."
+            }
+        };
         let _ = writeln!(
             h,
-            "/** Floating base: entries of q (base position, unit quaternion x y z w, then the \
-             joints) and of v, a, tau (base linear then angular, base frame, then the joints). */\n\
-             #define {upper}_NQ {}\n#define {upper}_NV {}\n",
+            "/** {layout} */\n#define {upper}_NQ {}\n#define {upper}_NV {}\n",
             n + 7,
             n + 6
         );

@@ -5,7 +5,7 @@
 use super::EmitError;
 use crate::functions::{entry, Counts, Entry, Input};
 use crate::ir::{BaseVar, ElasticVar, Function, FunctionKind, Graph, Module, Node, NodeId, Var};
-use crate::model::BaseMotion;
+use crate::model::{BaseLayout, BaseMotion};
 use crate::progress::{Counter, Progress, Stage};
 
 /// Expression tree handed to the language renderers.
@@ -43,6 +43,8 @@ pub(crate) enum Func {
 pub(crate) struct Plan {
     /// The function's inputs (the contract's, in floating-base form for a floating base).
     pub inputs: Vec<Input>,
+    /// A floating base's coordinate layout.
+    pub layout: BaseLayout,
     /// Number of joints.
     pub dof: usize,
     /// `N`, or `NV = 6 + N` with a floating base: the size of joint-space outputs.
@@ -83,7 +85,21 @@ impl Plan {
     /// What an input holds, for the generated documentation: with a floating base `q` and
     /// `tau` hold the base's coordinates before the joints' (`v` and `a` say so themselves).
     pub(crate) fn input_doc(&self, i: Input) -> &'static str {
+        let mujoco = self.layout == BaseLayout::Mujoco;
         match i {
+            Input::Q if mujoco && self.out_n != self.dof => {
+                "MuJoCo's qpos: base position x y z in the world (m), then its orientation as a \
+                 unit quaternion w x y z (normalised inside), then joint positions (rad or m)"
+            }
+            Input::Tau if mujoco && self.out_n != self.dof => {
+                "MuJoCo's generalised force: force on the base (N, world axes), moment (N m, \
+                 base axes), then joint forces/torques (N or N m)"
+            }
+            Input::V if mujoco => {
+                "MuJoCo's qvel: linear velocity of the base origin (world axes), angular \
+                 velocity (base axes), then joint velocities"
+            }
+            Input::A if mujoco => "MuJoCo's qacc: the time derivatives of qvel",
             Input::Q if self.out_n != self.dof => {
                 "base position x y z in the world (m), then its orientation as a unit \
                  quaternion x y z w (normalised inside), then joint positions (rad or m)"
@@ -99,6 +115,13 @@ impl Plan {
     /// The generated documentation's note on a floating base's joint-space outputs, which
     /// hold the base's coordinates first.
     pub(crate) fn floating_note(&self) -> Option<&'static str> {
+        if self.layout == BaseLayout::Mujoco && self.out_n != self.dof {
+            return Some(
+                "With the floating base in MuJoCo's layout, an output's `NV` entries (or rows, \
+                 or columns) are MuJoCo's dofs: the base's translation (world axes), its \
+                 rotation (base axes), then the joints'.",
+            );
+        }
         (self.out_n != self.dof).then_some(
             "With the floating base, an output's `NV` entries (or rows, or columns) are the \
              base's six coordinates (linear, then angular, base frame; forces, then moments) \
@@ -205,7 +228,10 @@ pub(crate) fn plan_module(
     let mut error = None;
     crate::parallel::parallel_in_order(
         &lowered.functions,
-        |f| plan_function(&lowered.graph, lowered.dof, counts, lowered.motion, f),
+        |f| {
+            let base = (lowered.motion, lowered.base_layout);
+            plan_function(&lowered.graph, lowered.dof, counts, base, f)
+        },
         &mut |i| step.next(&names[i]),
         &mut |i, plan: Result<Plan, EmitError>| match plan {
             Ok(mut plan) if error.is_none() => {
@@ -235,7 +261,7 @@ fn plan_function(
     g: &Graph,
     dof: usize,
     counts: Counts,
-    motion: BaseMotion,
+    (motion, layout): (BaseMotion, BaseLayout),
     f: &Function,
 ) -> Result<Plan, EmitError> {
     let contract = entry(f.kind);
@@ -366,6 +392,7 @@ fn plan_function(
         .collect();
     Ok(Plan {
         inputs,
+        layout,
         dof,
         out_n,
         kind: f.kind,

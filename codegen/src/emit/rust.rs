@@ -13,6 +13,7 @@ use super::{
     Plan,
 };
 use crate::ir::{FunctionKind, Module, BASE_PARAMETERS};
+use crate::model::BaseLayout;
 use crate::progress::{Progress, Silent};
 use batch::batch_function;
 use body::function;
@@ -289,13 +290,23 @@ fn size_constants(module: &Module) -> Vec<TokenStream> {
     let floating_consts = if module.floating() {
         let nq = Literal::usize_unsuffixed(n + 7);
         let nv = Literal::usize_unsuffixed(n + 6);
-        quote! {
-            /// Floating base: entries of `q` (base position, unit quaternion x y z w, then the
-            /// joints).
-            pub const NQ: usize = #nq;
-            /// Entries of `v`, `a` and `tau` (base linear then angular, base frame, then the
-            /// joints).
-            pub const NV: usize = #nv;
+        match module.base_layout {
+            BaseLayout::Pinocchio => quote! {
+                /// Floating base: entries of `q` (base position, unit quaternion x y z w, then the
+                /// joints).
+                pub const NQ: usize = #nq;
+                /// Entries of `v`, `a` and `tau` (base linear then angular, base frame, then the
+                /// joints).
+                pub const NV: usize = #nv;
+            },
+            BaseLayout::Mujoco => quote! {
+                /// Floating base in MuJoCo's layout: entries of `q`, MuJoCo's `qpos` (base
+                /// position, unit quaternion w x y z, then the joints).
+                pub const NQ: usize = #nq;
+                /// Entries of `v`, `a` and `tau`, MuJoCo's `qvel`, `qacc` and generalised forces
+                /// (base linear in world axes, then angular in base axes, then the joints).
+                pub const NV: usize = #nv;
+            },
         }
     } else {
         quote!()

@@ -153,6 +153,7 @@ fn toy(symbolic: bool, gravity: bool) -> Module {
         description: "Two-link toy for emitter tests".to_owned(),
         joint_names: vec!["shoulder".to_owned(), "elbow \"2\"?".to_owned()],
         motion: crate::model::BaseMotion::Fixed,
+        base_layout: crate::model::BaseLayout::Pinocchio,
         frame_names: Vec::new(),
         constants: Vec::new(),
         beta_names: Vec::new(),

@@ -413,7 +413,12 @@ pub fn functions_of(robot: &Robot) -> Vec<FunctionKind> {
 /// order.
 pub fn every_function_of(robot: &Robot) -> Vec<FunctionKind> {
     let mut kinds = Vec::new();
-    for e in CATALOGUE.iter().filter(|e| e.exists.holds(robot)) {
+    let layout_has = |e: &&Entry| !robot.is_mujoco_floating() || e.kind.in_mujoco_layout();
+    for e in CATALOGUE
+        .iter()
+        .filter(|e| e.exists.holds(robot))
+        .filter(layout_has)
+    {
         if e.kind.frame().is_some() {
             for k in 0..robot.frames.len() {
                 let index = u16::try_from(k).expect("frames fit u16");
@@ -451,6 +456,25 @@ const fn kinds_in<const LEN: usize>(group: Group) -> [FunctionKind; LEN] {
 }
 
 impl FunctionKind {
+    /// Whether the function is generated for a floating base in MuJoCo's free-joint layout
+    /// ([`crate::BaseLayout::Mujoco`]): the joint-space dynamics and the frames' poses and
+    /// Jacobians so far. The others (derivatives along MuJoCo's tangent, regressors, the
+    /// functions on request) are not derived in that layout yet.
+    pub fn in_mujoco_layout(self) -> bool {
+        matches!(
+            self,
+            FunctionKind::InverseDynamics
+                | FunctionKind::Gravity
+                | FunctionKind::NonlinearEffects
+                | FunctionKind::MassMatrix
+                | FunctionKind::ForwardDynamics
+                | FunctionKind::ForwardKinematics
+                | FunctionKind::Jacobian
+                | FunctionKind::FrameKinematics(_)
+                | FunctionKind::FrameJacobian(_)
+        )
+    }
+
     /// The dynamics and kinematics kinds (those of the `Dynamics` trait), in the order
     /// generated files list them (a tree has no tool, so no `ForwardKinematics` or
     /// `Jacobian`; named frames add [`FunctionKind::FrameKinematics`] and

@@ -227,6 +227,7 @@ impl Chain {
             parameters: ParameterSet::Physical,
             motion: BaseMotion::Fixed,
             base_body: None,
+            base_layout: Default::default(),
             contacts: Vec::new(),
         }
     }

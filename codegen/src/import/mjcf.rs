@@ -19,7 +19,7 @@ pub use super::mjcf_parse::ReadInclude;
 use super::mjcf_parse::{read_document, Attrs, Count, Defaults, Element, MAIN_CLASS};
 use super::{ImportOptions, Imported};
 use crate::mat3::{add, mat_vec, mul, scale, sub};
-use crate::model::{JointKind, MAX_BODIES};
+use crate::model::{BaseBody, BaseLayout, BaseMotion, JointKind, SymbolicInertial, MAX_BODIES};
 use crate::names::frame_ident;
 
 /// Imports an MJCF document held in memory; an `<include>` is a located error (there is no
@@ -84,6 +84,7 @@ pub fn import_mjcf_reading(
         str::to_owned,
     );
     let chain = model.chain(&root, name, file_name, gravity(&root)?, options)?;
+    let floating = chain.floating;
     let locations: Vec<_> = chain.joints.iter().map(|j| j.at.clone()).collect();
     let frame_locations: Vec<_> = chain.frames.iter().map(|f| f.1.clone()).collect();
     let mut robot = Chain {
@@ -92,6 +93,16 @@ pub fn import_mjcf_reading(
         ..chain.chain
     }
     .into_robot();
+    if let Some(base) = floating {
+        robot.motion = BaseMotion::Floating;
+        robot.base_layout = BaseLayout::Mujoco;
+        robot.base_body = Some(BaseBody {
+            mass: base.mass,
+            com: base.com,
+            inertia_com: base.inertia,
+            symbolic: SymbolicInertial::default(),
+        });
+    }
     let mut snaps = Vec::new();
     if options.snap {
         let size = robot
@@ -184,6 +195,13 @@ struct Joint<'e> {
     armature: f64,
 }
 
+/// What a joint element is: a free joint (the body is the floating base) or a joint of the
+/// method's.
+enum JointRead<'e> {
+    Free,
+    Moving(Joint<'e>),
+}
+
 /// A body read: its pose at `qpos = 0`, joints, mass (in its own frame) and named sites.
 pub(super) struct Body<'e> {
     element: &'e Element,
@@ -191,6 +209,9 @@ pub(super) struct Body<'e> {
     /// Index of the parent body, `None` for the world.
     parent: Option<usize>,
     pose: Pose,
+    /// Whether the body moves by a free joint (it is then the floating base, at `pose` the
+    /// identity: `qpos` places it in the world).
+    free: bool,
     joints: Vec<Joint<'e>>,
     pub(super) inertial: Inertial,
     sites: Vec<(String, Pose, &'e Element)>,
@@ -306,10 +327,33 @@ impl<'d, 'e> Model<'d, 'e> {
 
         let mut pose = parent_pose.then(&local);
         let mut joints = Vec::new();
+        let mut free = false;
         for item in &items {
-            if let Some(joint) = self.joint(item, &mut pose)? {
-                joints.push(joint);
+            match self.joint(item, &mut pose)? {
+                Some(JointRead::Moving(joint)) => joints.push(joint),
+                Some(JointRead::Free) => {
+                    if parent.is_some() {
+                        return Err(item.element.invalid(
+                            "",
+                            "a free joint can only be in a top-level body (a child of the world), \
+                             as MuJoCo requires"
+                                .to_owned(),
+                        ));
+                    }
+                    free = true;
+                }
+                None => {}
             }
+        }
+        if free {
+            if let Some(joint) = joints.first() {
+                return Err(joint.element.unsupported(
+                    "",
+                    "a body with a free joint and other joints is not supported".to_owned(),
+                ));
+            }
+            // The free body's frame is the floating base's: everything below is placed in it.
+            pose = Pose::IDENTITY;
         }
         let own = local_pose(&Attrs::plain(element), &angles)?;
         let inertial = self
@@ -331,6 +375,7 @@ impl<'d, 'e> Model<'d, 'e> {
             name,
             parent,
             pose,
+            free,
             joints,
             inertial,
             sites,
@@ -351,15 +396,21 @@ impl<'d, 'e> Model<'d, 'e> {
         &mut self,
         item: &Item<'e>,
         pose: &mut Pose,
-    ) -> Result<Option<Joint<'e>>, ImportError> {
+    ) -> Result<Option<JointRead<'e>>, ImportError> {
         let element = item.element;
         if element.tag == "freejoint" {
-            return Err(element.unsupported_joint(
-                "",
-                "free joints are not supported yet (MuJoCo's floating-base layout comes with a \
-                 later version)"
-                    .to_owned(),
-            ));
+            // `<freejoint>` takes no default class: armature, damping and stiffness are zero.
+            let attrs = Attrs::plain(element);
+            if attrs.keyword("align", &["false", "true", "auto"])? == Some("true") {
+                return Err(attrs.element.unsupported(
+                    "align",
+                    "align=\"true\" (the free body's frame moved to its inertial frame) is not \
+                     supported yet: qpos would then be the pose of MuJoCo's principal axes"
+                        .to_owned(),
+                ));
+            }
+            self.joints += 1;
+            return Ok(Some(JointRead::Free));
         }
         if element.tag != "joint" {
             return Ok(None);
@@ -369,12 +420,29 @@ impl<'d, 'e> Model<'d, 'e> {
         let kind = match attrs.keyword("type", &types)?.unwrap_or("hinge") {
             "hinge" => JointKind::Revolute,
             "slide" => JointKind::Prismatic,
+            "free" => {
+                if non_negative_armature(&attrs)? != 0.0 {
+                    return Err(attrs.element.unsupported(
+                        "armature",
+                        "armature on a free joint is not supported yet".to_owned(),
+                    ));
+                }
+                if attrs.keyword("align", &["false", "true", "auto"])? == Some("true") {
+                    return Err(attrs.element.unsupported(
+                        "align",
+                        "align=\"true\" (the free body's frame moved to its inertial frame) is \
+                         not supported yet"
+                            .to_owned(),
+                    ));
+                }
+                self.joints += 1;
+                return Ok(Some(JointRead::Free));
+            }
             other => {
                 return Err(attrs.element.unsupported_joint(
                     "type",
                     format!(
-                        "{other} joints are not supported yet (only hinge and slide; ball and \
-                         free joints come with MuJoCo's floating layout)"
+                        "{other} joints are not supported yet (hinge, slide and free joints are)"
                     ),
                 ))
             }
@@ -415,14 +483,14 @@ impl<'d, 'e> Model<'d, 'e> {
         let name = element
             .attr("name")
             .map_or_else(|| format!("joint{}", self.joints - 1), str::to_owned);
-        Ok(Some(Joint {
+        Ok(Some(JointRead::Moving(Joint {
             element,
             name,
             kind,
             anchor,
             axis,
             armature,
-        }))
+        })))
     }
 
     /// Adds every actuator's armature to the joint it drives, times the square of its gear
@@ -488,6 +556,9 @@ struct LocatedJoint {
 /// The chain of a model, its joints and frames with their locations.
 struct LocatedChain {
     chain: Chain,
+    /// The floating base body (the free body with the bodies welded to it), if a body has a
+    /// free joint.
+    floating: Option<MassProps>,
     joints: Vec<LocatedJoint>,
     frames: Vec<(ChainFrame, super::error::Location)>,
 }
@@ -504,11 +575,14 @@ impl Model<'_, '_> {
         gravity: V3,
         options: &ImportOptions,
     ) -> Result<LocatedChain, ImportError> {
-        // The chain joint each body's mass and frames belong to (`None`: the fixed base).
+        // The chain joint each body's mass and frames belong to (`None`: the fixed base, or
+        // the floating base for the free body's tree).
         let mut owner: Vec<Option<usize>> = Vec::with_capacity(self.bodies.len());
         let mut joints: Vec<LocatedJoint> = Vec::new();
         let mut names = Names::default();
-        for body in &self.bodies {
+        let free_tree = self.free_tree()?;
+        let mut floating = free_tree.iter().any(|&f| f).then_some(MassProps::ZERO);
+        for (b, body) in self.bodies.iter().enumerate() {
             let mut carrier = body.parent.and_then(|p| owner[p]);
             for (k, joint) in body.joints.iter().enumerate() {
                 names.check(&joint.name, "joint", joint.element)?;
@@ -553,6 +627,20 @@ impl Model<'_, '_> {
                     });
                 }
                 joints[k].joint.body = merged;
+            } else if let (true, Some(base)) = (free_tree[b], floating.as_mut()) {
+                let i = &body.inertial;
+                *base = base.merge(&MassProps::in_base(&body.pose, i.mass, i.com, &i.inertia));
+                if !finite_props(base) || !finite_pose(&body.pose) {
+                    return Err(ImportError::NotFinite {
+                        at: body.element.at(),
+                        what: body.element.label(),
+                        message: format!(
+                            "the pose, mass, centre of mass or inertia of body `{}` (part of \
+                             the floating base) is not finite (numbers too large)",
+                            body.name
+                        ),
+                    });
+                }
             }
         }
         if let Some(j) = joints.iter().find(|j| {
@@ -567,7 +655,13 @@ impl Model<'_, '_> {
             });
         }
         if joints.is_empty() {
-            return Err(root.invalid("", "no hinge or slide joint: nothing moves".to_owned()));
+            let message = if floating.is_some() {
+                "no hinge or slide joint below the free body: a single free rigid body is not \
+                 a robot the method derives"
+            } else {
+                "no hinge or slide joint: nothing moves"
+            };
+            return Err(root.invalid("", message.to_owned()));
         }
         if joints.len() > MAX_BODIES {
             return Err(root.invalid(
@@ -578,8 +672,9 @@ impl Model<'_, '_> {
                 ),
             ));
         }
-        let frames = self.frames(&owner, options, root)?;
+        let frames = self.frames(&owner, &free_tree, options, root)?;
         Ok(LocatedChain {
+            floating,
             chain: Chain {
                 name,
                 description: Some(format!(
@@ -597,10 +692,53 @@ impl Model<'_, '_> {
         })
     }
 
+    /// Which bodies belong to the tree of the free body, if one has a free joint. Only one
+    /// moving tree is supported with a free joint: another free body, or joints outside the
+    /// free body's tree, are a located error; bodies welded to the world are scenery.
+    fn free_tree(&self) -> Result<Vec<bool>, ImportError> {
+        let mut in_tree = vec![false; self.bodies.len()];
+        let mut free_body: Option<usize> = None;
+        for (b, body) in self.bodies.iter().enumerate() {
+            in_tree[b] = body.free || body.parent.is_some_and(|p| in_tree[p]);
+            if body.free {
+                if let Some(first) = free_body {
+                    return Err(body.element.unsupported(
+                        "",
+                        format!(
+                            "a second free body (after `{}`): models with several floating \
+                             trees are not supported yet",
+                            self.bodies[first].name
+                        ),
+                    ));
+                }
+                free_body = Some(b);
+            }
+        }
+        if let Some(first) = free_body {
+            let outside = self
+                .bodies
+                .iter()
+                .enumerate()
+                .find(|(b, body)| !in_tree[*b] && !body.joints.is_empty());
+            if let Some((_, body)) = outside {
+                return Err(body.joints[0].element.unsupported(
+                    "",
+                    format!(
+                        "joints outside the tree of the free body `{}`: a model with a floating \
+                         tree and other moving bodies is not supported yet",
+                        self.bodies[first].name
+                    ),
+                ));
+            }
+        }
+        Ok(in_tree)
+    }
+
     /// Every named site on a moving body, then the bodies `options.frames` names, as frames.
     fn frames(
         &self,
         owner: &[Option<usize>],
+        free_tree: &[bool],
         options: &ImportOptions,
         root: &Element,
     ) -> Result<Vec<(ChainFrame, super::error::Location)>, ImportError> {
@@ -608,8 +746,10 @@ impl Model<'_, '_> {
         let mut names = Names::default();
         for (b, body) in self.bodies.iter().enumerate() {
             for (name, pose, element) in &body.sites {
-                // A site on the fixed base never moves: no frame.
-                let Some(k) = owner[b] else { continue };
+                // A site on the fixed base never moves: no frame. One on the floating base is.
+                if owner[b].is_none() && !free_tree[b] {
+                    continue;
+                }
                 names.check(name, "frame", element)?;
                 if !finite_pose(pose) {
                     return Err(ImportError::NotFinite {
@@ -620,7 +760,7 @@ impl Model<'_, '_> {
                 }
                 let frame = ChainFrame {
                     name: name.clone(),
-                    body: Some(k),
+                    body: owner[b],
                     pose: *pose,
                 };
                 frames.push((frame, element.at()));
@@ -635,16 +775,16 @@ impl Model<'_, '_> {
                 });
             };
             let body = &self.bodies[b];
-            let Some(k) = owner[b] else {
+            if owner[b].is_none() && !free_tree[b] {
                 return Err(body.element.invalid(
                     "",
                     format!("body `{wanted}` is fixed to the world, so a frame on it never moves"),
                 ));
-            };
+            }
             names.check(wanted, "frame", body.element)?;
             let frame = ChainFrame {
                 name: wanted.clone(),
-                body: Some(k),
+                body: owner[b],
                 pose: body.pose,
             };
             frames.push((frame, body.element.at()));

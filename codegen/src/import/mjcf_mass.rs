@@ -77,6 +77,14 @@ impl Compiler {
             c.bound_inertia = a.number("boundinertia", c.bound_inertia)?;
             c.total_mass = a.number("settotalmass", c.total_mass)?;
             c.balance_inertia = a.boolean("balanceinertia", c.balance_inertia)?;
+            if a.boolean("alignfree", false)? {
+                return Err(element.unsupported(
+                    "alignfree",
+                    "alignfree=\"true\" (free bodies' frames moved to their inertial frames) is \
+                     not supported yet: qpos would then be the pose of MuJoCo's principal axes"
+                        .to_owned(),
+                ));
+            }
         }
         Ok(c)
     }

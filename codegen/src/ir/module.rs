@@ -5,7 +5,7 @@ use super::graph::Graph;
 use super::node::NodeId;
 use super::share::share_per_function_among;
 use crate::functions::{function_name, Counts, FunctionKind};
-use crate::model::BaseMotion;
+use crate::model::{BaseLayout, BaseMotion};
 use crate::parallel::parallel_array;
 use crate::progress::{Counter, Progress, Silent, Stage};
 
@@ -106,6 +106,8 @@ pub struct Module {
     /// `tau[6 + N]`; prescribed: `base_pose[7]`, `base_vel[6]`, `base_acc[6]` before the
     /// joint inputs of the dynamics functions.
     pub motion: BaseMotion,
+    /// A floating base's coordinate layout (Pinocchio's or MuJoCo's), for the documentation.
+    pub base_layout: BaseLayout,
     /// Names of the entries of `beta` (the elastic joints), empty without elastic joints.
     pub beta_names: Vec<String>,
     /// Names of the entries of `w` (the flexible links' modal coordinates), empty without.
@@ -261,6 +263,7 @@ impl Module {
             frame_names: self.frame_names.clone(),
             constants: self.constants.clone(),
             motion: self.motion,
+            base_layout: self.base_layout,
             beta_names: self.beta_names.clone(),
             contacts: self.contacts.clone(),
             w_names: self.w_names.clone(),

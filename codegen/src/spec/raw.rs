@@ -47,6 +47,7 @@ pub(super) enum RawBase {
 pub(super) struct RawBaseTable {
     pub(super) position: Option<RawVec>,
     pub(super) motion: Option<Spanned<String>>,
+    pub(super) layout: Option<Spanned<String>>,
     pub(super) translation_only: Option<Spanned<bool>>,
     pub(super) mass: Option<Num>,
     pub(super) com: Option<RawVec>,

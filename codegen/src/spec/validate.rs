@@ -8,7 +8,7 @@ use super::values::Validator;
 use crate::error::SpecError;
 use crate::mat3::{self, M3, V3};
 use crate::model::{
-    BaseBody, BaseMotion, Contact, ContactKind, Frame, ParameterSet, Robot, RobotBody,
+    BaseBody, BaseLayout, BaseMotion, Contact, ContactKind, Frame, ParameterSet, Robot, RobotBody,
     SymbolicInertial,
 };
 
@@ -16,6 +16,16 @@ use crate::model::{
 const FIXED_BASE_INERTIA: &str =
     "only a floating base (motion = \"floating\") has inertial parameters: a fixed or \
      prescribed base's inertia enters no function";
+
+/// What `[base]` says: the default pole of the base's bodies, how the base moves, a floating
+/// base's inertia and coordinate layout.
+#[derive(Default)]
+struct BaseRead {
+    position: V3,
+    motion: BaseMotion,
+    body: Option<BaseBody>,
+    layout: BaseLayout,
+}
 
 impl Validator<'_> {
     /// The robot a spec describes, or the first problem found in it, located.
@@ -34,9 +44,14 @@ impl Validator<'_> {
             Some(g) => self.vec3(g, "gravity")?,
             None => [0.0, -9.81, 0.0],
         };
-        let (base, motion, base_body) = match &raw.base {
+        let BaseRead {
+            position: base,
+            motion,
+            body: base_body,
+            layout: base_layout,
+        } = match &raw.base {
             Some(b) => self.base(b)?,
-            None => ([0.0; 3], BaseMotion::Fixed, None),
+            None => BaseRead::default(),
         };
         let mut all_symbolic = SymbolicInertial::default();
         self.symbolic(&raw.symbolic, "symbolic", &mut all_symbolic)?;
@@ -94,6 +109,7 @@ impl Validator<'_> {
             parameters,
             motion,
             base_body,
+            base_layout,
             contacts,
         })
     }
@@ -149,14 +165,13 @@ impl Validator<'_> {
 
     /// `base = [x, y, z]` or the `[base]` table: the default pole of the base's bodies, how
     /// the base moves, and a floating base's inertia.
-    fn base(&self, b: &Spanned<RawBase>) -> Result<(V3, BaseMotion, Option<BaseBody>), SpecError> {
+    fn base(&self, b: &Spanned<RawBase>) -> Result<BaseRead, SpecError> {
         let t = match b.get_ref() {
             RawBase::Position(v) => {
-                return Ok((
-                    self.position_list(v, b.span(), "base")?,
-                    BaseMotion::Fixed,
-                    None,
-                ))
+                return Ok(BaseRead {
+                    position: self.position_list(v, b.span(), "base")?,
+                    ..BaseRead::default()
+                })
             }
             RawBase::Table(t) => t,
         };
@@ -245,7 +260,37 @@ impl Validator<'_> {
                 })
             }
         };
-        Ok((position, motion, body))
+        let layout = match &t.layout {
+            None => BaseLayout::Pinocchio,
+            Some(l) if motion != BaseMotion::Floating => {
+                return Err(self.err(
+                    l.span(),
+                    "base.layout",
+                    "`layout` is the coordinate layout of a floating base: it needs motion = \
+                     \"floating\"",
+                ))
+            }
+            Some(l) => match l.get_ref().as_str() {
+                "pinocchio" => BaseLayout::Pinocchio,
+                "mujoco" => BaseLayout::Mujoco,
+                other => {
+                    return Err(self.err(
+                        l.span(),
+                        "base.layout",
+                        format!(
+                            "unknown base layout \"{other}\": expected \"pinocchio\" (the \
+                             default) or \"mujoco\""
+                        ),
+                    ))
+                }
+            },
+        };
+        Ok(BaseRead {
+            position,
+            motion,
+            body,
+            layout,
+        })
     }
 
     fn frame(

@@ -3,7 +3,7 @@
 use super::raw::BASE_NAME;
 use super::values::{axis_letter, unphysical_inertia};
 use crate::mat3::{self, M3};
-use crate::model::{BaseMotion, JointKind, ParameterSet, Robot};
+use crate::model::{BaseLayout, BaseMotion, JointKind, ParameterSet, Robot};
 
 /// Writes a spec in the physical form (`next`, `com`, inertia about the centre of mass) with
 /// floats in shortest round-trip form, so that [`parse_spec`](super::parse_spec) reads back an equal [`Robot`].
@@ -37,6 +37,9 @@ pub fn to_toml(robot: &Robot) -> String {
         let _ = writeln!(s, "\n[base]");
         let _ = writeln!(s, "position = {}", vec_toml(robot.base));
         let _ = writeln!(s, "motion = \"floating\"");
+        if robot.base_layout == BaseLayout::Mujoco {
+            let _ = writeln!(s, "layout = \"mujoco\"");
+        }
         let _ = writeln!(s, "mass = {}", float(b.mass));
         let _ = writeln!(s, "com = {}", vec_toml(b.com));
         let _ = writeln!(s, "inertia = {}", inertia_toml(&b.inertia_com));
