@@ -203,6 +203,7 @@ fn main() {
             snap: true,
             floating_base: false,
             contacts: Vec::new(),
+            root: None,
         };
         let mut robot = load_input_with(&path, &options)
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -1200,6 +1201,7 @@ fn panda_derivatives_c(manifest: &Path, c_dir: &Path, gen: &mut String) -> PathB
         snap: true,
         floating_base: false,
         contacts: Vec::new(),
+        root: None,
     };
     let mut robot = load_input_with(&path, &options)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))

@@ -19,7 +19,9 @@ What it does:
 Each JSON holds:
     {"robot", "dof", "generator": "mujoco X.Y.Z", "joints" (MuJoCo's joint names, `null` for
      unnamed ones), "free_joints" (the ids of free joints, whose qpos are 7 and qvel 6 entries:
-     position and quaternion w x y z; linear velocity in world axes, angular in body axes), "frames" (every named site on a moving body, in site order), "states": [
+     position and quaternion w x y z; linear velocity in world axes, angular in body axes),
+     "root" (the top-level body read with --root, or null: then everything below is the
+     quantities of that body's tree alone), "kept_joints" (the ids of the joints read), "frames" (every named site on a moving body, in site order), "states": [
         {"q" (qpos: around qpos0), "qd" (qvel), "qdd" (qacc), "tau" (M qacc + qfrc_bias),
          "mass_matrix" (mj_fullM, dof rows), "nonlinear_effects" (qfrc_bias),
          "gravity" (qfrc_bias at qvel = 0), "tau_fd" (random), "qdd_fd" (M^-1 (tau_fd -
@@ -49,7 +51,7 @@ STATES = 10
 
 DM_CONTROL_MODELS = ["acrobot", "cartpole", "reacher", "finger", "pendulum", "point_mass",
                      "ball_in_cup", "swimmer", "manipulator", "stacker", "humanoid", "cheetah",
-                     "hopper", "walker", "fish"]
+                     "hopper", "walker", "fish", "quadruped"]
 DM_CONTROL_COMMON = ["materials", "skybox", "visual"]
 
 # Menagerie models (copied unchanged, meshes left out): their mesh geoms and meshes are
@@ -61,11 +63,15 @@ MENAGERIE_MODELS = ["kinova_gen3"]
 # (xmat, xpos) and mj_jacBody.
 FRAME_BODIES = {"synthetic_degree": ["hand", "upper"], "kinova_gen3": ["bracelet_link"]}
 
+# Models read with quasidyn's --root BODY: the tree of that top-level body alone (the other
+# trees are independent of it, so MuJoCo's quantities over its dofs are those of the tree).
+ROOTS = {"quadruped": "torso"}
+
 # Random seeds are 2000 + the position here: models added later go at the end.
 MODELS = ["synthetic_degree", "synthetic_radian", "synthetic_flags", "acrobot", "cartpole",
           "reacher", "finger", "kinova_gen3", "pendulum", "point_mass", "ball_in_cup", "swimmer",
           "manipulator", "stacker", "synthetic_armature", "synthetic_free", "humanoid",
-          "cheetah", "hopper", "walker", "fish"]
+          "cheetah", "hopper", "walker", "fish", "quadruped"]
 
 # Models with armature (on joints and on actuators driving joints): MuJoCo's own inverse
 # dynamics, mj_inverse, is checked to equal the recorded tau = M qacc + qfrc_bias there
@@ -202,22 +208,58 @@ def load(name):
     return spec.compile()
 
 
+def kept_tree(model, root):
+    """The joints, qpos entries and dofs of the tree of top-level body `root` (every one
+    without a root)."""
+    if root is None:
+        return list(range(model.njnt)), list(range(model.nq)), list(range(model.nv))
+    root_id = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, root)
+    joints = [j for j in range(model.njnt)
+              if model.body_rootid[model.jnt_bodyid[j]] == root_id]
+    sizes = {int(mujoco.mjtJoint.mjJNT_FREE): (7, 6), int(mujoco.mjtJoint.mjJNT_BALL): (4, 3)}
+    qpos, dofs = [], []
+    for j in joints:
+        nq, nv = sizes.get(int(model.jnt_type[j]), (1, 1))
+        qpos += range(model.jnt_qposadr[j], model.jnt_qposadr[j] + nq)
+        dofs += range(model.jnt_dofadr[j], model.jnt_dofadr[j] + nv)
+    return joints, qpos, dofs
+
+
+def restrict(state, qpos, dofs):
+    """A state of the whole model restricted to one tree's qpos entries and dofs."""
+    vec = lambda key, idx: [state[key][i] for i in idx]
+    mat = lambda m: [[m[r][c] for c in dofs] for r in dofs]
+    out = {"q": vec("q", qpos)}
+    for key in ["qd", "qdd", "tau", "nonlinear_effects", "gravity", "tau_fd", "qdd_fd"]:
+        out[key] = vec(key, dofs)
+    out["mass_matrix"] = mat(state["mass_matrix"])
+    out["frames"] = [dict(f, jacobian=[[row[c] for c in dofs] for row in f["jacobian"]])
+                     for f in state["frames"]]
+    return out
+
+
 def write_fixture(name, seed):
     model = load(name)
     data = mujoco.MjData(model)
     rng = np.random.default_rng(seed)
-    sites = moving_sites(model)
+    root = ROOTS.get(name)
+    joints, qpos, dofs = kept_tree(model, root)
+    root_id = None if root is None else mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, root)
+    sites = [(s, n) for s, n in moving_sites(model)
+             if root_id is None or model.body_rootid[model.site_bodyid[s]] == root_id]
     bodies = [(mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, n), n)
               for n in FRAME_BODIES.get(name, [])]
     states = []
     for _ in range(STATES):
         q, qd, qdd = random_state(model, rng)
         tau_fd = rng.uniform(-5, 5, model.nv)
-        states.append(evaluate(model, data, q, qd, qdd, tau_fd, sites, bodies,
-                               name in INVERSE_CHECKED))
+        state = evaluate(model, data, q, qd, qdd, tau_fd, sites, bodies, name in INVERSE_CHECKED)
+        states.append(state if root is None else restrict(state, qpos, dofs))
     doc = {
         "robot": name,
-        "dof": model.nv,
+        "dof": len(dofs),
+        "root": root,
+        "kept_joints": joints,
         "generator": f"mujoco {mujoco.__version__}",
         "joints": [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j)
                    for j in range(model.njnt)],
@@ -229,7 +271,7 @@ def write_fixture(name, seed):
     }
     path = MJCF_DIR / f"{name}.json"
     path.write_text(json.dumps(doc, indent=1) + "\n")
-    print(f"wrote {path.relative_to(ROOT)}: {model.nv} dof, {len(sites) + len(bodies)} frames, "
+    print(f"wrote {path.relative_to(ROOT)}: {len(dofs)} dof, {len(sites) + len(bodies)} frames, "
           f"{len(states)} states")
 
 

@@ -230,7 +230,14 @@ pub fn parse_input_reading(
     options: &ImportOptions,
     read: &crate::import::ReadInclude,
 ) -> Result<Imported, Error> {
-    let mut imported = match detect(Path::new(file_name), text) {
+    let kind = detect(Path::new(file_name), text);
+    if options.root.is_some() && kind != InputKind::Mjcf {
+        return Err(Error::Unsupported(
+            "the root option picks one tree of an MJCF file: a spec, URDF or DH table has one \
+             root",
+        ));
+    }
+    let mut imported = match kind {
         InputKind::Spec => Imported {
             robot: parse_spec(text, file_name)?,
             snaps: Vec::new(),
@@ -550,6 +557,7 @@ pub struct Builder {
     quiet: bool,
     no_snap: bool,
     floating_base: bool,
+    root: Option<String>,
     options: Options,
 }
 
@@ -593,6 +601,13 @@ impl Builder {
     /// becomes the floating base body (docs/spec.md). Off by default.
     pub fn floating_base(mut self, floating: bool) -> Builder {
         self.floating_base = floating;
+        self
+    }
+
+    /// For MJCF input: keep the tree of this top-level body (a child of the world) and leave
+    /// the other trees out (a robot among free objects, or one of two robots; docs/mjcf.md).
+    pub fn root(mut self, body: impl Into<String>) -> Builder {
+        self.root = Some(body.into());
         self
     }
 
@@ -673,6 +688,7 @@ impl Builder {
             contacts: self.contacts.clone(),
             snap: !self.no_snap,
             floating_base: self.floating_base,
+            root: self.root.clone(),
         };
         let imported = match (&self.inline, &self.input) {
             (Some((text, file)), _) => parse_input_with(text, file, &options)?,

@@ -170,7 +170,7 @@ pub enum Command {
 /// The input every subcommand reads, and how to import it.
 #[derive(Debug, clap::Args)]
 pub struct InputArgs {
-    /// The robot: spec, URDF or DH table.
+    /// The robot: spec, URDF, MJCF or DH table.
     pub input: PathBuf,
     /// URDF only: the link the chain ends at (default: the single leaf, or the whole tree if
     /// there are several leaves).
@@ -195,6 +195,10 @@ pub struct InputArgs {
     /// floating base body.
     #[arg(long)]
     pub floating_base: bool,
+    /// MJCF only: keep the tree of this top-level body (a child of the world) and leave the
+    /// others out (a robot among free objects, or one of two robots).
+    #[arg(long, value_name = "BODY")]
+    pub root: Option<String>,
 }
 
 impl InputArgs {
@@ -205,6 +209,7 @@ impl InputArgs {
             contacts: self.contacts.clone(),
             snap: !self.no_snap,
             floating_base: self.floating_base,
+            root: self.root.clone(),
         }
     }
 

@@ -14,7 +14,7 @@ use serde_json::Value;
 /// Agreement required with MuJoCo.
 const REL: f64 = 1e-9;
 
-const MODELS: [&str; 21] = [
+const MODELS: [&str; 22] = [
     "synthetic_degree",
     "synthetic_radian",
     "synthetic_flags",
@@ -36,6 +36,7 @@ const MODELS: [&str; 21] = [
     "hopper",
     "walker",
     "fish",
+    "quadruped",
 ];
 
 fn fixture_dir() -> PathBuf {
@@ -115,6 +116,7 @@ fn check_models(snap: bool) {
                 .iter()
                 .map(|v| v.as_str().unwrap().to_owned())
                 .collect(),
+            root: fixture["root"].as_str().map(str::to_owned),
             ..ImportOptions::default()
         };
         let path = fixture_dir().join(format!("{name}.xml"));
@@ -137,12 +139,19 @@ fn check_models(snap: bool) {
             !free.is_empty(),
             "{name}: layout"
         );
+        // With a root, the joints of its tree alone.
+        let kept: Vec<u64> = fixture["kept_joints"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|v| v.as_u64().unwrap())
+            .collect();
         let expected_joints: Vec<String> = fixture["joints"]
             .as_array()
             .unwrap()
             .iter()
             .enumerate()
-            .filter(|(j, _)| !free.contains(&(*j as u64)))
+            .filter(|(j, _)| kept.contains(&(*j as u64)) && !free.contains(&(*j as u64)))
             .map(|(j, v)| v.as_str().map_or(format!("joint{j}"), str::to_owned))
             .collect();
         assert_eq!(joints, expected_joints, "{name}: joints in MuJoCo's order");
@@ -786,4 +795,38 @@ fn the_mujoco_layout_round_trips_through_the_spec() {
             "{msg}"
         );
     }
+}
+
+/// `root` keeps one top-level body's tree; a name that is none, a frame outside the tree and
+/// the option on an input that is not MJCF are refused with the reason.
+#[test]
+fn the_root_option_keeps_one_tree() {
+    let xml = floating(
+        "<freejoint/>",
+        "",
+        "<body name=\"ball\"><freejoint/><geom size=\"1\"/></body>",
+    );
+    let with_root = |root: &str, frames: &[&str]| ImportOptions {
+        root: Some(root.to_owned()),
+        frames: frames.iter().map(|f| (*f).to_owned()).collect(),
+        ..ImportOptions::default()
+    };
+    let robot = import_mjcf(&xml, "m.xml", &with_root("trunk", &[]))
+        .unwrap()
+        .robot;
+    assert!(robot.is_mujoco_floating() && robot.dof() == 1);
+    let e = import_mjcf(&xml, "m.xml", &with_root("leg", &[])).unwrap_err();
+    assert!(
+        e.message().contains("no top-level body") && e.message().contains("trunk, ball"),
+        "{e}"
+    );
+    let e = import_mjcf(&xml, "m.xml", &with_root("trunk", &["ball"])).unwrap_err();
+    assert!(e.message().contains("not in the tree"), "{e}");
+    let spec = std::fs::read_to_string(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../robots/ur5.toml"),
+    )
+    .unwrap();
+    let e =
+        quasidyn_codegen::parse_input_with(&spec, "ur5.toml", &with_root("base", &[])).unwrap_err();
+    assert!(e.to_string().contains("one tree of an MJCF file"), "{e}");
 }

@@ -33,7 +33,8 @@
 //! several leaf links imports as the whole tree), `frame = "LINK"` (URDF only, repeatable: a
 //! link that becomes a named frame), `snap = false` (URDF only: keep every value as written
 //! instead of snapping values within a tolerance of exact ones, such as angles within 5e-10 of
-//! multiples of pi/2), `floating_base = true` (URDF only: a free-flyer under the root link) and
+//! multiples of pi/2), `floating_base = true` (URDF only: a free-flyer under the root link),
+//! `root = "BODY"` (MJCF only: keep the tree of this top-level body, leave the others out) and
 //! `only = ["inverse_dynamics", "mass_matrix"]` (generate only these functions, named as
 //! generated: `gravity`, `coriolis`, `regressor`, `forward_kinematics_FRAME`, ..., or `frames`
 //! for every named frame's; the others are not derived, and the module has no `Dynamics`
@@ -73,7 +74,8 @@ use quasidyn_codegen::{
 /// Generates a robot's kinematics and dynamics module at compile time from a spec, URDF file
 /// or DH table: `robot!(file = "PATH")` (relative to the crate's `Cargo.toml`) or
 /// `robot!(r#"TOML"#)`, optionally preceded by a visibility and followed by `name = "IDENT"`,
-/// `tip = "LINK"`, `frame = "LINK"` (repeatable), `snap = false`, `floating_base = true`,
+/// `tip = "LINK"`, `root = "BODY"` (MJCF), `frame = "LINK"` (repeatable), `snap = false`,
+/// `floating_base = true`,
 /// `only = ["FUNCTION", ...]` and `batch = N`. See the crate documentation.
 #[proc_macro]
 pub fn robot(input: proc_macro::TokenStream) -> proc_macro::TokenStream {
@@ -104,6 +106,8 @@ struct RobotArgs {
     source: Source,
     name: Option<LitStr>,
     tip: Option<LitStr>,
+    /// `root = "BODY"`: the MJCF tree to keep.
+    root: Option<LitStr>,
     frames: Vec<LitStr>,
     /// `contact = "FRAME"` or `"FRAME:6d"` (repeatable).
     contacts: Vec<LitStr>,
@@ -117,7 +121,7 @@ struct RobotArgs {
 
 const ROBOT_USAGE: &str =
     "expected a robot description: robot!(r#\"...spec...\"#) or robot!(file = \"PATH\"), \
-     optionally followed by name = \"IDENT\", tip = \"LINK\", frame = \"LINK\", \
+     optionally followed by name = \"IDENT\", tip = \"LINK\", root = \"BODY\", frame = \"LINK\", \
      contact = \"FRAME[:6d]\", snap = false, floating_base = true, only = [\"FUNCTION\", ...] \
      and batch = N";
 
@@ -127,6 +131,7 @@ impl Parse for RobotArgs {
         let mut source = None;
         let mut name = None;
         let mut tip = None;
+        let mut root = None;
         let mut frames = Vec::new();
         let mut contacts = Vec::new();
         let mut snap: Option<LitBool> = None;
@@ -201,12 +206,13 @@ impl Parse for RobotArgs {
                 }
                 "name" => &mut name,
                 "tip" => &mut tip,
+                "root" => &mut root,
                 other => {
                     return Err(syn::Error::new(
                         key.span(),
                         format!(
-                            "unknown argument `{other}`: expected `file`, `name`, `tip`, `frame`, \
-                             `contact`, `snap`, `floating_base`, `only` or `batch`"
+                            "unknown argument `{other}`: expected `file`, `name`, `tip`, `root`, \
+                             `frame`, `contact`, `snap`, `floating_base`, `only` or `batch`"
                         ),
                     ))
                 }
@@ -222,6 +228,7 @@ impl Parse for RobotArgs {
             source,
             name,
             tip,
+            root,
             frames,
             contacts,
             snap,
@@ -311,6 +318,7 @@ fn generate_robot(args: &RobotArgs) -> Result<TokenStream, Failure> {
         snap: args.snap.as_ref().is_none_or(LitBool::value),
         floating_base: args.floating_base.as_ref().is_some_and(LitBool::value),
         contacts: args.contacts.iter().map(LitStr::value).collect(),
+        root: args.root.as_ref().map(LitStr::value),
     };
     // An MJCF file's includes, named relative to the crate like the file itself; each one read
     // is tracked like the file.

@@ -39,8 +39,8 @@ pub fn import_mjcf(
 /// file (the including file's directory, as `file_name` spells it, joined with the `file`
 /// attribute) and returns its text or why it cannot be read.
 ///
-/// `options.frames` names bodies that become frames besides the named sites; `options.tip` and
-/// `options.floating_base` are refused (not supported for MJCF yet). With `options.snap`,
+/// `options.frames` names bodies that become frames besides the named sites; `options.root`
+/// keeps the tree of one top-level body; `options.tip` and `options.floating_base` are refused (not supported for MJCF yet). With `options.snap`,
 /// values within a tolerance of exact ones are snapped as for URDF.
 pub fn import_mjcf_reading(
     xml: &str,
@@ -580,9 +580,15 @@ impl Model<'_, '_> {
         let mut owner: Vec<Option<usize>> = Vec::with_capacity(self.bodies.len());
         let mut joints: Vec<LocatedJoint> = Vec::new();
         let mut names = Names::default();
-        let free_tree = self.free_tree()?;
+        let kept = self.kept(options.root.as_deref(), root)?;
+        let free_tree = self.free_tree(&kept)?;
         let mut floating = free_tree.iter().any(|&f| f).then_some(MassProps::ZERO);
         for (b, body) in self.bodies.iter().enumerate() {
+            if !kept[b] {
+                // Another tree than the one `--root` keeps: as if it were not in the file.
+                owner.push(None);
+                continue;
+            }
             let mut carrier = body.parent.and_then(|p| owner[p]);
             for (k, joint) in body.joints.iter().enumerate() {
                 names.check(&joint.name, "joint", joint.element)?;
@@ -672,7 +678,7 @@ impl Model<'_, '_> {
                 ),
             ));
         }
-        let frames = self.frames(&owner, &free_tree, options, root)?;
+        let frames = self.frames(&owner, &free_tree, &kept, options, root)?;
         Ok(LocatedChain {
             floating,
             chain: Chain {
@@ -692,13 +698,49 @@ impl Model<'_, '_> {
         })
     }
 
+    /// Which bodies are read: all of them, or with `root` (`--root BODY`) the tree of that
+    /// top-level body alone (bodies welded to the world elsewhere are left out too, as scenery).
+    fn kept(&self, root: Option<&str>, element: &Element) -> Result<Vec<bool>, ImportError> {
+        let Some(root) = root else {
+            return Ok(vec![true; self.bodies.len()]);
+        };
+        let mut kept = vec![false; self.bodies.len()];
+        for (b, body) in self.bodies.iter().enumerate() {
+            kept[b] = match body.parent {
+                None => body.name == root,
+                Some(p) => kept[p],
+            };
+        }
+        if kept.iter().any(|&k| k) {
+            return Ok(kept);
+        }
+        let tops: Vec<&str> = self
+            .bodies
+            .iter()
+            .filter(|b| b.parent.is_none())
+            .map(|b| b.name.as_str())
+            .collect();
+        Err(ImportError::UnknownTip {
+            at: element.at(),
+            what: "root".to_owned(),
+            message: format!(
+                "no top-level body (child of the world) named `{root}`; the top-level bodies \
+                 are: {}",
+                tops.join(", ")
+            ),
+        })
+    }
+
     /// Which bodies belong to the tree of the free body, if one has a free joint. Only one
     /// moving tree is supported with a free joint: another free body, or joints outside the
     /// free body's tree, are a located error; bodies welded to the world are scenery.
-    fn free_tree(&self) -> Result<Vec<bool>, ImportError> {
+    fn free_tree(&self, kept: &[bool]) -> Result<Vec<bool>, ImportError> {
         let mut in_tree = vec![false; self.bodies.len()];
         let mut free_body: Option<usize> = None;
         for (b, body) in self.bodies.iter().enumerate() {
+            if !kept[b] {
+                continue;
+            }
             in_tree[b] = body.free || body.parent.is_some_and(|p| in_tree[p]);
             if body.free {
                 if let Some(first) = free_body {
@@ -719,7 +761,7 @@ impl Model<'_, '_> {
                 .bodies
                 .iter()
                 .enumerate()
-                .find(|(b, body)| !in_tree[*b] && !body.joints.is_empty());
+                .find(|(b, body)| kept[*b] && !in_tree[*b] && !body.joints.is_empty());
             if let Some((_, body)) = outside {
                 return Err(body.joints[0].element.unsupported(
                     "",
@@ -739,6 +781,7 @@ impl Model<'_, '_> {
         &self,
         owner: &[Option<usize>],
         free_tree: &[bool],
+        kept: &[bool],
         options: &ImportOptions,
         root: &Element,
     ) -> Result<Vec<(ChainFrame, super::error::Location)>, ImportError> {
@@ -747,7 +790,7 @@ impl Model<'_, '_> {
         for (b, body) in self.bodies.iter().enumerate() {
             for (name, pose, element) in &body.sites {
                 // A site on the fixed base never moves: no frame. One on the floating base is.
-                if owner[b].is_none() && !free_tree[b] {
+                if !kept[b] || (owner[b].is_none() && !free_tree[b]) {
                     continue;
                 }
                 names.check(name, "frame", element)?;
@@ -775,6 +818,12 @@ impl Model<'_, '_> {
                 });
             };
             let body = &self.bodies[b];
+            if !kept[b] {
+                return Err(body.element.invalid(
+                    "",
+                    format!("body `{wanted}` is not in the tree the root option keeps"),
+                ));
+            }
             if owner[b].is_none() && !free_tree[b] {
                 return Err(body.element.invalid(
                     "",

@@ -40,6 +40,9 @@ pub struct ImportOptions {
     /// URDF only: a free-flyer under the root link (`[base] motion = "floating"`), the root
     /// link's inertia with the links fixed to it as the base body; off by default.
     pub floating_base: bool,
+    /// MJCF only: the top-level body (a child of the world) whose tree is read; the other
+    /// trees are left out (`None`: every tree, a forest).
+    pub root: Option<String>,
     /// Rigid contacts on named frames, added after the input's own (`[[contact]]`): `FRAME`
     /// for a point contact, `FRAME:6d` for a 6d one (see [`crate::Robot::add_contacts`]).
     pub contacts: Vec<String>,
@@ -52,6 +55,7 @@ impl Default for ImportOptions {
             frames: Vec::new(),
             snap: true,
             floating_base: false,
+            root: None,
             contacts: Vec::new(),
         }
     }
