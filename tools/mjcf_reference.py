@@ -12,7 +12,8 @@ What it does:
 2. For every model in MODELS (those and the hand-written synthetic_*.xml files, which
    exercise includes, default classes, compiler settings, orientation forms, frames, geom
    inertia, multi-joint bodies, ref, welded bodies, forests and armature on joints and
-   actuators; mj_inverse is checked against M qacc + qfrc_bias on INVERSE_CHECKED): loads it with
+   actuators; mj_inverse plus the passive forces is checked against M qacc + qfrc_bias on
+   INVERSE_CHECKED): loads it with
    mujoco.MjModel.from_xml_path and writes tests/fixtures/mjcf/NAME.json with STATES random
    states.
 
@@ -25,7 +26,8 @@ Each JSON holds:
         {"q" (qpos: around qpos0), "qd" (qvel), "qdd" (qacc), "tau" (M qacc + qfrc_bias),
          "mass_matrix" (mj_fullM, dof rows), "nonlinear_effects" (qfrc_bias),
          "gravity" (qfrc_bias at qvel = 0), "tau_fd" (random), "qdd_fd" (M^-1 (tau_fd -
-         qfrc_bias)), "frames": [{"name", "rotation" (site_xmat, 3 rows), "position"
+         qfrc_bias)), "passive_forces" (qfrc_spring + qfrc_damper; left out where tendon
+         springs or dampers add to them), "frames": [{"name", "rotation" (site_xmat, 3 rows), "position"
          (site_xpos), "jacobian" (mj_jacSite: jacp rows over jacr rows, 6 x nv)}]}]}
 "frame_bodies" lists the bodies asked for as frames (FRAME_BODIES), whose entries follow the
 sites' in "frames": xmat, xpos and mj_jacBody.
@@ -153,6 +155,7 @@ def evaluate(model, data, q, qd, qdd, tau_fd, sites, bodies, inverse=False):
     mass = np.zeros((nv, nv))
     mujoco.mj_fullM(model, data, mass)
     bias = data.qfrc_bias.copy()
+    passive = data.qfrc_spring + data.qfrc_damper
     frames = []
     for s, name in sites:
         jacp = np.zeros((3, nv))
@@ -178,7 +181,8 @@ def evaluate(model, data, q, qd, qdd, tau_fd, sites, bodies, inverse=False):
     if inverse:
         data.qacc[:] = qdd
         mujoco.mj_inverse(model, data)
-        err = np.abs(data.qfrc_inverse - tau).max()
+        # mj_inverse subtracts the passive forces (springs, dampers): add them back.
+        err = np.abs(data.qfrc_inverse + data.qfrc_passive - tau).max()
         assert err <= 1e-12 * max(1.0, np.abs(tau).max()), f"mj_inverse differs by {err}"
     return {
         "q": q.tolist(),
@@ -191,7 +195,15 @@ def evaluate(model, data, q, qd, qdd, tau_fd, sites, bodies, inverse=False):
         "tau_fd": tau_fd.tolist(),
         "qdd_fd": np.linalg.solve(mass, tau_fd - bias).tolist(),
         "frames": frames,
+        **passive_forces(model, passive),
     }
+
+
+def passive_forces(model, passive):
+    """{"passive_forces": qfrc_spring + qfrc_damper} where they are the joints' alone (no
+    tendon spring or damper adds to them), else nothing."""
+    tendons = np.any(model.tendon_stiffness != 0) or np.any(model.tendon_damping != 0)
+    return {} if tendons else {"passive_forces": passive.tolist()}
 
 
 def load(name):
@@ -230,8 +242,10 @@ def restrict(state, qpos, dofs):
     vec = lambda key, idx: [state[key][i] for i in idx]
     mat = lambda m: [[m[r][c] for c in dofs] for r in dofs]
     out = {"q": vec("q", qpos)}
-    for key in ["qd", "qdd", "tau", "nonlinear_effects", "gravity", "tau_fd", "qdd_fd"]:
-        out[key] = vec(key, dofs)
+    for key in ["qd", "qdd", "tau", "nonlinear_effects", "gravity", "tau_fd", "qdd_fd",
+                "passive_forces"]:
+        if key in state:
+            out[key] = vec(key, dofs)
     out["mass_matrix"] = mat(state["mass_matrix"])
     out["frames"] = [dict(f, jacobian=[[row[c] for c in dofs] for row in f["jacobian"]])
                      for f in state["frames"]]

@@ -3,9 +3,9 @@
 use crate::derive::{
     centroidal, contact_dynamics, contact_jacobian, coriolis_matrix, derivatives, derive_with,
     elastic_dynamics, elastic_rates, frame_motion, joint_wrenches, kinetic_energy,
-    mass_matrix_inverse, potential_energy, same_hinge_axis, shared_count, spatial_derivatives,
-    split_velocity_forces, standard_values, BaseSet, Coordinates, Derivatives, Derived,
-    DetachedBase, DetachedRegressor, Regressor,
+    mass_matrix_inverse, passive_forces, potential_energy, same_hinge_axis, shared_count,
+    spatial_derivatives, split_velocity_forces, standard_values, BaseSet, Coordinates, Derivatives,
+    Derived, DetachedBase, DetachedRegressor, Regressor,
 };
 use crate::functions::{every_function_of, function_name, functions_of, Counts, Exists, CATALOGUE};
 use crate::ir::{Constant, Function, FunctionKind, Graph, Module, NodeId};
@@ -527,6 +527,10 @@ fn on_request(
     if has(FunctionKind::PotentialEnergy) {
         let v = potential_energy(graph, robot);
         out.push(function(FunctionKind::PotentialEnergy, vec![vec![v]]));
+    }
+    if has(FunctionKind::PassiveForces) {
+        let tau = passive_forces(graph, robot);
+        out.push(function(FunctionKind::PassiveForces, vec![tau]));
     }
     let frames = u16::try_from(robot.frames.len()).expect("frames fit u16");
     let any_frame_motion = (0..frames).any(|k| {

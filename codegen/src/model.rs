@@ -81,6 +81,27 @@ pub struct RobotBody {
     /// prismatic joint), non-negative: it adds to the mass matrix's diagonal entry of this
     /// joint alone, as Pinocchio's `model.armature` and MuJoCo's joint `armature`.
     pub armature: f64,
+    /// A spring to a fixed reference and a damper acting on the joint coordinate itself (MuJoCo's
+    /// joint `stiffness`, `springref` and `damping`), giving `passive_forces`; zero for none.
+    pub passive: PassiveJoint,
+}
+
+/// A joint's linear spring and damper: the force `-stiffness (q - reference) - damping qd`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PassiveJoint {
+    /// N m/rad (N/m for a prismatic joint), non-negative.
+    pub stiffness: f64,
+    /// N m s/rad (N s/m), non-negative.
+    pub damping: f64,
+    /// The joint position at which the spring is at rest (rad or m, in `q`'s own terms).
+    pub reference: f64,
+}
+
+impl PassiveJoint {
+    /// Whether the joint has a spring or a damper.
+    pub fn is_some(&self) -> bool {
+        self.stiffness != 0.0 || self.damping != 0.0
+    }
 }
 
 /// An elastic joint: a spring (and optionally a damper) between the motor and the link.
@@ -355,6 +376,11 @@ impl Robot {
             self.contacts.push(Contact { frame, kind });
         }
         Ok(())
+    }
+
+    /// Whether any joint has a spring or a damper ([`RobotBody::passive`]).
+    pub fn has_passive_joints(&self) -> bool {
+        self.bodies.iter().any(|b| b.passive.is_some())
     }
 
     /// Whether any joint has a non-zero armature ([`RobotBody::armature`]).

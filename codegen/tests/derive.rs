@@ -301,6 +301,7 @@ fn body(joint: JointKind, axis: V, next: V, mass: f64, com: V, inertia: V) -> Ro
         elastic: None,
         flex: None,
         armature: 0.0,
+        passive: Default::default(),
     }
 }
 

@@ -178,6 +178,12 @@ fn check_models(snap: bool) {
                 FunctionKind::FrameJacobian(k),
             ]);
         }
+        // The joints' springs and dampers, where the fixture has MuJoCo's (no tendon adds to
+        // them) and the model has any.
+        let passive = robot.has_passive_joints();
+        if passive {
+            kinds.push(FunctionKind::PassiveForces);
+        }
         let module = build_module_only(&robot, Some(&kinds));
         for (s, state) in fixture["states"].as_array().unwrap().iter().enumerate() {
             let what = |f: &str| format!("{name} state {s} {f}");
@@ -199,6 +205,17 @@ fn check_models(snap: bool) {
             ];
             for (kind, key) in pairs {
                 assert_close(&what(key), &one(kind, &env), &numbers(&state[key]));
+            }
+            match (&state.get("passive_forces"), passive) {
+                (Some(expected), true) => assert_close(
+                    &what("passive_forces"),
+                    &one(FunctionKind::PassiveForces, &env),
+                    &numbers(expected),
+                ),
+                (Some(expected), false) => {
+                    assert!(numbers(expected).iter().all(|&f| f == 0.0), "{name}")
+                }
+                (None, _) => {}
             }
             for (k, frame) in state["frames"].as_array().unwrap().iter().enumerate() {
                 let kk = u16::try_from(k).unwrap();
@@ -758,7 +775,12 @@ fn the_mujoco_layout_round_trips_through_the_spec() {
     assert!(text.contains("layout = \"mujoco\""), "{text}");
     let again = quasidyn_codegen::parse_spec(&text, "free.toml").expect("reads back");
     assert!(again.is_mujoco_floating());
-    let kinds = [FunctionKind::InverseDynamics, FunctionKind::MassMatrix];
+    let kinds = [
+        FunctionKind::InverseDynamics,
+        FunctionKind::MassMatrix,
+        FunctionKind::PassiveForces,
+    ];
+    assert!(text.contains("passive = { stiffness = 4"), "{text}");
     let (a, b) = (
         build_module_only(&robot, Some(&kinds)),
         build_module_only(&again, Some(&kinds)),
@@ -829,4 +851,57 @@ fn the_root_option_keeps_one_tree() {
     let e =
         quasidyn_codegen::parse_input_with(&spec, "ur5.toml", &with_root("base", &[])).unwrap_err();
     assert!(e.to_string().contains("one tree of an MJCF file"), "{e}");
+}
+
+/// Springs and dampers: a spec's `[body.passive]` and an MJCF joint's `stiffness`, `damping`
+/// and `springref` (in degrees by default, as `ref`), with what is refused.
+#[test]
+fn joint_springs_and_dampers_are_read_and_checked() {
+    let xml = model(
+        "<joint name=\"j\" stiffness=\"2\" damping=\"0.5\" springref=\"90\"/>",
+        "",
+    );
+    let robot = import_mjcf(&xml, "m.xml", &ImportOptions::default())
+        .unwrap()
+        .robot;
+    let p = robot.bodies[0].passive;
+    assert_eq!((p.stiffness, p.damping), (2.0, 0.5));
+    assert!((p.reference - std::f64::consts::FRAC_PI_2).abs() < 1e-15);
+    for (joint, says) in [
+        (
+            "<joint stiffness=\"-1\"/>",
+            "stiffness must not be negative",
+        ),
+        ("<joint springdamper=\"0.1 1\"/>", "springdamper"),
+    ] {
+        let e = error_of(&model(joint, ""), &[]);
+        assert_eq!(e.location().line, 4, "{e}");
+        assert!(e.message().contains(says), "{e}");
+    }
+    let e = error_of(
+        &floating("<joint type=\"free\" damping=\"1\"/>", "", ""),
+        &[],
+    );
+    assert!(e.message().contains("damping on a free joint"), "{e}");
+
+    let body = |passive: &str| {
+        format!(
+            "name = \"r\"\n[[body]]\nname = \"b\"\njoint = \"revolute\"\naxis = \"z\"\n\
+             mass = 1.0\npassive = {passive}\n"
+        )
+    };
+    let robot = quasidyn_codegen::parse_spec(
+        &body("{ stiffness = 3.0, damping = 0.25, reference = -0.5 }"),
+        "a.toml",
+    )
+    .unwrap();
+    assert_eq!(robot.bodies[0].passive.reference, -0.5);
+    for (passive, says) in [
+        ("{ damping = -1.0 }", "damping must not be negative"),
+        ("{ stiff = 1.0 }", "unknown key `stiff`"),
+    ] {
+        let e = quasidyn_codegen::parse_spec(&body(passive), "a.toml").unwrap_err();
+        let msg = e.to_string();
+        assert!(msg.contains("a.toml:7:") && msg.contains(says), "{msg}");
+    }
 }

@@ -14,7 +14,8 @@
 //! Christoffel form of the Coriolis matrix), `frame_motion` (each named frame's velocity,
 //! acceleration bias and Jacobian derivative), `mass_matrix_inverse` (`M⁻¹` from its
 //! factorisation), `joint_wrenches` (what each joint transmits, world axes), `contacts` (the
-//! rigid contacts' Jacobian and the forward dynamics under them).
+//! rigid contacts' Jacobian and the forward dynamics under them), `passive` (the joints'
+//! springs and dampers).
 
 // Index loops mirror the papers' component formulas (ξ, η over x, y, z; joints i < j < k).
 #![allow(clippy::needless_range_loop)]
@@ -40,6 +41,7 @@ mod mass_matrix_inverse;
 mod moving_base;
 mod orientation;
 mod params;
+mod passive;
 mod regressor;
 mod regular;
 mod scalar;
@@ -61,6 +63,7 @@ pub use frame_motion::{frame_motion, FrameMotion};
 pub use joint_wrenches::joint_wrenches;
 pub(crate) use mass_matrix::same_hinge_axis;
 pub use mass_matrix_inverse::mass_matrix_inverse;
+pub use passive::passive_forces;
 pub(crate) use regressor::DetachedRegressor;
 pub use regressor::{all_symbolic, regressor, Regressor, STANDARD_NAMES};
 pub use regular::{singular_motion, SingularMotion};

@@ -701,6 +701,23 @@ pub const CATALOGUE: &[Entry] = {
             exists: Exists::FixedOrFloatingStandardParameters,
         },
         Entry {
+            kind: FunctionKind::PassiveForces,
+            name: "passive_forces",
+            group: Group::WholeBody,
+            inputs: &[Q, Qd],
+            moving_base: MovingBase::None,
+            outputs: &[vec_n!(
+                "tau",
+                "joint forces/torques of the springs and dampers (N or N m); zero for a \
+                 floating base's six coordinates"
+            )],
+            doc: "Forces of the joints' linear springs and dampers, `-stiffness (q - reference) \
+                  - damping qd` per joint (MuJoCo's `qfrc_spring + qfrc_damper` of joint \
+                  stiffness and damping).",
+            batched: true,
+            exists: Exists::PassiveJoints,
+        },
+        Entry {
             kind: FunctionKind::FrameVelocity(0),
             name: "frame_velocity",
             group: Group::FrameMotion,

@@ -109,6 +109,8 @@ pub enum FunctionKind {
     KineticEnergy,
     /// Potential energy of the whole robot in the gravity field (a scalar).
     PotentialEnergy,
+    /// The joints' springs and dampers: `-stiffness (q - reference) - damping qd`.
+    PassiveForces,
     /// Velocity of the named frame with this index: its origin's, then its angular velocity,
     /// world axes (6).
     FrameVelocity(u16),
@@ -237,6 +239,8 @@ pub enum Exists {
     FixedOrFloatingStandardParameters,
     /// Robots without joint armature (`tau = Y pi` has no term for it: the regressors).
     NoArmature,
+    /// Robots with a joint spring or damper ([`crate::RobotBody::passive`]).
+    PassiveJoints,
     /// Fixed and floating bases with at least one contact (a prescribed base's motion is not
     /// an input of these yet).
     ContactsFixedOrFloating,
@@ -280,6 +284,7 @@ impl Exists {
                     && robot.parameters != crate::model::ParameterSet::Base
             }
             Exists::NoArmature => !robot.has_armature(),
+            Exists::PassiveJoints => robot.has_passive_joints(),
             Exists::ContactsFixedOrFloating => {
                 !robot.contacts.is_empty()
                     && matches!(robot.motion, BaseMotion::Fixed | BaseMotion::Floating)
@@ -307,6 +312,7 @@ impl Exists {
                 "fixed and floating bases, standard parameters"
             }
             Exists::NoArmature => "robots without armature",
+            Exists::PassiveJoints => "robots with joint springs or dampers",
             Exists::ContactsFixedOrFloating => "robots with contacts, fixed and floating bases",
         }
     }
@@ -472,6 +478,7 @@ impl FunctionKind {
                 | FunctionKind::Jacobian
                 | FunctionKind::FrameKinematics(_)
                 | FunctionKind::FrameJacobian(_)
+                | FunctionKind::PassiveForces
         )
     }
 
@@ -496,7 +503,7 @@ impl FunctionKind {
     pub const CENTROIDAL: [FunctionKind; 6] = kinds_in(Group::Centroidal);
 
     /// The other functions generated on request, in file order (after the centroidal ones).
-    pub const WHOLE_BODY: [FunctionKind; 5] = kinds_in(Group::WholeBody);
+    pub const WHOLE_BODY: [FunctionKind; 6] = kinds_in(Group::WholeBody);
 
     /// The per-frame motion functions, for frame 0, in file order (after the whole-body ones).
     pub const FRAME_MOTION: [FunctionKind; 3] = kinds_in(Group::FrameMotion);
@@ -654,6 +661,7 @@ mod tests {
             | FunctionKind::JointWrenches
             | FunctionKind::KineticEnergy
             | FunctionKind::PotentialEnergy
+            | FunctionKind::PassiveForces
             | FunctionKind::FrameVelocity(_)
             | FunctionKind::FrameAccelerationBias(_)
             | FunctionKind::JacobianDerivative(_)

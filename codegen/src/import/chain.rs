@@ -126,6 +126,8 @@ pub(crate) struct ChainJoint {
     pub body: MassProps,
     /// The joint's armature ([`crate::RobotBody::armature`]).
     pub armature: f64,
+    /// Its spring and damper ([`crate::RobotBody::passive`]).
+    pub passive: crate::model::PassiveJoint,
 }
 
 /// A named frame fixed on a body, at the zero configuration in base axes.
@@ -201,6 +203,7 @@ impl Chain {
                     elastic: None,
                     flex: None,
                     armature: j.armature,
+                    passive: j.passive,
                 }
             })
             .collect::<Vec<_>>();

@@ -239,6 +239,7 @@ pub fn import_dh(text: &str, file_name: &str) -> Result<Robot, ImportError> {
             axis,
             body: MassProps::in_base(&frame, mass, com, &inertia),
             armature: 0.0,
+            passive: Default::default(),
         });
     }
 

@@ -19,7 +19,9 @@ pub use super::mjcf_parse::ReadInclude;
 use super::mjcf_parse::{read_document, Attrs, Count, Defaults, Element, MAIN_CLASS};
 use super::{ImportOptions, Imported};
 use crate::mat3::{add, mat_vec, mul, scale, sub};
-use crate::model::{BaseBody, BaseLayout, BaseMotion, JointKind, SymbolicInertial, MAX_BODIES};
+use crate::model::{
+    BaseBody, BaseLayout, BaseMotion, JointKind, PassiveJoint, SymbolicInertial, MAX_BODIES,
+};
 use crate::names::frame_ident;
 
 /// Imports an MJCF document held in memory; an `<include>` is a located error (there is no
@@ -193,6 +195,8 @@ struct Joint<'e> {
     axis: V3,
     /// `armature`, plus that of the actuators driving the joint (each times its gear squared).
     armature: f64,
+    /// `stiffness`, `springref` and `damping`.
+    passive: PassiveJoint,
 }
 
 /// What a joint element is: a free joint (the body is the floating base) or a joint of the
@@ -421,6 +425,14 @@ impl<'d, 'e> Model<'d, 'e> {
             "hinge" => JointKind::Revolute,
             "slide" => JointKind::Prismatic,
             "free" => {
+                let passive = ["stiffness", "damping"]
+                    .into_iter()
+                    .find(|&key| attrs.number(key, 0.0).is_ok_and(|v| v != 0.0));
+                if let Some(key) = passive {
+                    return Err(attrs
+                        .element
+                        .unsupported(key, format!("{key} on a free joint is not supported yet")));
+                }
                 if non_negative_armature(&attrs)? != 0.0 {
                     return Err(attrs.element.unsupported(
                         "armature",
@@ -448,6 +460,7 @@ impl<'d, 'e> Model<'d, 'e> {
             }
         };
         let armature = non_negative_armature(&attrs)?;
+        let passive = self.passive(&attrs, kind)?;
         // Limits do not enter these functions, but MuJoCo refuses a range it cannot place.
         let range = attrs.array::<2>("range")?.unwrap_or_default();
         if !self.compiler.autolimits && range != [0.0; 2] && attrs.get("limited").is_none() {
@@ -490,6 +503,7 @@ impl<'d, 'e> Model<'d, 'e> {
             anchor,
             axis,
             armature,
+            passive,
         })))
     }
 
@@ -532,6 +546,42 @@ impl<'d, 'e> Model<'d, 'e> {
             joint.armature += armature * gear * gear;
         }
         Ok(())
+    }
+}
+
+impl Model<'_, '_> {
+    /// A hinge's or slide's `stiffness` and `damping` (non-negative, as MuJoCo requires) and
+    /// `springref` (in the compiler's angle unit for a hinge, as `ref`); `springdamper`, which
+    /// MuJoCo turns into a stiffness and damping from the joint's inertia, is refused.
+    fn passive(&self, attrs: &Attrs<'_>, kind: JointKind) -> Result<PassiveJoint, ImportError> {
+        let read = |key: &str| -> Result<f64, ImportError> {
+            let v = attrs.number(key, 0.0)?;
+            if v < 0.0 {
+                return Err(attrs.invalid(key, format!("{key} must not be negative, got {v}")));
+            }
+            Ok(v)
+        };
+        let (stiffness, damping) = (read("stiffness")?, read("damping")?);
+        if let Some(sd) = attrs.array::<2>("springdamper")? {
+            if sd != [0.0; 2] {
+                return Err(attrs.element.unsupported(
+                    "springdamper",
+                    "springdamper (a stiffness and damping MuJoCo derives from the joint's \
+                     inertia) is not supported yet: give stiffness and damping"
+                        .to_owned(),
+                ));
+            }
+        }
+        let reference = attrs.number("springref", 0.0)?;
+        let reference = match kind {
+            JointKind::Revolute => self.compiler.angles.radians(reference),
+            JointKind::Prismatic => reference,
+        };
+        Ok(PassiveJoint {
+            stiffness,
+            damping,
+            reference,
+        })
     }
 }
 
@@ -609,6 +659,7 @@ impl Model<'_, '_> {
                         axis: joint.axis,
                         body: MassProps::ZERO,
                         armature: joint.armature,
+                        passive: joint.passive,
                     },
                     at: joint.element.at(),
                 });

@@ -419,6 +419,7 @@ impl<'a, 'i> Urdf<'a, 'i> {
                 axis: normalize(axis).unwrap_or(axis),
                 body,
                 armature: 0.0,
+                passive: Default::default(),
             });
         }
         Ok(chain_joints)

@@ -3,13 +3,13 @@
 
 use toml::Spanned;
 
-use super::raw::{About, RawBody, RawDirection, RawFlex, RawJoint, RawSpec, BASE_NAME};
+use super::raw::{About, Num, RawBody, RawDirection, RawFlex, RawJoint, RawSpec, BASE_NAME};
 use super::values::{axis_letter, Validator, UNIT_TOLERANCE};
 use crate::error::SpecError;
 use crate::mat3::{self, V3};
 use crate::model::{
-    BaseMotion, ElasticJoint, Flex, FlexDirection, JointKind, RobotBody, SymbolicInertial,
-    MAX_BODIES, MAX_FLEX_MODES,
+    BaseMotion, ElasticJoint, Flex, FlexDirection, JointKind, PassiveJoint, RobotBody,
+    SymbolicInertial, MAX_BODIES, MAX_FLEX_MODES,
 };
 
 /// Largest cosine between a bending direction and its link.
@@ -30,6 +30,7 @@ struct Pass1 {
     elastic: Option<ElasticJoint>,
     flex: Option<Flex>,
     armature: f64,
+    passive: PassiveJoint,
 }
 
 impl Validator<'_> {
@@ -260,6 +261,7 @@ impl Validator<'_> {
         self.symbolic(&rb.symbolic, &f("symbolic"), &mut symbolic)?;
         let elastic = self.elastic_joint(rb, idx, joint)?;
         let armature = self.armature(rb, idx, joint, elastic.is_some())?;
+        let passive = self.passive(rb, idx, elastic.is_some())?;
         let flex = match &rb.flex {
             Some(fl) => Some(self.flex(fl, &f("flex"))?),
             None => None,
@@ -278,6 +280,7 @@ impl Validator<'_> {
             elastic,
             flex,
             armature,
+            passive,
         })
     }
 
@@ -393,6 +396,47 @@ impl Validator<'_> {
             elastic: p.elastic,
             flex: p.flex,
             armature: p.armature,
+            passive: p.passive,
+        })
+    }
+
+    /// `[body.passive]`: non-negative stiffness and damping, any reference; not on an elastic
+    /// joint (whose spring and damper are `stiffness` and `damping`, to the motor).
+    fn passive(&self, rb: &RawBody, idx: usize, elastic: bool) -> Result<PassiveJoint, SpecError> {
+        let Some(t) = &rb.passive else {
+            return Ok(PassiveJoint::default());
+        };
+        let field = |k: &str| format!("body[{idx}].passive.{k}");
+        let non_negative = |value: &Option<Num>, key: &str| -> Result<f64, SpecError> {
+            let Some(n) = value else { return Ok(0.0) };
+            let v = self.num(n, &field(key))?;
+            if v < 0.0 {
+                return Err(self.err(
+                    n.span(),
+                    field(key),
+                    format!("{key} must not be negative, got {v}"),
+                ));
+            }
+            Ok(v)
+        };
+        let stiffness = non_negative(&t.get_ref().stiffness, "stiffness")?;
+        let damping = non_negative(&t.get_ref().damping, "damping")?;
+        let reference = match &t.get_ref().reference {
+            Some(n) => self.num(n, &field("reference"))?,
+            None => 0.0,
+        };
+        if elastic {
+            return Err(self.err(
+                t.span(),
+                format!("body[{idx}].passive"),
+                "an elastic joint's spring and damper act between motor and link (`stiffness`, \
+                 `damping`); a passive spring to a fixed position is not supported with them",
+            ));
+        }
+        Ok(PassiveJoint {
+            stiffness,
+            damping,
+            reference,
         })
     }
 

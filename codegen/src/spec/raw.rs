@@ -111,7 +111,17 @@ pub(super) struct RawBody {
     pub(super) damping: Option<Num>,
     pub(super) motor_inertia: Option<Num>,
     pub(super) armature: Option<Num>,
+    pub(super) passive: Option<Spanned<RawPassive>>,
     pub(super) flex: Option<Spanned<RawFlex>>,
+}
+
+/// `[body.passive]`: a spring to a fixed joint position and a damper on the joint's rate.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawPassive {
+    pub(super) stiffness: Option<Num>,
+    pub(super) damping: Option<Num>,
+    pub(super) reference: Option<Num>,
 }
 
 /// `[body.flex]`: the bending directions and the number of modes of a flexible link.

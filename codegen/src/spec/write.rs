@@ -90,6 +90,16 @@ pub fn to_toml(robot: &Robot) -> String {
         if !words.is_empty() {
             let _ = writeln!(s, "symbolic = [{}]", words.join(", "));
         }
+        if b.passive.is_some() {
+            let p = b.passive;
+            let _ = writeln!(
+                s,
+                "passive = {{ stiffness = {}, damping = {}, reference = {} }}",
+                float(p.stiffness),
+                float(p.damping),
+                float(p.reference)
+            );
+        }
         if b.armature != 0.0 {
             let _ = writeln!(s, "armature = {}", float(b.armature));
         }
