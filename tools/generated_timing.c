@@ -5,7 +5,9 @@
  * `quasidyn generate --lang c` wrote, with the flags given there (the same as Pinocchio's).
  *
  * The robot is chosen at compile time: -DROBOT=name (the generated functions' prefix),
- * -DHEADER='"name.h"', -DNQ=NAME_NQ -DNV=NAME_NV, and -DFLOATING=1 for a floating base. */
+ * -DHEADER='"name.h"', -DNQ=NAME_NQ -DNV=NAME_NV, and -DFLOATING=1 for a floating base; with
+ * -DNC=NAME_NC (the code generated with contacts and `--only contacts`) only the two contact
+ * functions are timed, the accelerations standing in for the joint forces. */
 #define _POSIX_C_SOURCE 199309L
 #include <math.h>
 #include <stdio.h>
@@ -25,7 +27,13 @@
 enum { STATES = 256, RUNS = 15 };
 
 static double q_[STATES][NQ], v_[STATES][NV], a_[STATES][NV];
-static double out1[NV * NV], out2[NV * NV], out3[NV * NV];
+#ifdef NC
+/* The contact Jacobian (NC x NV) may be larger than NV x NV. */
+#define OUT (NC > NV ? NC * NV : NV * NV)
+#else
+#define OUT (NV * NV)
+#endif
+static double out1[OUT], out2[OUT], out3[OUT];
 /* Folded into the printed checksum so that no call can be optimised away. */
 static volatile double sink;
 
@@ -97,6 +105,11 @@ int main(void)
     states();
     printf("%s: generated C (nq %d, nv %d), %d random states, best of %d\n", HEADER, NQ, NV,
            STATES, RUNS);
+#ifdef NC
+    (void)out3;
+    TIME("contact_jacobian", FN(contact_jacobian)(q, out1));
+    TIME("contact_forward_dynamics", FN(contact_forward_dynamics)(q, v, a, out1, out2));
+#else
     TIME("inverse_dynamics", FN(inverse_dynamics)(q, v, a, out1));
     TIME("mass_matrix", FN(mass_matrix)(q, out1));
     TIME("forward_dynamics", FN(forward_dynamics)(q, v, a, out1));
@@ -105,6 +118,7 @@ int main(void)
     TIME("inverse_dynamics_derivatives", FN(inverse_dynamics_derivatives)(q, v, a, out1, out2));
     TIME("forward_dynamics_derivatives",
          FN(forward_dynamics_derivatives)(q, v, a, out1, out2, out3));
+#endif
     printf("  (checksum %g)\n", (double)sink);
     return 0;
 }

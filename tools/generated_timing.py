@@ -9,12 +9,19 @@ release mode, or the binary in $QUASIDYN) writes the C of the timed functions (i
 forward dynamics, nonlinear effects, gravity, mass matrix, the derivatives of inverse and
 forward dynamics) to a temporary directory, and tools/generated_timing.c is compiled against
 it with gcc -std=c99 -O3 -march=ARCH (native by default: the flags tools/pinocchio_timing.py
-compiles Pinocchio with) and run. Paired with Pinocchio, on a machine whose speed drifts:
+compiles Pinocchio with) and run.
+
+A fixture of tests/fixtures/contacts/ (NAME.json) in the place of a robot times that fixture's
+robot with its contacts (its input's own [[contact]] tables and the fixture's `--contact`s):
+contact_jacobian and contact_forward_dynamics only (`--only contacts`).
+
+Paired with Pinocchio, on a machine whose speed drifts:
 
     python3 tools/pinocchio_timing.py --rounds 3 --floating-base \\
         --between "python3 tools/generated_timing.py --floating-base talos_reduced.urdf" \\
         talos_reduced.urdf
 """
+import json
 import os
 import pathlib
 import re
@@ -38,7 +45,15 @@ def quasidyn():
 
 def time_robot(cli, path, floating, march, tmp):
     out = tmp / path.stem
-    cmd = [cli, "generate", str(path), "--lang", "c", "--only", TIMED, "--out", str(out)]
+    contacts = path.suffix == ".json"
+    if contacts:
+        fixture = json.loads(path.read_text())
+        cmd = [cli, "generate", str(ROOT / fixture["input"]), "--lang", "c", "--only", "contacts",
+               "--name", fixture["name"], "--out", str(out)]
+        for c in fixture["contacts"]:
+            cmd += ["--contact", c]
+    else:
+        cmd = [cli, "generate", str(path), "--lang", "c", "--only", TIMED, "--out", str(out)]
     if floating and path.suffix == ".urdf":
         cmd.append("--floating-base")
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
@@ -55,6 +70,7 @@ def time_robot(cli, path, floating, march, tmp):
     subprocess.run(["gcc", "-std=c99", "-O3", f"-march={march}", f"-I{out}",
                     f"-DROBOT={name}", f'-DHEADER="{name}.h"', f"-DNQ={nq}",
                     f"-DNV={nv}", f"-DFLOATING={int(is_floating)}",
+                    *([f"-DNC={upper}_NC"] if contacts else []),
                     str(ROOT / "tools" / "generated_timing.c"), str(out / f"{name}.c"),
                     "-o", str(exe), "-lm"], check=True)
     subprocess.run([str(exe)], check=True)

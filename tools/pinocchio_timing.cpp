@@ -2,6 +2,9 @@
 // Built and run by tools/pinocchio_timing.py, which writes each model with Model::saveToBinary
 // (the same model the fixtures come from) and passes the files here:
 //   pinocchio_timing NAME=MODEL.bin [...]
+// or, for a robot with rigid contacts (frame ids and 3 for a point contact, 6 for a 6d one),
+//   pinocchio_timing NAME=MODEL.bin@FRAME:3,FRAME:6
+// which times the contact Jacobian and constraintDynamics only.
 // For each model: 256 random states (q uniform in [-pi, pi], a floating base's position in
 // [-1, 1] and its quaternion normalised; v, a, tau uniform in [-2, 2]), best of 15 runs of
 // each algorithm over all states, in ns per call.
@@ -10,6 +13,7 @@
 #include <pinocchio/algorithm/aba.hpp>
 #include <pinocchio/algorithm/center-of-mass.hpp>
 #include <pinocchio/algorithm/centroidal.hpp>
+#include <pinocchio/algorithm/constrained-dynamics.hpp>
 #include <pinocchio/algorithm/crba.hpp>
 #include <pinocchio/algorithm/frames.hpp>
 #include <pinocchio/algorithm/jacobian.hpp>
@@ -26,6 +30,7 @@
 #include <functional>
 #include <limits>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -50,6 +55,58 @@ double best_ns(const std::vector<State>& states, const std::function<void(const 
   return best;
 }
 
+// The contact functions: the contacts' rows of getFrameJacobian (LOCAL_WORLD_ALIGNED) after
+// computeJointJacobians, as contact_jacobian returns them, and constraintDynamics with
+// RigidConstraintModel CONTACT_3D / CONTACT_6D in LOCAL_WORLD_ALIGNED, no stabilisation, the
+// exact solve (mu = 0), after initConstraintDynamics, as tools/contact_reference.py writes the
+// fixtures of contact_forward_dynamics.
+void time_contacts(const pinocchio::Model& model, pinocchio::Data& data,
+                   const std::vector<State>& states,
+                   const std::vector<std::pair<pinocchio::FrameIndex, int>>& contacts) {
+  const auto lwa = pinocchio::LOCAL_WORLD_ALIGNED;
+  std::vector<pinocchio::RigidConstraintModel,
+              Eigen::aligned_allocator<pinocchio::RigidConstraintModel>>
+      cmodels;
+  std::vector<pinocchio::RigidConstraintData,
+              Eigen::aligned_allocator<pinocchio::RigidConstraintData>>
+      cdatas;
+  int nc = 0;
+  std::printf("  (contacts:");
+  for (const auto& c : contacts) {
+    const pinocchio::Frame& f = model.frames[c.first];
+    cmodels.emplace_back(c.second == 3 ? pinocchio::CONTACT_3D : pinocchio::CONTACT_6D, model,
+                         f.parentJoint, f.placement, 0, pinocchio::SE3::Identity(), lwa);
+    std::printf(" %s%s", f.name.c_str(), c.second == 6 ? ":6d" : "");
+    nc += c.second;
+  }
+  std::printf(", nc %d)\n", nc);
+  for (const auto& m : cmodels) cdatas.emplace_back(m);
+  pinocchio::initConstraintDynamics(model, data, cmodels, cdatas);
+  pinocchio::ProximalSettings prox(1e-12, 0.0, 1);
+  pinocchio::Data::Matrix6x frame_j = pinocchio::Data::Matrix6x::Zero(6, model.nv);
+  Eigen::MatrixXd jc = Eigen::MatrixXd::Zero(nc, model.nv);
+  const std::vector<std::pair<const char*, std::function<void(const State&)>>> rows = {
+      {"computeJointJacobians + getFrameJacobian",
+       [&](const State& s) {
+         pinocchio::computeJointJacobians(model, data, s.q);
+         int row = 0;
+         for (const auto& c : contacts) {
+           frame_j.setZero();
+           pinocchio::getFrameJacobian(model, data, c.first, lwa, frame_j);
+           jc.middleRows(row, c.second) = frame_j.topRows(c.second);
+           row += c.second;
+         }
+       }},
+      {"constraintDynamics",
+       [&](const State& s) {
+         pinocchio::constraintDynamics(model, data, s.q, s.v, s.tau, cmodels, cdatas, prox);
+       }},
+  };
+  for (const auto& row : rows) {
+    std::printf("  %-40s %10.1f ns/call\n", row.first, best_ns(states, row.second));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -61,8 +118,20 @@ int main(int argc, char** argv) {
     const std::string arg = argv[k];
     const auto eq = arg.find('=');
     const std::string name = arg.substr(0, eq);
+    const auto at = arg.find('@', eq);
+    // (frame id, rows) of each contact, in the generated functions' order.
+    std::vector<std::pair<pinocchio::FrameIndex, int>> contacts;
+    if (at != std::string::npos) {
+      std::stringstream list(arg.substr(at + 1));
+      std::string item;
+      while (std::getline(list, item, ',')) {
+        const auto colon = item.find(':');
+        contacts.emplace_back(std::stoul(item.substr(0, colon)), std::stoi(item.substr(colon + 1)));
+      }
+    }
     pinocchio::Model model;
-    model.loadFromBinary(arg.substr(eq + 1));
+    model.loadFromBinary(arg.substr(eq + 1, at == std::string::npos ? std::string::npos
+                                                                     : at - eq - 1));
     pinocchio::Data data(model);
     const bool floating = model.nq != model.nv;
     std::vector<State> states(kStates);
@@ -88,6 +157,10 @@ int main(int argc, char** argv) {
     }
     std::printf("%s: Pinocchio C++ (%d joints, nq %d, nv %d), %d random states, best of %d\n",
                 name.c_str(), model.njoints - 1, model.nq, model.nv, kStates, kRuns);
+    if (!contacts.empty()) {
+      time_contacts(model, data, states, contacts);
+      continue;
+    }
     const Eigen::VectorXd zero = Eigen::VectorXd::Zero(model.nv);
     const auto last_frame = static_cast<pinocchio::FrameIndex>(model.nframes - 1);
     const auto lwa = pinocchio::LOCAL_WORLD_ALIGNED;

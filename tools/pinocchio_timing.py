@@ -21,6 +21,17 @@ forwardKinematics(q, v, 0) + getFrameClassicalAcceleration and
 computeJointJacobiansTimeVariation + getFrameJacobianTimeVariation, LOCAL_WORLD_ALIGNED (best of
 15 runs over 256 random states).
 
+Contacts:  a fixture of tests/fixtures/contacts/ (NAME.json) in the place of a robot times, for
+that robot with that fixture's contacts (tools/contact_reference.py's list: the spec's own
+[[contact]] tables and the ones given there), the contact Jacobian (computeJointJacobians, then
+the contacts' rows of getFrameJacobian, LOCAL_WORLD_ALIGNED) and constraintDynamics
+(RigidConstraintModel CONTACT_3D / CONTACT_6D, LOCAL_WORLD_ALIGNED, no stabilisation, mu = 0,
+after initConstraintDynamics) only; paired with tools/generated_timing.py on the same files:
+
+    python3 tools/pinocchio_timing.py --rounds 3 \\
+        --between "python3 tools/generated_timing.py tests/fixtures/contacts/humanoid30.json" \\
+        tests/fixtures/contacts/humanoid30.json
+
 Paired runs:  python3 tools/pinocchio_timing.py --rounds 3 --between "COMMAND" [ROBOTS...]
 runs the compiled timer ROUNDS times and COMMAND (a shell command: the generated code's bench
 binary, say) right after each, so that both sides of a ratio are timed within seconds of each
@@ -49,9 +60,11 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 
 from derivatives_reference import urdf_arm  # noqa: E402
+from contact_reference import ROBOTS as CONTACT_ROBOTS, spec_contacts  # noqa: E402
 from floating_reference import build as build_floating  # noqa: E402
 from reference import build_model  # noqa: E402
 from spec_check import load_spec  # noqa: E402
+from whole_body_reference import model_of as fixture_model_of  # noqa: E402
 
 DEFAULT = [
     "robots/ur5.toml",
@@ -61,8 +74,30 @@ DEFAULT = [
 ]
 
 
+def contact_model_of(path):
+    """A contact fixture's robot and its contacts as the timer takes them: `@FRAME:3,...`."""
+    name = path.stem
+    entry = [r for r in CONTACT_ROBOTS if r[0] == name]
+    if not entry:
+        sys.exit(f"{path}: not a fixture of tools/contact_reference.py")
+    _, source, how, given = entry[0]
+    model, _, frames = fixture_model_of(source, how)
+    ids = dict(frames)
+    contacts = spec_contacts(source) + given
+    suffix = ",".join(f"{ids[frame]}:{3 if kind == 'point' else 6}" for frame, kind in contacts)
+    return name, model, "@" + suffix
+
+
 def model_of(path, floating_base=False):
+    """The robot's name, its Pinocchio model and what follows the model file in the timer's
+    argument (the contacts of a contact fixture)."""
     path = ROOT / path
+    if path.suffix == ".json":
+        return contact_model_of(path)
+    return (*plain_model_of(path, floating_base), "")
+
+
+def plain_model_of(path, floating_base):
     if path.suffix == ".urdf" and floating_base:
         # The whole tree on a free-flyer, as `quasidyn generate --floating-base` imports it.
         return path.stem, pin.buildModelFromUrdf(str(path), pin.JointModelFreeFlyer())
@@ -117,10 +152,10 @@ def main(argv):
         tmp = pathlib.Path(tmp)
         args = []
         for p in paths:
-            name, model = model_of(p, floating_base)
+            name, model, contacts = model_of(p, floating_base)
             file = tmp / f"{name}.bin"
             model.saveToBinary(str(file))
-            args.append(f"{name}={file}")
+            args.append(f"{name}={file}{contacts}")
         timer = tmp / "pinocchio_timing"
         compile_timer(timer, march)
         for k in range(rounds):
