@@ -18,9 +18,9 @@ pub mod generated {
     // The tree adapters use these; a robots/ without trees leaves them unused.
     #[allow(unused_imports)]
     use super::{
-        elastic_output_lengths, flat_rows, lanes, output_lengths, unlanes, CRobot, ElasticRobot,
-        ElasticState, Evaluate, Flat, GeneratedBatch, GeneratedFloating, GeneratedRobot,
-        GeneratedTree, State, ViaTrait, WholeBodyRobot,
+        elastic_output_lengths, flat_rows, lanes, output_lengths, unlanes, CRobot, ContactBatch,
+        ElasticRobot, ElasticState, Evaluate, Flat, GeneratedBatch, GeneratedFloating,
+        GeneratedRobot, GeneratedTree, State, ViaTrait, WholeBodyRobot,
     };
     #[allow(unused_imports)]
     use quasidyn_codegen::FunctionKind;
@@ -636,6 +636,22 @@ pub struct WholeBodyRobot {
     pub rust: WholeBodyCall,
     /// The generated C, through FFI.
     pub c: WholeBodyCall,
+}
+
+/// A batched contact function of a [`ContactBatch`] over its `batch` states (`q` of `NQ`,
+/// `qd` standing for `v` and `tau` of `NV` values each): per state, its outputs flattened
+/// row-major one after the other.
+pub type ContactBatchCall = fn(FunctionKind, &[State]) -> Vec<Vec<f64>>;
+
+/// A robot of `tests/fixtures/contacts/` with the batched forms of its contact functions in
+/// Rust (registered in [`generated::CONTACTS_BATCHED`]).
+pub struct ContactBatch {
+    /// The fixture's name (`tests/fixtures/contacts/<fixture>.json`).
+    pub fixture: &'static str,
+    /// States per call.
+    pub batch: usize,
+    /// `contact_jacobian_batch` or `contact_forward_dynamics_batch`.
+    pub rust: ContactBatchCall,
 }
 
 /// A generated floating-base robot of `robots/` (registered in

@@ -2,14 +2,15 @@
 //! tools/contact_reference.py from `constraintDynamics`): point contacts on the floating and
 //! the fixed quadruped, a 6d contact on the UR5's flange and two 6d feet of a 30-joint floating
 //! humanoid, at 1e-9 relative, on the generator's expression graph and through the generated
-//! C and Rust; and the two equations they solve, `M a + h = tau + Jc^T lambda` and
-//! `Jc a + gamma = 0`, at the returned values.
+//! C and Rust, and through the batched Rust (the batched C: codegen/tests/contacts_batch.rs);
+//! and the two equations they solve, `M a + h = tau + Jc^T lambda` and `Jc a + gamma = 0`, at
+//! the returned values.
 
 use quasidyn_codegen::import::ImportOptions;
 use quasidyn_codegen::ir::Env;
 use quasidyn_codegen::{build_module_only, load_input_with, FunctionKind, Module, Robot};
-use quasidyn_tests::generated::CONTACTS;
-use quasidyn_tests::{assert_close, workspace_root};
+use quasidyn_tests::generated::{CONTACTS, CONTACTS_BATCHED};
+use quasidyn_tests::{assert_close, workspace_root, State};
 use serde_json::Value;
 
 const REL: f64 = 1e-9;
@@ -273,6 +274,57 @@ fn generated_rust_and_c_match_pinocchio_and_solve_both_equations() {
                     &constraint,
                     &vec![0.0; nc],
                     REL * scale,
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn batched_rust_matches_pinocchio() {
+    let fixtures = fixtures();
+    assert_eq!(
+        CONTACTS_BATCHED.len(),
+        fixtures.len(),
+        "every fixture batched"
+    );
+    for robot in CONTACTS_BATCHED {
+        let f = fixtures
+            .iter()
+            .find(|f| f.name == robot.fixture)
+            .expect("registered from the fixtures");
+        // Slot k of batch b holds state (b B + k) mod S: the last batch repeats the first states.
+        let slot = |b: usize, k: usize| (b * robot.batch + k) % f.states.len();
+        for b in 0..f.states.len().div_ceil(robot.batch) {
+            let states: Vec<State> = (0..robot.batch)
+                .map(|k| {
+                    let st = &f.states[slot(b, k)];
+                    State {
+                        q: numbers(&st["q"]),
+                        qd: numbers(&st["v"]),
+                        qdd: Vec::new(),
+                        tau: numbers(&st["tau"]),
+                    }
+                })
+                .collect();
+            let jc = (robot.rust)(FunctionKind::ContactJacobian, &states);
+            let dynamics = (robot.rust)(FunctionKind::ContactForwardDynamics, &states);
+            assert_eq!((jc.len(), dynamics.len()), (robot.batch, robot.batch));
+            for k in 0..robot.batch {
+                let s = slot(b, k);
+                let st = &f.states[s];
+                let what = format!("{} state {s} (batch {b}, slot {k}, batched Rust)", f.name);
+                assert_close(
+                    &format!("{what} contact_jacobian_batch"),
+                    &jc[k],
+                    &numbers(&st["contact_jacobian"]),
+                    REL,
+                );
+                close_dynamics(
+                    &format!("{what} contact_forward_dynamics_batch"),
+                    &dynamics[k],
+                    &numbers(&st["contact_forward_dynamics"]),
+                    f.nv,
                 );
             }
         }
