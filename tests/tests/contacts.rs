@@ -6,11 +6,14 @@
 //! and the two equations they solve, `M a + h = tau + Jc^T lambda` and `Jc a + gamma = 0`, at
 //! the returned values.
 
+mod common;
+
+use common::{fixture_robot, fixture_values, graph_outputs, numbers};
 use quasidyn_codegen::import::ImportOptions;
 use quasidyn_codegen::ir::Env;
-use quasidyn_codegen::{build_module_only, load_input_with, FunctionKind, Module, Robot};
+use quasidyn_codegen::{build_module_only, FunctionKind, Module, Robot};
 use quasidyn_tests::generated::{CONTACTS, CONTACTS_BATCHED};
-use quasidyn_tests::{assert_close, workspace_root, State};
+use quasidyn_tests::{assert_close, State};
 use serde_json::Value;
 
 const REL: f64 = 1e-9;
@@ -26,27 +29,10 @@ struct Fixture {
     states: Vec<Value>,
 }
 
-fn numbers(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .unwrap_or_else(|| panic!("array, got {v}"))
-        .iter()
-        .map(|x| x.as_f64().expect("number"))
-        .collect()
-}
-
 fn fixtures() -> Vec<Fixture> {
-    let dir = workspace_root().join("tests/fixtures/contacts");
-    let mut paths: Vec<_> = std::fs::read_dir(&dir)
-        .expect("fixtures written by tools/contact_reference.py")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    paths.sort();
-    paths
+    fixture_values("contacts", "contact_reference.py")
         .iter()
-        .map(|p| {
-            let v: Value =
-                serde_json::from_str(&std::fs::read_to_string(p).expect("read")).expect("json");
+        .map(|v| {
             let size = |key: &str| {
                 usize::try_from(v[key].as_u64().expect("a size")).expect("a small size")
             };
@@ -73,9 +59,7 @@ fn robot_of(f: &Fixture) -> Robot {
         contacts: f.contacts.clone(),
         ..ImportOptions::default()
     };
-    load_input_with(&workspace_root().join(&f.input), &options)
-        .expect("fixture input loads")
-        .robot
+    fixture_robot(&f.input, &options)
 }
 
 /// The contact functions, the mass matrix and nonlinear effects, and the contact frames'
@@ -158,13 +142,7 @@ fn the_graph_matches_pinocchio() {
         let robot = robot_of(&f);
         let module = build_module_only(&robot, Some(&kinds_of(&robot)));
         let eval = |module: &Module, kind: FunctionKind, env: &Env| {
-            let function = module.function(kind).expect("generated");
-            let roots: Vec<_> = function
-                .outputs
-                .iter()
-                .flat_map(|o| o.values.iter().copied())
-                .collect();
-            module.graph.eval_many(&roots, env)
+            graph_outputs(module, module.function(kind).expect("generated"), env)
         };
         for (s, st) in f.states.iter().enumerate() {
             let env = env_of(&f, st);

@@ -5,13 +5,14 @@
 //! evaluated on the generator's expression graph and through the generated C and Rust; and
 //! the identities between them.
 
+mod common;
+
+use common::{fixture_robot, fixture_values, graph_outputs, numbers};
 use quasidyn_codegen::import::ImportOptions;
 use quasidyn_codegen::ir::Env;
-use quasidyn_codegen::{
-    build_module_only, every_function_of, load_input_with, FunctionKind, Module, Robot,
-};
+use quasidyn_codegen::{build_module_only, every_function_of, FunctionKind, Module, Robot};
+use quasidyn_tests::assert_close;
 use quasidyn_tests::generated::WHOLE_BODY;
-use quasidyn_tests::{assert_close, workspace_root};
 use serde_json::Value;
 
 const REL: f64 = 1e-9;
@@ -27,40 +28,21 @@ struct Fixture {
     states: Vec<Value>,
 }
 
-fn numbers(v: &Value) -> Vec<f64> {
-    v.as_array()
-        .unwrap_or_else(|| panic!("array, got {v}"))
-        .iter()
-        .map(|x| x.as_f64().expect("number"))
-        .collect()
-}
-
 fn fixtures() -> Vec<Fixture> {
-    let dir = workspace_root().join("tests/fixtures/whole_body");
-    let mut paths: Vec<_> = std::fs::read_dir(&dir)
-        .expect("fixtures written by tools/whole_body_reference.py")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    paths.sort();
-    paths
+    fixture_values("whole_body", "whole_body_reference.py")
         .iter()
-        .map(|p| {
-            let v: Value =
-                serde_json::from_str(&std::fs::read_to_string(p).expect("read")).expect("json");
-            Fixture {
-                name: v["name"].as_str().expect("name").to_owned(),
-                input: v["input"].as_str().expect("input").to_owned(),
-                floating: v["floating_base"].as_bool().expect("floating_base"),
-                mass: v["mass"].as_f64().expect("mass"),
-                frames: v["frames"]
-                    .as_array()
-                    .expect("frames")
-                    .iter()
-                    .map(|n| n.as_str().expect("a frame name").to_owned())
-                    .collect(),
-                states: v["states"].as_array().expect("states").clone(),
-            }
+        .map(|v| Fixture {
+            name: v["name"].as_str().expect("name").to_owned(),
+            input: v["input"].as_str().expect("input").to_owned(),
+            floating: v["floating_base"].as_bool().expect("floating_base"),
+            mass: v["mass"].as_f64().expect("mass"),
+            frames: v["frames"]
+                .as_array()
+                .expect("frames")
+                .iter()
+                .map(|n| n.as_str().expect("a frame name").to_owned())
+                .collect(),
+            states: v["states"].as_array().expect("states").clone(),
         })
         .collect()
 }
@@ -72,9 +54,7 @@ fn robot_of(f: &Fixture) -> Robot {
         floating_base: f.floating && f.input.ends_with(".urdf"),
         ..ImportOptions::default()
     };
-    load_input_with(&workspace_root().join(&f.input), &options)
-        .expect("fixture input loads")
-        .robot
+    fixture_robot(&f.input, &options)
 }
 
 /// `got` against `want` at [`REL`] relative to `want`'s largest entry (at least 1).
@@ -113,16 +93,6 @@ fn env_of(f: &Fixture, st: &Value) -> Env {
         base,
         ..Env::default()
     }
-}
-
-/// Every output of `function` on the graph at `env`, one after the other.
-fn outputs(module: &Module, function: &quasidyn_codegen::ir::Function, env: &Env) -> Vec<f64> {
-    let values: Vec<_> = function
-        .outputs
-        .iter()
-        .flat_map(|o| o.values.iter().copied())
-        .collect();
-    module.graph.eval_many(&values, env)
 }
 
 /// The functions on request the robot has.
@@ -197,7 +167,7 @@ fn the_graph_matches_pinocchio() {
                 if !function.kind.entry().group.on_request() {
                     continue;
                 }
-                let got = outputs(&module, function, &env);
+                let got = graph_outputs(&module, function, &env);
                 let name = module.function_name(function.kind).expect("named");
                 let what = format!("{} state {s} {name}", f.name);
                 close(&what, &got, &expected(&name, st));
@@ -456,8 +426,8 @@ fn wrenches_at_rest(f: &Fixture, module: &Module, env: &Env) {
         ..env.clone()
     };
     let function = |kind| module.function(kind).expect("generated");
-    let world = outputs(module, function(FunctionKind::JointWrenches), &rest);
-    let body = outputs(module, function(FunctionKind::StaticJointReactions), &rest);
+    let world = graph_outputs(module, function(FunctionKind::JointWrenches), &rest);
+    let body = graph_outputs(module, function(FunctionKind::StaticJointReactions), &rest);
     let norm = |row: &[f64]| row.iter().map(|x| x * x).sum::<f64>().sqrt();
     let lengths = |v: &[f64]| v.chunks(3).map(norm).collect::<Vec<f64>>();
     close(
