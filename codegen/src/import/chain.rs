@@ -110,6 +110,19 @@ fn steiner(m: f64, d: V3) -> M3 {
     s
 }
 
+/// Puts `robot` on a floating base whose body is `base` (in the base frame), with the
+/// coordinate `layout`.
+pub(crate) fn make_floating(robot: &mut Robot, base: &MassProps, layout: crate::model::BaseLayout) {
+    robot.motion = BaseMotion::Floating;
+    robot.base_layout = layout;
+    robot.base_body = Some(crate::model::BaseBody {
+        mass: base.mass,
+        com: base.com,
+        inertia_com: base.inertia,
+        symbolic: SymbolicInertial::default(),
+    });
+}
+
 /// One moving joint and the body it moves, at the zero configuration in base axes.
 #[derive(Clone, Debug)]
 pub(crate) struct ChainJoint {

@@ -19,9 +19,7 @@ pub use super::mjcf_parse::ReadInclude;
 use super::mjcf_parse::{read_document, Attrs, Count, Defaults, Element, MAIN_CLASS};
 use super::{ImportOptions, Imported};
 use crate::mat3::{add, mat_vec, mul, scale, sub};
-use crate::model::{
-    BaseBody, BaseLayout, BaseMotion, JointKind, PassiveJoint, SymbolicInertial, MAX_BODIES,
-};
+use crate::model::{BaseLayout, JointKind, PassiveJoint, MAX_BODIES};
 use crate::names::frame_ident;
 
 /// Imports an MJCF document held in memory; an `<include>` is a located error (there is no
@@ -96,14 +94,7 @@ pub fn import_mjcf_reading(
     }
     .into_robot();
     if let Some(base) = floating {
-        robot.motion = BaseMotion::Floating;
-        robot.base_layout = BaseLayout::Mujoco;
-        robot.base_body = Some(BaseBody {
-            mass: base.mass,
-            com: base.com,
-            inertia_com: base.inertia,
-            symbolic: SymbolicInertial::default(),
-        });
+        super::chain::make_floating(&mut robot, &base, BaseLayout::Mujoco);
     }
     let mut snaps = Vec::new();
     if options.snap {

@@ -20,7 +20,7 @@ use super::urdf_parse::{
     child, parse_joints, parse_links, Joint, Link, Snapper, Tree, UrdfSource, XYZ,
 };
 use super::{ImportOptions, Imported};
-use crate::model::{BaseBody, BaseMotion, JointKind, Robot, SymbolicInertial};
+use crate::model::{BaseLayout, JointKind, Robot};
 
 /// Most bodies a spec may have (docs/spec.md).
 use crate::model::MAX_BODIES;
@@ -118,13 +118,7 @@ pub fn import_urdf_with(
     }
     .into_robot();
     if options.floating_base {
-        robot.motion = BaseMotion::Floating;
-        robot.base_body = Some(BaseBody {
-            mass: base_props.mass,
-            com: base_props.com,
-            inertia_com: base_props.inertia,
-            symbolic: SymbolicInertial::default(),
-        });
+        super::chain::make_floating(&mut robot, &base_props, BaseLayout::Pinocchio);
     }
     let snaps = match cx.snap.take() {
         Some(snapper) => {
