@@ -243,6 +243,19 @@ impl<'d, 'e> Model<'d, 'e> {
         }
     }
 
+    /// Whether body `parent` (`None`: the world) is the world or welded to it: no joint on it
+    /// or on a body above it.
+    fn welded_to_world(&self, mut parent: Option<usize>) -> bool {
+        while let Some(p) = parent {
+            let body = &self.bodies[p];
+            if body.free || !body.joints.is_empty() {
+                return false;
+            }
+            parent = body.parent;
+        }
+        true
+    }
+
     /// The children of `element`, `<frame>`s opened (their transform and childclass passed on).
     fn items(
         &self,
@@ -351,9 +364,15 @@ impl<'d, 'e> Model<'d, 'e> {
             pose = Pose::IDENTITY;
         }
         let own = local_pose(&Attrs::plain(element), &angles)?;
-        let inertial = self
-            .compiler
-            .inertial(self.defaults, element, &name, &items, own.p)?;
+        // The mass of a body welded to the world is not the robot's (but for `settotalmass`,
+        // which scales every body by the total).
+        let unused = !free
+            && joints.is_empty()
+            && self.welded_to_world(parent)
+            && self.compiler.total_mass <= 0.0;
+        let inertial =
+            self.compiler
+                .inertial(self.defaults, element, &name, &items, own.p, unused)?;
         let mut sites = Vec::new();
         for item in items.iter().filter(|i| i.element.tag == "site") {
             let Some(site_name) = item.element.attr("name") else {

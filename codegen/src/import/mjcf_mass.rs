@@ -113,6 +113,10 @@ impl Compiler {
     /// A body given no mass (no `<inertial>`, no geom counted) has its centre of mass at
     /// `own_pos`, its `pos` attribute read in its own frame, as MuJoCo's compiler places it:
     /// it matters once `boundmass` gives the body mass.
+    ///
+    /// Where the mass is `unused` (a body welded to the world, without `settotalmass`), a geom
+    /// whose mass would need a mesh's volume is left out instead of refused: the mass is not
+    /// the robot's.
     pub(super) fn inertial<'e>(
         &self,
         defaults: &Defaults,
@@ -120,6 +124,7 @@ impl Compiler {
         name: &str,
         items: &[Item<'e>],
         own_pos: V3,
+        unused: bool,
     ) -> Result<Inertial, ImportError> {
         let angles = self.angles;
         let explicit = items.iter().find(|i| i.element.tag == "inertial");
@@ -137,7 +142,7 @@ impl Compiler {
             FromGeom::Never => false,
         };
         if from_geom {
-            if let Some(geoms) = self.geom_inertial(defaults, name, items)? {
+            if let Some(geoms) = self.geom_inertial(defaults, name, items, unused)? {
                 inertial = geoms;
             }
         }
@@ -169,12 +174,14 @@ impl Compiler {
     }
 
     /// The combined mass of the body's geoms that MuJoCo counts (in `inertiagrouprange`, of
-    /// positive mass); `None` if there are none.
+    /// positive mass); `None` if there are none. Geoms needing a mesh's volume are refused,
+    /// or skipped where the mass is `unused`.
     fn geom_inertial<'e>(
         &self,
         defaults: &Defaults,
         name: &str,
         items: &[Item<'e>],
+        unused: bool,
     ) -> Result<Option<Inertial>, ImportError> {
         let angles = self.angles;
         let mut parts = Vec::new();
@@ -188,6 +195,9 @@ impl Compiler {
             let shape = Shape::read(&attrs)?;
             let mesh = attrs.str("mesh").or_else(|| attrs.str("hfield"));
             if shape == Shape::FromFile || mesh.is_some() {
+                if unused {
+                    continue;
+                }
                 return Err(attrs.element.invalid(
                     "mesh",
                     format!(
@@ -287,4 +297,34 @@ fn explicit_inertial(item: &Item, angles: &Angles) -> Result<Inertial, ImportErr
         com: frame.p,
         inertia: rotate_tensor(&item.frame.r, &inertia),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::import::{import_mjcf, ImportOptions};
+
+    /// A mounting body welded to the world with a mesh geom (MuJoCo Menagerie's FR3 has one),
+    /// above an arm; `extra` goes into `<compiler>`, `tail` into the moving body.
+    fn mounted(extra: &str, tail: &str) -> String {
+        format!(
+            "<mujoco>\n<compiler {extra}/>\n<worldbody>\n<body name=\"mount\">\n\
+             <geom type=\"mesh\" mesh=\"shell\"/>\n<body name=\"arm\">\n<joint/>\n\
+             <geom size=\"0.1\"/>\n{tail}\n</body>\n</body>\n</worldbody>\n</mujoco>"
+        )
+    }
+
+    #[test]
+    fn a_mesh_on_a_body_welded_to_the_world_is_not_needed() {
+        let options = ImportOptions::default();
+        assert!(import_mjcf(&mounted("", ""), "m.xml", &options).is_ok());
+        // settotalmass scales every body by the total, the mount's mass included.
+        let e = import_mjcf(&mounted("settotalmass=\"3\"", ""), "m.xml", &options).unwrap_err();
+        assert_eq!((e.location().line, e.what()), (5, "geom.mesh"), "{e}");
+        assert!(e.message().contains("body `mount`"), "{e}");
+        // Below a joint the mass is the robot's: still refused.
+        let tail = "<body name=\"tip\"><geom type=\"mesh\" mesh=\"m\"/></body>";
+        let e = import_mjcf(&mounted("", tail), "m.xml", &options).unwrap_err();
+        assert_eq!((e.location().line, e.what()), (9, "geom.mesh"), "{e}");
+        assert!(e.message().contains("body `tip`"), "{e}");
+    }
 }
