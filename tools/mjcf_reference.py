@@ -59,11 +59,12 @@ DM_CONTROL_COMMON = ["materials", "skybox", "visual"]
 # Menagerie models (copied unchanged, meshes left out): their mesh geoms and meshes are
 # deleted before MuJoCo compiles them. That changes no mass: every body has an <inertial>
 # (MuJoCo's default inertiafromgeom="auto" then ignores geoms), as quasidyn requires.
-MENAGERIE_MODELS = ["kinova_gen3"]
+MENAGERIE_MODELS = ["kinova_gen3", "unitree_go2", "unitree_h1", "leap_hand"]
 
 # Bodies asked for as frames (quasidyn's --frame BODY), after the sites: their frame's pose
 # (xmat, xpos) and mj_jacBody.
-FRAME_BODIES = {"synthetic_degree": ["hand", "upper"], "kinova_gen3": ["bracelet_link"]}
+FRAME_BODIES = {"synthetic_degree": ["hand", "upper"], "kinova_gen3": ["bracelet_link"],
+                "leap_hand": ["if_ds", "th_ds"]}
 
 # Models read with quasidyn's --root BODY: the tree of that top-level body alone (the other
 # trees are independent of it, so MuJoCo's quantities over its dofs are those of the tree).
@@ -73,7 +74,8 @@ ROOTS = {"quadruped": "torso"}
 MODELS = ["synthetic_degree", "synthetic_radian", "synthetic_flags", "acrobot", "cartpole",
           "reacher", "finger", "kinova_gen3", "pendulum", "point_mass", "ball_in_cup", "swimmer",
           "manipulator", "stacker", "synthetic_armature", "synthetic_free", "humanoid",
-          "cheetah", "hopper", "walker", "fish", "quadruped"]
+          "cheetah", "hopper", "walker", "fish", "quadruped", "unitree_go2", "unitree_h1",
+          "leap_hand"]
 
 # Models with armature (on joints and on actuators driving joints): MuJoCo's own inverse
 # dynamics, mj_inverse, is checked to equal the recorded tau = M qacc + qfrc_bias there

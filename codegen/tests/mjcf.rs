@@ -14,7 +14,7 @@ use serde_json::Value;
 /// Agreement required with MuJoCo.
 const REL: f64 = 1e-9;
 
-const MODELS: [&str; 22] = [
+const MODELS: [&str; 25] = [
     "synthetic_degree",
     "synthetic_radian",
     "synthetic_flags",
@@ -37,6 +37,9 @@ const MODELS: [&str; 22] = [
     "walker",
     "fish",
     "quadruped",
+    "unitree_go2",
+    "unitree_h1",
+    "leap_hand",
 ];
 
 fn fixture_dir() -> PathBuf {
