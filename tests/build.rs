@@ -204,6 +204,7 @@ fn main() {
             floating_base: false,
             contacts: Vec::new(),
             root: None,
+            locks: Vec::new(),
         };
         let mut robot = load_input_with(&path, &options)
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -1202,6 +1203,7 @@ fn panda_derivatives_c(manifest: &Path, c_dir: &Path, gen: &mut String) -> PathB
         floating_base: false,
         contacts: Vec::new(),
         root: None,
+        locks: Vec::new(),
     };
     let mut robot = load_input_with(&path, &options)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))

@@ -29,17 +29,19 @@ Each JSON holds:
          qfrc_bias)), "passive_forces" (qfrc_spring + qfrc_damper; left out where tendon
          springs or dampers add to them), "frames": [{"name", "rotation" (site_xmat, 3 rows), "position"
          (site_xpos), "jacobian" (mj_jacSite: jacp rows over jacr rows, 6 x nv)}]}]}
+A fixture of LOCKED adds "file" (the model's XML) and "locks" (joint -> value, null: qpos0).
 "frame_bodies" lists the bodies asked for as frames (FRAME_BODIES), whose entries follow the
 sites' in "frames": xmat, xpos and mj_jacBody.
 Damping, stiffness, actuators and constraints do not enter these quantities.
 
 Usage (from the repository root):
     pip install mujoco   # MuJoCo 4
-    python3 tools/mjcf_reference.py
+    python3 tools/mjcf_reference.py [NAME ...]   # names: only those fixtures
 The output is deterministic for a given MuJoCo version (fixed random seeds).
 """
 
 import json
+import sys
 import os
 import pathlib
 import shutil
@@ -70,18 +72,29 @@ FRAME_BODIES = {"synthetic_degree": ["hand", "upper"], "kinova_gen3": ["bracelet
 # trees are independent of it, so MuJoCo's quantities over its dofs are those of the tree).
 ROOTS = {"quadruped": "torso"}
 
+# Fixtures of a model with joints locked (quasidyn's --lock JOINT[=VALUE]; None: at qpos0):
+# name -> (model, {joint: value}). MuJoCo's full model at states whose locked joints sit at
+# their values, at rest and unaccelerated, restricted to the other dofs: the locked joints'
+# constraint forces do not enter those rows, so they are the reduced model's quantities (the
+# forward dynamics is solved again over the kept dofs).
+LOCKED = {
+    "synthetic_degree_locked": ("synthetic_degree", {"extend": 0.12, "pitch": 0.7, "roll": None}),
+    "synthetic_armature_locked": ("synthetic_armature", {"flap": 0.4, "reach": None}),
+    "humanoid_locked": ("humanoid", {"abdomen_z": 0.3, "right_knee": None, "left_elbow": -0.8}),
+}
+
 # Random seeds are 2000 + the position here: models added later go at the end.
 MODELS = ["synthetic_degree", "synthetic_radian", "synthetic_flags", "acrobot", "cartpole",
           "reacher", "finger", "kinova_gen3", "pendulum", "point_mass", "ball_in_cup", "swimmer",
           "manipulator", "stacker", "synthetic_armature", "synthetic_free", "humanoid",
           "cheetah", "hopper", "walker", "fish", "quadruped", "unitree_go2", "unitree_h1",
-          "leap_hand"]
+          "leap_hand", *LOCKED]
 
 # Models with armature (on joints and on actuators driving joints): MuJoCo's own inverse
 # dynamics, mj_inverse, is checked to equal the recorded tau = M qacc + qfrc_bias there
 # (nothing else acts: no contacts, damping, springs or limits), so that tau is MuJoCo's
 # inverse dynamics with the armature.
-INVERSE_CHECKED = ["synthetic_armature", "synthetic_free"]
+INVERSE_CHECKED = ["synthetic_armature", "synthetic_free", "synthetic_armature_locked"]
 
 DM_CONTROL_NOTICE = """\
 {name}.xml is dm_control's suite model dm_control/suite/{name}.xml, copied unchanged (with
@@ -239,6 +252,21 @@ def kept_tree(model, root):
     return joints, qpos, dofs
 
 
+def lock_joints(model, locks):
+    """The qpos entries and dofs of the joints of `locks` (joint name -> value, None for
+    qpos0) and the qpos values they are locked at."""
+    fixed = {}
+    dofs = []
+    for joint, value in locks.items():
+        j = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, joint)
+        assert j >= 0 and int(model.jnt_type[j]) in (int(mujoco.mjtJoint.mjJNT_HINGE),
+                                                     int(mujoco.mjtJoint.mjJNT_SLIDE)), joint
+        adr = model.jnt_qposadr[j]
+        fixed[adr] = model.qpos0[adr] if value is None else value
+        dofs.append(model.jnt_dofadr[j])
+    return fixed, dofs
+
+
 def restrict(state, qpos, dofs):
     """A state of the whole model restricted to one tree's qpos entries and dofs."""
     vec = lambda key, idx: [state[key][i] for i in idx]
@@ -255,11 +283,17 @@ def restrict(state, qpos, dofs):
 
 
 def write_fixture(name, seed):
-    model = load(name)
+    file, locks = LOCKED.get(name, (name, {}))
+    model = load(file)
     data = mujoco.MjData(model)
     rng = np.random.default_rng(seed)
     root = ROOTS.get(name)
     joints, qpos, dofs = kept_tree(model, root)
+    fixed, locked_dofs = lock_joints(model, locks)
+    locked_joints = [mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, j) for j in locks]
+    joints = [j for j in joints if j not in locked_joints]
+    qpos = [a for a in qpos if a not in fixed]
+    dofs = [d for d in dofs if d not in locked_dofs]
     root_id = None if root is None else mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, root)
     sites = [(s, n) for s, n in moving_sites(model)
              if root_id is None or model.body_rootid[model.site_bodyid[s]] == root_id]
@@ -269,10 +303,21 @@ def write_fixture(name, seed):
     for _ in range(STATES):
         q, qd, qdd = random_state(model, rng)
         tau_fd = rng.uniform(-5, 5, model.nv)
+        for adr, value in fixed.items():
+            q[adr] = value
+        qd[locked_dofs] = 0
+        qdd[locked_dofs] = 0
         state = evaluate(model, data, q, qd, qdd, tau_fd, sites, bodies, name in INVERSE_CHECKED)
-        states.append(state if root is None else restrict(state, qpos, dofs))
+        if root is not None or locks:
+            state = restrict(state, qpos, dofs)
+        if locks:
+            mass = np.array(state["mass_matrix"])
+            rhs = np.array(state["tau_fd"]) - np.array(state["nonlinear_effects"])
+            state["qdd_fd"] = np.linalg.solve(mass, rhs).tolist()
+        states.append(state)
     doc = {
         "robot": name,
+        **({"file": f"{file}.xml", "locks": locks} if locks else {}),
         "dof": len(dofs),
         "root": root,
         "kept_joints": joints,
@@ -292,9 +337,12 @@ def write_fixture(name, seed):
 
 
 def main():
+    """Every fixture; with names as arguments, only those."""
+    only = set(sys.argv[1:])
     copy_dm_control()
     for k, name in enumerate(MODELS):
-        write_fixture(name, 2000 + k)
+        if not only or name in only:
+            write_fixture(name, 2000 + k)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,9 @@ What it does:
    moves and per link named in the list (quasidyn's `--frame`), in Pinocchio's frame order;
    written to tests/fixtures/urdf/NAME.json with the `frames` field of tools/reference.py (no
    tool).
+   For every entry of URDF_LOCKED: a chain of one of those URDFs with joints locked at given
+   values (quasidyn's --lock JOINT=VALUE), pin.buildReducedModel at those values; the JSON
+   adds "file" (the URDF) and "locks" (joint -> value, null for zero).
 3. For every DH table in tests/fixtures/dh/*.toml: builds a Pinocchio model directly from the
    table (joints about z, placements from the standard or modified DH transforms; no quasidyn
    code involved) and writes tests/fixtures/dh/NAME.json.
@@ -38,7 +41,7 @@ pose in the base frame and its LOCAL_WORLD_ALIGNED Jacobian) instead of the tool
 
 Usage (from the repository root):
     pip install pin example-robot-data   # Pinocchio 3 or later
-    python3 tools/urdf_reference.py
+    python3 tools/urdf_reference.py [NAME ...]   # names: only those fixtures
 The output is deterministic for a given Pinocchio version (fixed random seeds).
 """
 
@@ -119,6 +122,14 @@ URDF_ROBOTS = {"ur5": "tool0", "panda": "panda_hand_tcp", "so101": "gripper_fram
 URDF_SEED_ORDER = ["panda", "so101", "synthetic", "ur5", "ur10", "kinova", "xarm7",
                    "massless_link"]
 assert sorted(URDF_SEED_ORDER) == sorted(URDF_ROBOTS)
+
+# name -> (URDF fixture, tip link, joints locked as quasidyn's --lock JOINT[=VALUE]: value, or
+# None for zero): pin.buildReducedModel at those values (and zero off the path to the tip).
+URDF_LOCKED = {
+    "ur5_locked": ("ur5", "tool0", {"elbow_joint": -1.2, "wrist_2_joint": None}),
+    "panda_locked": ("panda", "panda_leftfinger",
+                     {"panda_joint4": -2.0, "panda_finger_joint1": 0.03}),
+}
 
 # name -> links that become frames besides the moving leaf links, for every tree fixture
 URDF_TREES = {"allegro_left_hand": ["link_1.0", "link_13.0"], "synthetic_tree": ["torso"]}
@@ -261,7 +272,7 @@ def is_prismatic(joint):
     return joint.shortname().startswith("JointModelP")
 
 
-def write_fixture(path, robot, model, tip, frame_id, seed):
+def write_fixture(path, robot, model, tip, frame_id, seed, extra=None):
     assert model.nq in (model.nv, model.nv + sum(j.nq == 2 for j in model.joints[1:]))
     prismatic = [is_prismatic(j) for j in model.joints[1:]]
     states = [evaluate(model, frame_id, *s) for s in random_states(model, seed, prismatic)]
@@ -269,6 +280,7 @@ def write_fixture(path, robot, model, tip, frame_id, seed):
         "robot": robot,
         "dof": model.nv,
         "tip": tip,
+        **(extra or {}),
         "joints": list(model.names[1:]),
         "generator": f"pinocchio {pin.__version__}",
         "states": states,
@@ -277,15 +289,30 @@ def write_fixture(path, robot, model, tip, frame_id, seed):
     print(f"wrote {path.relative_to(ROOT)}: {model.nv} dof, {len(states)} states")
 
 
-def urdf_fixture(name, tip, seed):
-    full = pin.buildModelFromUrdf(str(URDF_DIR / f"{name}.urdf"))
+def urdf_fixture(name, tip, seed, file=None, locks=None):
+    """The chain from the root to `tip` of URDF `file` (default: NAME), the joints off its
+    path locked at zero and those of `locks` at their values (None: zero)."""
+    file = file or name
+    locks = locks or {}
+    full = pin.buildModelFromUrdf(str(URDF_DIR / f"{file}.urdf"))
     if not full.existFrame(tip):
         sys.exit(f"{name}: no frame {tip}")
     parent = full.frames[full.getFrameId(tip)].parentJoint
     keep = set(full.supports[parent])
+    q_ref = pin.neutral(full)
+    for joint, value in locks.items():
+        if not full.existJointName(joint):
+            sys.exit(f"{name}: no joint {joint}")
+        j = full.getJointId(joint)
+        keep.discard(j)
+        idx, nq = full.joints[j].idx_q, full.joints[j].nq
+        v = value or 0.0
+        q_ref[idx:idx + nq] = [math.cos(v), math.sin(v)] if nq == 2 else [v]
     lock = [j for j in range(1, full.njoints) if j not in keep]
-    model = pin.buildReducedModel(full, lock, pin.neutral(full)) if lock else full
-    write_fixture(URDF_DIR / f"{name}.json", full.name, model, tip, model.getFrameId(tip), seed)
+    model = pin.buildReducedModel(full, lock, q_ref) if lock else full
+    extra = {"file": f"{file}.urdf", "locks": locks} if locks else None
+    write_fixture(URDF_DIR / f"{name}.json", full.name, model, tip, model.getFrameId(tip), seed,
+                  extra)
 
 
 def urdf_tree_fixture(name, frame_links, seed):
@@ -396,14 +423,24 @@ def dh_fixture(path, seed):
 
 
 def main():
+    """Every fixture; with names as arguments, only those (the URDFs already copied)."""
+    only = set(sys.argv[1:])
+    wanted = lambda name: not only or name in only
     URDF_DIR.mkdir(parents=True, exist_ok=True)
-    copy_public_urdfs()
+    if not only:
+        copy_public_urdfs()
     for seed, name in enumerate(URDF_SEED_ORDER):
-        urdf_fixture(name, URDF_ROBOTS[name], 1000 + seed)
+        if wanted(name):
+            urdf_fixture(name, URDF_ROBOTS[name], 1000 + seed)
     for seed, (name, frame_links) in enumerate(sorted(URDF_TREES.items())):
-        urdf_tree_fixture(name, frame_links, 3000 + seed)
+        if wanted(name):
+            urdf_tree_fixture(name, frame_links, 3000 + seed)
+    for seed, (name, (file, tip, locks)) in enumerate(URDF_LOCKED.items()):
+        if wanted(name):
+            urdf_fixture(name, tip, 4000 + seed, file, locks)
     for seed, path in enumerate(sorted(DH_DIR.glob("*.toml"))):
-        dh_fixture(path, 2000 + seed)
+        if wanted(path.stem):
+            dh_fixture(path, 2000 + seed)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ use crate::emit::{
 use crate::generate::{build_module_reporting, select_functions};
 use crate::import::{
     detect, import_dh, import_mjcf_reading, import_urdf_with, ImportError, ImportOptions, Imported,
-    InputKind, Location,
+    InputKind, JointLock, Location,
 };
 use crate::ir::{FunctionKind, Module};
 use crate::names::snake_ident;
@@ -237,16 +237,30 @@ pub fn parse_input_reading(
              root",
         ));
     }
+    if options.ignore_equality && kind != InputKind::Mjcf {
+        return Err(Error::Unsupported(
+            "the ignore-equality option leaves out an MJCF file's closed loops: a spec, URDF or \
+             DH table has none",
+        ));
+    }
+    if !options.locks.is_empty() && !matches!(kind, InputKind::Urdf | InputKind::Mjcf) {
+        return Err(Error::Unsupported(
+            "the lock option fixes a joint of a URDF or MJCF file: in a spec or DH table, \
+             make the joint's body part of its carrier instead",
+        ));
+    }
     let mut imported = match kind {
         InputKind::Spec => Imported {
             robot: parse_spec(text, file_name)?,
             snaps: Vec::new(),
+            ignored: Vec::new(),
         },
         InputKind::Urdf => import_urdf_with(text, file_name, options)?,
         InputKind::Mjcf => import_mjcf_reading(text, file_name, options, read)?,
         InputKind::Dh => Imported {
             robot: import_dh(text, file_name)?,
             snaps: Vec::new(),
+            ignored: Vec::new(),
         },
     };
     imported
@@ -558,6 +572,8 @@ pub struct Builder {
     no_snap: bool,
     floating_base: bool,
     root: Option<String>,
+    locks: Vec<JointLock>,
+    ignore_equality: bool,
     options: Options,
 }
 
@@ -608,6 +624,29 @@ impl Builder {
     /// the other trees out (a robot among free objects, or one of two robots; docs/mjcf.md).
     pub fn root(mut self, body: impl Into<String>) -> Builder {
         self.root = Some(body.into());
+        self
+    }
+
+    /// For URDF and MJCF input: fix `joint` at the input's reference value (zero for URDF,
+    /// MuJoCo's `qpos0` for MJCF), as Pinocchio's `buildReducedModel` does: its child is welded
+    /// to its parent there and the joint is no coordinate of the robot; may be called several
+    /// times. A joint the input does not have makes [`Builder::load`] fail.
+    pub fn lock(mut self, joint: impl Into<String>) -> Builder {
+        self.locks.push(JointLock::at_reference(joint));
+        self
+    }
+
+    /// [`Builder::lock`] at `value` (radians or metres, the joint's coordinate).
+    pub fn lock_at(mut self, joint: impl Into<String>, value: f64) -> Builder {
+        self.locks.push(JointLock::at(joint, value));
+        self
+    }
+
+    /// For MJCF input: whether to leave out the closed loops (`connect` and `weld`
+    /// equalities) and import the spanning tree, instead of refusing them (docs/mjcf.md). Off
+    /// by default.
+    pub fn ignore_equality(mut self, ignore: bool) -> Builder {
+        self.ignore_equality = ignore;
         self
     }
 
@@ -689,6 +728,8 @@ impl Builder {
             snap: !self.no_snap,
             floating_base: self.floating_base,
             root: self.root.clone(),
+            locks: self.locks.clone(),
+            ignore_equality: self.ignore_equality,
         };
         let imported = match (&self.inline, &self.input) {
             (Some((text, file)), _) => parse_input_with(text, file, &options)?,

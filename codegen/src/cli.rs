@@ -16,7 +16,7 @@ use crate::emit::COptions;
 use crate::equations::{try_equations, Format};
 use crate::functions::CATALOGUE;
 use crate::generate::{build_module_only, select_functions};
-use crate::import::{ImportOptions, Imported};
+use crate::import::{ImportOptions, Imported, JointLock};
 use crate::params::MethodParams;
 use crate::progress::{Progress, Step};
 use crate::spec::to_toml;
@@ -199,6 +199,16 @@ pub struct InputArgs {
     /// others out (a robot among free objects, or one of two robots).
     #[arg(long, value_name = "BODY")]
     pub root: Option<String>,
+    /// URDF and MJCF only: fix a joint at a value (repeatable), as Pinocchio's
+    /// buildReducedModel: its child is welded to its parent there and the joint is no
+    /// coordinate. `JOINT` locks it at zero (URDF) or MuJoCo's qpos0 (MJCF), `JOINT=VALUE` at
+    /// VALUE (radians or metres).
+    #[arg(long = "lock", value_name = "JOINT[=VALUE]")]
+    pub locks: Vec<JointLock>,
+    /// MJCF only: leave out the closed loops (connect and weld equalities) and import the
+    /// spanning tree, instead of refusing them; `check --verbose` lists what was left out.
+    #[arg(long)]
+    pub ignore_equality: bool,
 }
 
 impl InputArgs {
@@ -210,6 +220,8 @@ impl InputArgs {
             snap: !self.no_snap,
             floating_base: self.floating_base,
             root: self.root.clone(),
+            locks: self.locks.clone(),
+            ignore_equality: self.ignore_equality,
         }
     }
 
@@ -521,7 +533,11 @@ fn stats(robot: &Robot, only: Option<&[String]>) -> miette::Result<()> {
 }
 
 fn check(path: &Path, options: &ImportOptions, verbose: bool) -> miette::Result<()> {
-    let Imported { robot, snaps } = load_input_with(path, options)?;
+    let Imported {
+        robot,
+        snaps,
+        ignored,
+    } = load_input_with(path, options)?;
     let n = robot.dof();
     sayln!(
         "ok: {}, {n} {}",
@@ -539,6 +555,17 @@ fn check(path: &Path, options: &ImportOptions, verbose: bool) -> miette::Result<
                 for snap in &snaps {
                     sayln!("  {snap}");
                 }
+            }
+        }
+        // Only MJCF files list what they hold beyond the robot's mechanics.
+        if !ignored.is_empty() {
+            let k = ignored.len();
+            sayln!(
+                "{k} element{} ignored (they do not enter the generated functions):",
+                if k == 1 { "" } else { "s" }
+            );
+            for item in &ignored {
+                sayln!("  {item}");
             }
         }
     }

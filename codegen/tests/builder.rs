@@ -117,6 +117,46 @@ fn urdf_trees_and_extra_frames() {
     assert!(code.contains("pub fn forward_kinematics("));
 }
 
+/// `lock` and `lock_at` fix joints as the importer's locks do (checked against Pinocchio's
+/// reduced model in tests/import.rs).
+#[test]
+fn locks_fix_joints() {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures");
+    let robot = Builder::new()
+        .spec(fixtures.join("urdf/ur5.urdf"))
+        .tip("tool0")
+        .lock_at("elbow_joint", -1.2)
+        .lock("wrist_2_joint")
+        .load()
+        .unwrap();
+    let joints: Vec<&str> = robot.bodies.iter().map(|b| b.joint_name.as_str()).collect();
+    assert_eq!(
+        joints,
+        [
+            "shoulder_pan_joint",
+            "shoulder_lift_joint",
+            "wrist_1_joint",
+            "wrist_3_joint"
+        ]
+    );
+    let options = quasidyn_codegen::import::ImportOptions {
+        tip: Some("tool0".to_owned()),
+        locks: vec![
+            quasidyn_codegen::import::JointLock::at("elbow_joint", -1.2),
+            quasidyn_codegen::import::JointLock::at_reference("wrist_2_joint"),
+        ],
+        ..Default::default()
+    };
+    let imported = quasidyn_codegen::load_input_with(&fixtures.join("urdf/ur5.urdf"), &options);
+    assert!(imported.unwrap().robot == robot);
+    let e = Builder::new()
+        .spec(fixtures.join("urdf/ur5.urdf"))
+        .lock("gripper")
+        .load()
+        .unwrap_err();
+    assert!(e.to_string().contains("no joint named `gripper`"), "{e}");
+}
+
 #[test]
 fn frames_and_snapping_together() {
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures");

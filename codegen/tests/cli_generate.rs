@@ -671,6 +671,61 @@ fn urdf_tree_with_mimic_joints_is_refused_and_tip_picks_a_chain() {
     assert_eq!(files_in(out.path()), ["panda.c", "panda.h"]);
 }
 
+/// Locking the fingers (`--lock`) imports the Panda's whole tree, mimic joint and all; a
+/// malformed lock is a usage error.
+#[test]
+fn locked_fingers_import_the_whole_panda() {
+    let urdf = "tests/fixtures/urdf/panda.urdf";
+    let run = quasidyn(&[
+        "check",
+        urdf,
+        "--lock",
+        "panda_finger_joint1=0.02",
+        "--lock",
+        "panda_finger_joint2=0.02",
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert_eq!(text(&run.stdout), "ok: panda, 7 bodies\n");
+    let run = quasidyn(&["check", urdf, "--lock", "panda_joint1=left"]);
+    assert_eq!(run.status.code(), Some(2));
+    assert!(
+        text(&run.stderr).contains("is not a number"),
+        "{}",
+        text(&run.stderr)
+    );
+    let run = quasidyn(&["check", urdf, "--lock", "panda_joint9"]);
+    assert_eq!(run.status.code(), Some(1));
+    assert!(
+        text(&run.stderr).contains("no joint named `panda_joint9`"),
+        "{}",
+        text(&run.stderr)
+    );
+}
+
+/// `check --verbose` lists what an MJCF file holds that the functions do not use, located;
+/// `--ignore-equality` is for MJCF files only.
+#[test]
+fn check_verbose_lists_what_an_mjcf_file_leaves_out() {
+    let run = quasidyn(&[
+        "check",
+        "--verbose",
+        "tests/fixtures/mjcf/synthetic_degree.xml",
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    let stdout = text(&run.stdout);
+    for line in [
+        "elements ignored (they do not enter the generated functions):",
+        "synthetic_degree.xml:67:5: fixed[couple]: a tendon coupling joints yaw, pitch",
+        "synthetic_degree.xml:70:5: motor: an actuator (only its armature is read)",
+        "synthetic_degree.xml:73:11: jointpos: a sensor",
+    ] {
+        assert!(stdout.contains(line), "{line}: {stdout}");
+    }
+    let run = quasidyn(&["check", "tests/fixtures/urdf/ur5.urdf", "--ignore-equality"]);
+    assert_eq!(run.status.code(), Some(1));
+    assert!(text(&run.stderr).contains("MJCF"), "{}", text(&run.stderr));
+}
+
 #[test]
 fn urdf_tree_gets_a_function_per_frame() {
     let out = tempfile::tempdir().unwrap();

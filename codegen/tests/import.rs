@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 use quasidyn_codegen::import::{
     detect, import_dh, import_urdf, import_urdf_with, ImportError, ImportOptions, InputKind,
+    JointLock,
 };
 use quasidyn_codegen::{parse_spec, to_toml, JointKind, Robot};
 
@@ -332,13 +333,26 @@ fn urdf_case(name: &str) {
     let doc: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).expect("fixture")).expect("json");
     let tip = doc["tip"].as_str().expect("tip");
-    let file = format!("{name}.urdf");
+    let file = doc["file"]
+        .as_str()
+        .map_or_else(|| format!("{name}.urdf"), str::to_owned);
     let xml = std::fs::read_to_string(dir.join(&file)).expect("urdf");
+    // Joints locked as `--lock JOINT=VALUE` (null: `--lock JOINT`, at zero).
+    let locks = doc["locks"].as_object().map_or_else(Vec::new, |locks| {
+        locks
+            .iter()
+            .map(|(joint, value)| match value.as_f64() {
+                Some(v) => JointLock::at(joint, v),
+                None => JointLock::at_reference(joint),
+            })
+            .collect()
+    });
     // Pinocchio reads the values as written: compare the literal import (the snapped one is
     // compared with the literal one in tests/snap.rs).
     let options = ImportOptions {
         tip: Some(tip.to_owned()),
         snap: false,
+        locks,
         ..ImportOptions::default()
     };
     let robot = import_urdf_with(&xml, &file, &options)
@@ -409,6 +423,12 @@ fn urdf_xarm7_matches_pinocchio() {
 }
 
 /// A massless link between two joints imports as a massless body (it was refused).
+#[test]
+fn urdf_locked_joints_match_pinocchio_reduced_models() {
+    urdf_case("ur5_locked");
+    urdf_case("panda_locked");
+}
+
 #[test]
 fn urdf_massless_link_matches_pinocchio() {
     urdf_case("massless_link");
@@ -1083,5 +1103,31 @@ fn leaves_fixed_to_a_floating_base_are_frames_on_it() {
     assert!(
         e.to_string().contains("so a frame on it never moves"),
         "{e}"
+    );
+}
+
+/// `--lock` names a movable joint: a name that is no joint, or a fixed joint, is refused.
+#[test]
+fn locks_name_movable_joints() {
+    let xml = format!(
+        "<robot name=\"x\">\n<link name=\"a\"/>\n{LINK_B}\n<link name=\"c\"/>\n\
+         <joint name=\"j1\" type=\"revolute\"><parent link=\"a\"/><child link=\"b\"/></joint>\n\
+         <joint name=\"weld\" type=\"fixed\"><parent link=\"b\"/><child link=\"c\"/></joint>\n\
+         </robot>"
+    );
+    let lock = |joint: &str| ImportOptions {
+        locks: vec![JointLock::at(joint, 0.3)],
+        ..ImportOptions::default()
+    };
+    let e = import_urdf_with(&xml, "r.urdf", &lock("nothing")).unwrap_err();
+    assert!(matches!(e, ImportError::UnknownTip { .. }), "{e:?}");
+    assert_eq!(
+        e.to_string(),
+        "r.urdf:1:1: lock: no joint named `nothing` to lock"
+    );
+    let e = import_urdf_with(&xml, "r.urdf", &lock("weld")).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "r.urdf:6:1: lock: joint `weld` is fixed already: it cannot be locked"
     );
 }

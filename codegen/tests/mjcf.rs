@@ -6,7 +6,9 @@
 
 use std::path::PathBuf;
 
-use quasidyn_codegen::import::{import_mjcf, import_mjcf_reading, ImportError, ImportOptions};
+use quasidyn_codegen::import::{
+    import_mjcf, import_mjcf_reading, ImportError, ImportOptions, JointLock,
+};
 use quasidyn_codegen::ir::Env;
 use quasidyn_codegen::{build_module_only, load_input_with, FunctionKind, Module};
 use serde_json::Value;
@@ -14,7 +16,7 @@ use serde_json::Value;
 /// Agreement required with MuJoCo.
 const REL: f64 = 1e-9;
 
-const MODELS: [&str; 25] = [
+const MODELS: [&str; 28] = [
     "synthetic_degree",
     "synthetic_radian",
     "synthetic_flags",
@@ -40,6 +42,9 @@ const MODELS: [&str; 25] = [
     "unitree_go2",
     "unitree_h1",
     "leap_hand",
+    "synthetic_degree_locked",
+    "synthetic_armature_locked",
+    "humanoid_locked",
 ];
 
 fn fixture_dir() -> PathBuf {
@@ -120,9 +125,22 @@ fn check_models(snap: bool) {
                 .map(|v| v.as_str().unwrap().to_owned())
                 .collect(),
             root: fixture["root"].as_str().map(str::to_owned),
+            // Joints locked as `--lock JOINT=VALUE` (null: `--lock JOINT`, at qpos0).
+            locks: fixture["locks"].as_object().map_or_else(Vec::new, |locks| {
+                locks
+                    .iter()
+                    .map(|(joint, value)| match value.as_f64() {
+                        Some(v) => JointLock::at(joint, v),
+                        None => JointLock::at_reference(joint),
+                    })
+                    .collect()
+            }),
             ..ImportOptions::default()
         };
-        let path = fixture_dir().join(format!("{name}.xml"));
+        let file = fixture["file"]
+            .as_str()
+            .map_or_else(|| format!("{name}.xml"), str::to_owned);
+        let path = fixture_dir().join(file);
         let robot = load_input_with(&path, &options)
             .unwrap_or_else(|e| panic!("{name}: {e}"))
             .robot;
@@ -496,28 +514,113 @@ fn inactive_equalities_take_the_equality_defaults() {
     assert!(import_mjcf(&xml, "m.xml", &ImportOptions::default()).is_ok());
 }
 
+/// Closed loops are refused with the way out (`ignore_equality`, which lists them as
+/// ignored), joint couplings are refused naming both joints, and inactive equalities are
+/// ignored and listed.
 #[test]
-fn equalities_are_refused_unless_inactive() {
+fn equalities_are_refused_ignored_or_listed() {
     let two = "<joint name=\"j\"/><body name=\"c\"><joint name=\"k\"/><geom size=\"0.1\"/></body>";
-    for eq in [
-        "connect body1=\"b\" anchor=\"0 0 0\"",
-        "weld body1=\"b\"",
-        "joint joint1=\"j\" joint2=\"k\"",
-    ] {
-        let e = error_of(&model(two, &format!("<equality><{eq}/></equality>")), &[]);
+    let ignoring = ImportOptions {
+        ignore_equality: true,
+        ..ImportOptions::default()
+    };
+    for eq in ["connect body1=\"b\" anchor=\"0 0 0\"", "weld body1=\"b\""] {
+        let xml = model(two, &format!("<equality><{eq}/></equality>"));
+        let e = error_of(&xml, &[]);
         assert!(matches!(e, ImportError::Unsupported { .. }), "{e:?}");
         assert_eq!(e.location().line, 8, "{e}");
         assert!(
-            e.message()
-                .contains("equality constraints are not supported"),
+            e.message().contains("closed loops are not supported")
+                && e.message().contains("--ignore-equality"),
+            "{e}"
+        );
+        let imported = import_mjcf(&xml, "m.xml", &ignoring).unwrap();
+        assert_eq!(imported.robot.dof(), 2);
+        assert_eq!(imported.ignored.len(), 1, "{:?}", imported.ignored);
+        assert_eq!(imported.ignored[0].at.line, 8);
+        assert!(imported.ignored[0].why.contains("closed loop"));
+    }
+    let coupled = model(
+        two,
+        "<equality><joint joint1=\"k\" joint2=\"j\"/></equality>",
+    );
+    let locking = |joints: &[&str]| ImportOptions {
+        locks: joints.iter().map(|j| JointLock::at(*j, 0.1)).collect(),
+        ..ImportOptions::default()
+    };
+    for options in [ImportOptions::default(), ignoring, locking(&["k"])] {
+        let e = import_mjcf(&coupled, "m.xml", &options).unwrap_err();
+        assert_eq!(e.what(), "joint.joint2", "{e}");
+        assert!(
+            e.message().contains("`k` follows `j`") && e.message().contains("--lock"),
             "{e}"
         );
     }
+    // Both joints locked: the coupling holds nothing, and is listed as ignored.
+    let three = format!("{two}<body name=\"d\"><joint name=\"m\"/><geom size=\"0.1\"/></body>");
+    let coupled = model(
+        &three,
+        "<equality><joint joint1=\"k\" joint2=\"j\"/></equality>",
+    );
+    let imported = import_mjcf(&coupled, "m.xml", &locking(&["j", "k"])).unwrap();
+    assert_eq!(imported.robot.dof(), 1);
+    assert_eq!(
+        imported.ignored[0].why,
+        "a coupling of two joints that are both locked"
+    );
     let inactive = model(
         two,
-        "<equality><joint joint1=\"j\" joint2=\"k\" active=\"false\"/></equality>",
+        "<equality><joint joint1=\"j\" joint2=\"k\" active=\"false\"/>\
+         <tendon tendon1=\"t\"/></equality>",
     );
-    assert!(import_mjcf(&inactive, "m.xml", &ImportOptions::default()).is_ok());
+    let imported = import_mjcf(&inactive, "m.xml", &ImportOptions::default()).unwrap();
+    let why: Vec<&str> = imported.ignored.iter().map(|i| i.why.as_str()).collect();
+    assert_eq!(
+        why,
+        [
+            "an inactive equality",
+            "a tendon equality (tendons do not enter the generated functions)"
+        ]
+    );
+}
+
+/// A joint equality without `joint2` holds its joint at `qpos0 + polycoef[0]`: the same robot
+/// as `--lock` at that value; a `--lock` of the same joint wins, and an equality naming no
+/// joint is located at its `joint1`.
+#[test]
+fn a_joint_equality_without_joint2_locks_its_joint() {
+    // In radians: `ref` is in the compiler's unit, `polycoef` and the lock's value are not.
+    let radians = |xml: String| xml.replace("<mujoco>", "<mujoco><compiler angle=\"radian\"/>");
+    let model = |body: &str, extra: &str| radians(model(body, extra));
+    let two = "<joint name=\"j\"/><body name=\"c\" pos=\"0 0 1\"><joint name=\"k\" ref=\"0.25\"/>\
+               <geom size=\"0.1\" pos=\"0.3 0 0\"/></body>";
+    let held = model(
+        two,
+        "<equality><joint joint1=\"k\" polycoef=\"0.5 1 0 0 0\"/></equality>",
+    );
+    let by_equality = import_mjcf(&held, "m.xml", &ImportOptions::default())
+        .unwrap()
+        .robot;
+    let locking = |value: f64| ImportOptions {
+        locks: vec![JointLock::at("k", value)],
+        ..ImportOptions::default()
+    };
+    let by_lock = import_mjcf(&model(two, ""), "m.xml", &locking(0.75))
+        .unwrap()
+        .robot;
+    assert!(by_equality == by_lock);
+    assert_eq!(by_equality.dof(), 1);
+    let overridden = import_mjcf(&held, "m.xml", &locking(-0.4)).unwrap().robot;
+    let by_lock = import_mjcf(&model(two, ""), "m.xml", &locking(-0.4))
+        .unwrap()
+        .robot;
+    assert!(overridden == by_lock && overridden != by_equality);
+    let e = error_of(
+        &model(two, "<equality><joint joint1=\"q\"/></equality>"),
+        &[],
+    );
+    assert_eq!(e.what(), "joint.joint1", "{e}");
+    assert_eq!(e.location().line, 8, "{e}");
 }
 
 #[test]
@@ -907,4 +1010,48 @@ fn joint_springs_and_dampers_are_read_and_checked() {
         let msg = e.to_string();
         assert!(msg.contains("a.toml:7:") && msg.contains(says), "{msg}");
     }
+}
+
+/// `--lock` fixes hinge and slide joints (an actuator's armature on a locked joint does
+/// nothing); a name that is no joint of the file, a free joint and a lock on a spec are
+/// refused with the reason.
+#[test]
+fn locks_fix_hinges_and_slides_and_are_refused_elsewhere() {
+    let xml = floating(
+        "<freejoint name=\"root\"/>",
+        "",
+        "<body name=\"ball\"><geom size=\"1\"/></body>",
+    );
+    let locking = |locks: &[JointLock]| ImportOptions {
+        locks: locks.to_vec(),
+        ..ImportOptions::default()
+    };
+    let e = import_mjcf(&xml, "m.xml", &locking(&[JointLock::at("elbow", 1.0)])).unwrap_err();
+    assert!(
+        e.message()
+            .contains("no hinge or slide joint named `elbow`"),
+        "{e}"
+    );
+    let e = import_mjcf(&xml, "m.xml", &locking(&[JointLock::at_reference("root")])).unwrap_err();
+    assert!(
+        e.message().contains("free joint `root` cannot be locked"),
+        "{e}"
+    );
+    assert_eq!(e.location().line, 4, "{e}");
+
+    let arm = "<mujoco><worldbody><body name=\"a\"><joint name=\"j1\"/><geom size=\"0.1\"/>\
+               <body name=\"b\" pos=\"0 0 1\"><joint name=\"j2\" ref=\"0.5\"/>\
+               <geom size=\"0.1\"/></body></body></worldbody>\
+               <actuator><motor joint=\"j2\" armature=\"0.3\"/></actuator></mujoco>";
+    let robot = import_mjcf(arm, "arm.xml", &locking(&[JointLock::at_reference("j2")]))
+        .unwrap()
+        .robot;
+    let joints: Vec<&str> = robot.bodies.iter().map(|b| b.joint_name.as_str()).collect();
+    assert_eq!(joints, ["j1"]);
+
+    let spec = "name = \"r\"\n[[body]]\njoint = \"revolute\"\nmass = 1.0\n";
+    let e =
+        quasidyn_codegen::parse_input_with(spec, "r.toml", &locking(&[JointLock::at("j", 0.0)]))
+            .unwrap_err();
+    assert!(e.to_string().contains("URDF or MJCF"), "{e}");
 }

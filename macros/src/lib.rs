@@ -34,7 +34,10 @@
 //! link that becomes a named frame), `snap = false` (URDF only: keep every value as written
 //! instead of snapping values within a tolerance of exact ones, such as angles within 5e-10 of
 //! multiples of pi/2), `floating_base = true` (URDF only: a free-flyer under the root link),
-//! `root = "BODY"` (MJCF only: keep the tree of this top-level body, leave the others out) and
+//! `root = "BODY"` (MJCF only: keep the tree of this top-level body, leave the others out),
+//! `lock = "JOINT"` or `lock = "JOINT=VALUE"` (URDF and MJCF, repeatable: fix a joint at zero,
+//! MuJoCo's `qpos0`, or VALUE, as Pinocchio's `buildReducedModel`), `ignore_equality = true`
+//! (MJCF only: leave out closed loops, `connect` and `weld` equalities) and
 //! `only = ["inverse_dynamics", "mass_matrix"]` (generate only these functions, named as
 //! generated: `gravity`, `coriolis`, `regressor`, `forward_kinematics_FRAME`, ..., or `frames`
 //! for every named frame's; the others are not derived, and the module has no `Dynamics`
@@ -65,7 +68,7 @@ use syn::{Ident, LitBool, LitInt, LitStr, Token, Visibility};
 
 use quasidyn_codegen::emit::check_batch;
 use quasidyn_codegen::emit::stub::stub_module_items;
-use quasidyn_codegen::import::ImportOptions;
+use quasidyn_codegen::import::{ImportOptions, JointLock};
 use quasidyn_codegen::names::{camel_ident, snake_ident};
 use quasidyn_codegen::{
     decode_input, module_name, parse_input_reading, rust_code_with, Error, Options,
@@ -74,7 +77,8 @@ use quasidyn_codegen::{
 /// Generates a robot's kinematics and dynamics module at compile time from a spec, URDF file
 /// or DH table: `robot!(file = "PATH")` (relative to the crate's `Cargo.toml`) or
 /// `robot!(r#"TOML"#)`, optionally preceded by a visibility and followed by `name = "IDENT"`,
-/// `tip = "LINK"`, `root = "BODY"` (MJCF), `frame = "LINK"` (repeatable), `snap = false`,
+/// `tip = "LINK"`, `root = "BODY"` (MJCF), `frame = "LINK"` (repeatable), `lock = "JOINT[=VALUE]"`
+/// (repeatable), `snap = false`, `ignore_equality = true` (MJCF),
 /// `floating_base = true`,
 /// `only = ["FUNCTION", ...]` and `batch = N`. See the crate documentation.
 #[proc_macro]
@@ -111,8 +115,12 @@ struct RobotArgs {
     frames: Vec<LitStr>,
     /// `contact = "FRAME"` or `"FRAME:6d"` (repeatable).
     contacts: Vec<LitStr>,
+    /// `lock = "JOINT"` or `"JOINT=VALUE"` (repeatable), read.
+    locks: Vec<JointLock>,
     snap: Option<LitBool>,
     floating_base: Option<LitBool>,
+    /// `ignore_equality = true`: an MJCF file's closed loops left out.
+    ignore_equality: Option<LitBool>,
     /// `only = ["inverse_dynamics", ...]`: the functions to generate.
     only: Option<Vec<LitStr>>,
     /// `batch = N`: also each function over N states.
@@ -122,7 +130,8 @@ struct RobotArgs {
 const ROBOT_USAGE: &str =
     "expected a robot description: robot!(r#\"...spec...\"#) or robot!(file = \"PATH\"), \
      optionally followed by name = \"IDENT\", tip = \"LINK\", root = \"BODY\", frame = \"LINK\", \
-     contact = \"FRAME[:6d]\", snap = false, floating_base = true, only = [\"FUNCTION\", ...] \
+     contact = \"FRAME[:6d]\", lock = \"JOINT[=VALUE]\", snap = false, floating_base = true, \
+     ignore_equality = true, only = [\"FUNCTION\", ...] \
      and batch = N";
 
 impl Parse for RobotArgs {
@@ -134,8 +143,10 @@ impl Parse for RobotArgs {
         let mut root = None;
         let mut frames = Vec::new();
         let mut contacts = Vec::new();
+        let mut locks = Vec::new();
         let mut snap: Option<LitBool> = None;
         let mut floating_base: Option<LitBool> = None;
+        let mut ignore_equality: Option<LitBool> = None;
         let mut only: Option<Vec<LitStr>> = None;
         let mut batch: Option<LitInt> = None;
         if input.peek(LitStr) {
@@ -154,11 +165,13 @@ impl Parse for RobotArgs {
             first = false;
             let key: Ident = input.parse()?;
             input.parse::<Token![=]>()?;
-            if key == "snap" || key == "floating_base" {
+            if key == "snap" || key == "floating_base" || key == "ignore_equality" {
                 let slot = if key == "snap" {
                     &mut snap
-                } else {
+                } else if key == "floating_base" {
                     &mut floating_base
+                } else {
+                    &mut ignore_equality
                 };
                 if slot.is_some() {
                     return Err(syn::Error::new(key.span(), format!("`{key}` given twice")));
@@ -204,6 +217,14 @@ impl Parse for RobotArgs {
                     contacts.push(value);
                     continue;
                 }
+                "lock" => {
+                    let lock = value
+                        .value()
+                        .parse::<JointLock>()
+                        .map_err(|message| syn::Error::new(value.span(), message))?;
+                    locks.push(lock);
+                    continue;
+                }
                 "name" => &mut name,
                 "tip" => &mut tip,
                 "root" => &mut root,
@@ -212,7 +233,8 @@ impl Parse for RobotArgs {
                         key.span(),
                         format!(
                             "unknown argument `{other}`: expected `file`, `name`, `tip`, `root`, \
-                             `frame`, `contact`, `snap`, `floating_base`, `only` or `batch`"
+                             `frame`, `contact`, `lock`, `snap`, `floating_base`, \
+                             `ignore_equality`, `only` or `batch`"
                         ),
                     ))
                 }
@@ -231,8 +253,10 @@ impl Parse for RobotArgs {
             root,
             frames,
             contacts,
+            locks,
             snap,
             floating_base,
+            ignore_equality,
             only,
             batch,
         })
@@ -319,6 +343,8 @@ fn generate_robot(args: &RobotArgs) -> Result<TokenStream, Failure> {
         floating_base: args.floating_base.as_ref().is_some_and(LitBool::value),
         contacts: args.contacts.iter().map(LitStr::value).collect(),
         root: args.root.as_ref().map(LitStr::value),
+        locks: args.locks.clone(),
+        ignore_equality: args.ignore_equality.as_ref().is_some_and(LitBool::value),
     };
     // An MJCF file's includes, named relative to the crate like the file itself; each one read
     // is tracked like the file.

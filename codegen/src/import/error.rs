@@ -123,7 +123,8 @@ pub enum ImportError {
         /// What is wrong.
         message: String,
     },
-    /// The requested tip link, or a link asked for as a frame, does not exist.
+    /// The requested tip link, a link asked for as a frame or a joint asked to be locked does
+    /// not exist (or a fixed joint is asked to be locked).
     #[error("{at}: {what}: {message}")]
     #[diagnostic(code(quasidyn::import::unknown_tip))]
     UnknownTip {

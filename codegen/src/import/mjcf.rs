@@ -13,7 +13,9 @@ use std::collections::HashMap;
 
 use super::chain::{Chain, ChainFrame, ChainJoint, MassProps, Pose, V3};
 use super::error::ImportError;
+use super::lock::Locks;
 use super::mjcf_geom::{axis_angle, local_pose, shaped_pose, unit, Shape};
+use super::mjcf_ignored::{ignored_elements, read_equalities};
 use super::mjcf_mass::{Compiler, Inertial, Item};
 pub use super::mjcf_parse::ReadInclude;
 use super::mjcf_parse::{read_document, Attrs, Count, Defaults, Element, MAIN_CLASS};
@@ -40,7 +42,8 @@ pub fn import_mjcf(
 /// attribute) and returns its text or why it cannot be read.
 ///
 /// `options.frames` names bodies that become frames besides the named sites; `options.root`
-/// keeps the tree of one top-level body; `options.tip` and `options.floating_base` are refused (not supported for MJCF yet). With `options.snap`,
+/// keeps the tree of one top-level body; `options.locks` fixes hinges and slides at their values
+/// (`qpos0` by default), their bodies then welded to their parents; `options.tip` and `options.floating_base` are refused (not supported for MJCF yet). With `options.snap`,
 /// values within a tolerance of exact ones are snapped as for URDF.
 pub fn import_mjcf_reading(
     xml: &str,
@@ -63,14 +66,24 @@ pub fn import_mjcf_reading(
     let defaults = Defaults::read(&root)?;
     let compiler = Compiler::read(&root)?;
     refuse_unsupported(&root, &defaults)?;
+    let equalities = read_equalities(&root, &defaults, options.ignore_equality, &options.locks)?;
     let mut model = Model {
         defaults: &defaults,
         compiler: &compiler,
         bodies: Vec::new(),
         joints: 0,
+        locks: Locks::with_own(&equalities.locks, &options.locks),
+        locked: Vec::new(),
     };
     for world in root.children_named("worldbody") {
         model.walk(world, None, Pose::IDENTITY, MAIN_CLASS)?;
+    }
+    if let Some(lock) = model.locks.unused() {
+        let message = format!("no hinge or slide joint named `{}` to lock", lock.joint);
+        return Err(match lock.own {
+            Some(k) => equalities.lock_elements[k].invalid("joint1", message),
+            None => root.invalid("", message),
+        });
     }
     model.actuator_armature(&root)?;
     model.scale_total_mass();
@@ -111,7 +124,14 @@ pub fn import_mjcf_reading(
         };
         super::urdf::snap_robot(&mut robot, size, &locs, &mut snaps);
     }
-    Ok(Imported { robot, snaps })
+    let mut ignored = equalities.ignored;
+    ignored.extend(ignored_elements(&root));
+    ignored.sort_by_key(|i| (i.at.file.clone(), i.at.line, i.at.col));
+    Ok(Imported {
+        robot,
+        snaps,
+        ignored,
+    })
 }
 
 /// Gravity: the last `<option gravity>` (MuJoCo's `0 0 -9.81` by default), zero if a
@@ -132,32 +152,11 @@ fn gravity(root: &Element) -> Result<V3, ImportError> {
     Ok(if enabled { g } else { [0.0; 3] })
 }
 
-/// Joint and tendon features this slice does not model, refused where they are written:
-/// active `connect`, `weld` and `joint` equalities, and armature on tendons (it enters
-/// MuJoCo's mass matrix through the tendon's moment arms, off the diagonal). Joint types are
-/// checked with the joints, actuator armature with the actuators.
+/// Tendon features this slice does not model, refused where they are written: armature on
+/// tendons (it enters MuJoCo's mass matrix through the tendon's moment arms, off the
+/// diagonal). Equalities are read by [`read_equalities`], joint types with the joints,
+/// actuator armature with the actuators.
 fn refuse_unsupported(root: &Element, defaults: &Defaults) -> Result<(), ImportError> {
-    for equality in root.children_named("equality") {
-        for e in &equality.children {
-            if !matches!(e.tag.as_str(), "connect" | "weld" | "joint") {
-                continue;
-            }
-            if defaults
-                .attrs_as(e, "equality", MAIN_CLASS)?
-                .boolean("active", true)?
-            {
-                return Err(e.unsupported(
-                    "",
-                    format!(
-                        "<{}> equality constraints are not supported yet (closed loops and \
-                         joint couplings come with a later version); remove it or make it \
-                         active=\"false\"",
-                        e.tag
-                    ),
-                ));
-            }
-        }
-    }
     for e in root
         .children_named("tendon")
         .flat_map(|section| section.children.iter())
@@ -219,6 +218,10 @@ pub(super) struct Model<'d, 'e> {
     pub(super) bodies: Vec<Body<'e>>,
     /// Joints read so far (for the names of unnamed ones).
     joints: usize,
+    /// The joints to fix at a value (`--lock`), and which of them were found.
+    locks: Locks<'d>,
+    /// The names of the joints fixed so far.
+    locked: Vec<String>,
 }
 
 /// Elements that would add bodies, joints or mass this importer does not model.
@@ -405,7 +408,22 @@ impl<'d, 'e> Model<'d, 'e> {
         Ok(())
     }
 
-    /// The joint `item`, if it is one, with `pose` (the body's) moved by its `-ref`.
+    /// A free joint read (counted for the names of unnamed joints); it cannot be locked.
+    fn free(&mut self, element: &'e Element) -> Result<Option<JointRead<'e>>, ImportError> {
+        self.joints += 1;
+        if let Some(name) = element.attr("name") {
+            if self.locks.take(name).is_some() {
+                return Err(element.unsupported(
+                    "",
+                    format!("free joint `{name}` cannot be locked (hinge and slide joints can)"),
+                ));
+            }
+        }
+        Ok(Some(JointRead::Free))
+    }
+
+    /// The joint `item`, if it is one, with `pose` (the body's) moved by its `-ref`, or to its
+    /// value if it is locked (it is then no joint: `None`).
     fn joint(
         &mut self,
         item: &Item<'e>,
@@ -423,8 +441,7 @@ impl<'d, 'e> Model<'d, 'e> {
                         .to_owned(),
                 ));
             }
-            self.joints += 1;
-            return Ok(Some(JointRead::Free));
+            return self.free(element);
         }
         if element.tag != "joint" {
             return Ok(None);
@@ -457,8 +474,7 @@ impl<'d, 'e> Model<'d, 'e> {
                             .to_owned(),
                     ));
                 }
-                self.joints += 1;
-                return Ok(Some(JointRead::Free));
+                return self.free(element);
             }
             other => {
                 return Err(attrs.element.unsupported_joint(
@@ -490,22 +506,32 @@ impl<'d, 'e> Model<'d, 'e> {
             .frame
             .then(&Pose::trans(attrs.array::<3>("pos")?.unwrap_or_default()))
             .p;
-        let reference = attrs.number("ref", 0.0)?;
-        let anchor = add(pose.p, mat_vec(&pose.r, pos_body));
-        let axis = mat_vec(&pose.r, axis_body);
-        // MuJoCo moves the body by `qpos - ref`: at `qpos = 0` that is `-ref`.
-        match kind {
-            JointKind::Revolute => {
-                let turn = axis_angle(axis_body, -self.compiler.angles.radians(reference));
-                pose.r = mul(&pose.r, &turn);
-                pose.p = sub(anchor, mat_vec(&pose.r, pos_body));
-            }
-            _ => pose.p = add(pose.p, scale(axis, -reference)),
-        }
+        let reference = match kind {
+            JointKind::Revolute => self.compiler.angles.radians(attrs.number("ref", 0.0)?),
+            JointKind::Prismatic => attrs.number("ref", 0.0)?,
+        };
         self.joints += 1;
         let name = element
             .attr("name")
             .map_or_else(|| format!("joint{}", self.joints - 1), str::to_owned);
+        // A locked joint stays at its value (`qpos0 = ref` by default); the others are placed
+        // at `qpos = 0`.
+        let lock = self.locks.take(&name);
+        let value = lock.map_or(0.0, |at| at.value(reference));
+        let anchor = add(pose.p, mat_vec(&pose.r, pos_body));
+        let axis = mat_vec(&pose.r, axis_body);
+        // MuJoCo moves the body by `qpos - ref`.
+        match kind {
+            JointKind::Revolute => {
+                pose.r = mul(&pose.r, &axis_angle(axis_body, value - reference));
+                pose.p = sub(anchor, mat_vec(&pose.r, pos_body));
+            }
+            JointKind::Prismatic => pose.p = add(pose.p, scale(axis, value - reference)),
+        }
+        if lock.is_some() {
+            self.locked.push(name);
+            return Ok(None);
+        }
         Ok(Some(JointRead::Moving(Joint {
             element,
             name,
@@ -539,6 +565,10 @@ impl<'d, 'e> Model<'d, 'e> {
                         .to_owned(),
                 ));
             };
+            if self.locked.iter().any(|name| name == target) {
+                // A locked joint does not move: its actuator's armature does nothing.
+                continue;
+            }
             let gear = attrs.numbers("gear", Count::UpTo(6))?.map_or(1.0, |g| g[0]);
             let joint = self
                 .bodies

@@ -9,8 +9,10 @@
 mod chain;
 pub mod dh;
 mod error;
+mod lock;
 pub mod mjcf;
 mod mjcf_geom;
+mod mjcf_ignored;
 mod mjcf_mass;
 mod mjcf_parse;
 pub mod snap;
@@ -21,6 +23,7 @@ use std::path::Path;
 
 pub use dh::import_dh;
 pub use error::{ImportError, Location};
+pub use lock::JointLock;
 pub use mjcf::{import_mjcf, import_mjcf_reading, ReadInclude};
 pub use snap::Snap;
 pub use urdf::{import_urdf, import_urdf_with};
@@ -28,7 +31,7 @@ pub use urdf::{import_urdf, import_urdf_with};
 use crate::model::Robot;
 
 /// Options of the importers.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ImportOptions {
     /// URDF only: the link the chain ends at (`None`: the single leaf link, or the whole tree if
     /// there are several).
@@ -46,6 +49,12 @@ pub struct ImportOptions {
     /// Rigid contacts on named frames, added after the input's own (`[[contact]]`): `FRAME`
     /// for a point contact, `FRAME:6d` for a 6d one (see [`crate::Robot::add_contacts`]).
     pub contacts: Vec<String>,
+    /// URDF and MJCF only: joints fixed at a value (`--lock JOINT[=VALUE]`), as Pinocchio's
+    /// `buildReducedModel`: each joint's child is placed at the value and welded to its parent.
+    pub locks: Vec<JointLock>,
+    /// MJCF only: leave out the closed loops (`connect` and `weld` equalities), importing the
+    /// spanning tree, instead of refusing them (`--ignore-equality`); off by default.
+    pub ignore_equality: bool,
 }
 
 impl Default for ImportOptions {
@@ -57,17 +66,40 @@ impl Default for ImportOptions {
             floating_base: false,
             root: None,
             contacts: Vec::new(),
+            locks: Vec::new(),
+            ignore_equality: false,
         }
     }
 }
 
-/// An imported robot and the values that were snapped to exact ones on the way.
+/// An imported robot, the values that were snapped to exact ones on the way and what of the
+/// input was left out.
 #[derive(Clone, Debug)]
 pub struct Imported {
     /// The robot, in the method's frames.
     pub robot: Robot,
     /// Every snap, in the order made (empty for specs and with snapping off).
     pub snaps: Vec<Snap>,
+    /// What the input holds that the generated functions do not use (MJCF: actuators,
+    /// sensors, tendons, inactive equalities, ...), as `quasidyn check --verbose` lists it.
+    pub ignored: Vec<Ignored>,
+}
+
+/// An element of the input the generated functions do not use.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ignored {
+    /// Where it is written.
+    pub at: Location,
+    /// The element, as errors name it (`motor[shoulder]`).
+    pub what: String,
+    /// What it is, and why it does not enter the functions.
+    pub why: String,
+}
+
+impl std::fmt::Display for Ignored {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}: {}", self.at, self.what, self.why)
+    }
 }
 
 /// The file name of `path` without its directories, as generated code names its input.

@@ -15,11 +15,12 @@ use roxmltree::{Document, Node};
 
 use super::chain::{normalize, Chain, ChainFrame, ChainJoint, MassProps, V3};
 use super::error::{ImportError, Location};
+use super::lock::{joint_motion, Locks};
 use super::snap::{self, Snap};
 use super::urdf_parse::{
     child, parse_joints, parse_links, Joint, Link, Snapper, Tree, UrdfSource, XYZ,
 };
-use super::{ImportOptions, Imported};
+use super::{ImportOptions, Imported, JointLock};
 use crate::model::{BaseLayout, JointKind, Robot};
 
 /// Most bodies a spec may have (docs/spec.md).
@@ -46,6 +47,10 @@ pub fn import_urdf(xml: &str, file_name: &str, tip: Option<&str>) -> Result<Robo
 ///   (byte-wise, not file order). Every leaf link that moves becomes a named frame: with
 ///   `options.floating_base` that includes the links fixed to the root link, which move with
 ///   the base (frames on the base body).
+///
+/// The joints of `options.locks` are fixed at their values (zero by default) before anything
+/// else, as Pinocchio's `buildReducedModel`: each becomes a fixed joint whose origin carries the
+/// joint's motion.
 ///
 /// Every link in `options.frames` also becomes a named frame; frames are listed in the same
 /// depth-first order of their links, named after the links, at the link's frame. Fixed joints
@@ -83,7 +88,7 @@ pub fn import_urdf_with(
         });
     }
 
-    let urdf = Urdf::read(&cx, robot)?;
+    let urdf = Urdf::read(&cx, robot, &options.locks)?;
     let (tip_index, named) = urdf.tip_and_named(&cx, options)?;
     let moving = urdf.moving_joints(&cx, tip_index)?;
     let owner = urdf.owners(&moving);
@@ -140,7 +145,11 @@ pub fn import_urdf_with(
         }
         None => Vec::new(),
     };
-    Ok(Imported { robot, snaps })
+    Ok(Imported {
+        robot,
+        snaps,
+        ignored: Vec::new(),
+    })
 }
 
 /// The XML document `xml`, or its syntax error located in `file_name`.
@@ -160,6 +169,43 @@ fn parse_xml<'i>(xml: &'i str, file_name: &str) -> Result<Document<'i>, ImportEr
     })
 }
 
+/// Fixes each joint of `locks` at its value (zero by default): the joint becomes a fixed one
+/// whose origin carries the joint's motion, so the child link sits where the value puts it.
+fn lock_joints(
+    cx: &UrdfSource,
+    robot: Node,
+    joints: &mut [Joint],
+    locks: &[JointLock],
+) -> Result<(), ImportError> {
+    let mut asked = Locks::new(locks);
+    for joint in joints.iter_mut() {
+        let Some(at) = asked.take(&joint.name) else {
+            continue;
+        };
+        let Some(kind) = joint.kind else {
+            return Err(ImportError::UnknownTip {
+                at: cx.node_loc(joint.node),
+                what: "lock".to_owned(),
+                message: format!(
+                    "joint `{}` is fixed already: it cannot be locked",
+                    joint.name
+                ),
+            });
+        };
+        let motion = joint_motion(kind, joint.axis, at.value(0.0));
+        joint.origin = joint.origin.then(&motion);
+        joint.kind = None;
+    }
+    match asked.unused() {
+        Some(lock) => Err(ImportError::UnknownTip {
+            at: cx.node_loc(robot),
+            what: "lock".to_owned(),
+            message: format!("no joint named `{}` to lock", lock.joint),
+        }),
+        None => Ok(()),
+    }
+}
+
 /// A URDF document read: its `<robot>` element, links, joints and link tree.
 struct Urdf<'a, 'i> {
     robot: Node<'a, 'i>,
@@ -169,10 +215,16 @@ struct Urdf<'a, 'i> {
 }
 
 impl<'a, 'i> Urdf<'a, 'i> {
-    /// Reads the links, joints and link tree of the `<robot>` element `robot`.
-    fn read(cx: &UrdfSource, robot: Node<'a, 'i>) -> Result<Self, ImportError> {
+    /// Reads the links, joints and link tree of the `<robot>` element `robot`, with the joints
+    /// of `locks` fixed at their values.
+    fn read(
+        cx: &UrdfSource,
+        robot: Node<'a, 'i>,
+        locks: &[JointLock],
+    ) -> Result<Self, ImportError> {
         let links = parse_links(cx, robot)?;
-        let joints = parse_joints(cx, robot, &links)?;
+        let mut joints = parse_joints(cx, robot, &links)?;
+        lock_joints(cx, robot, &mut joints, locks)?;
         let tree = Tree::build(cx, robot, &links, &joints)?;
         Ok(Urdf {
             robot,
