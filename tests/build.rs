@@ -9,11 +9,14 @@
 //!   whole trees (module `urdf_STEM`);
 //! - the functions generated on request of the robots of `tests/fixtures/whole_body/`
 //!   (build/whole_body.rs), and the contact functions of those of `tests/fixtures/contacts/`
-//!   (build/contacts.rs);
+//!   (build/contacts.rs), and the default functions of a few MJCF fixtures of
+//!   `tests/fixtures/mjcf/` (build/mjcf.rs);
 //! - `$OUT_DIR/generated.rs`: the `include!`s, FFI declarations and registries the tests iterate.
 
 #[path = "build/contacts.rs"]
 mod contacts;
+#[path = "build/mjcf.rs"]
+mod mjcf;
 #[path = "build/whole_body.rs"]
 mod whole_body;
 
@@ -202,9 +205,7 @@ fn main() {
             frames: frames.iter().map(|f| (*f).to_owned()).collect(),
             snap: true,
             floating_base: false,
-            contacts: Vec::new(),
-            root: None,
-            locks: Vec::new(),
+            ..ImportOptions::default()
         };
         let mut robot = load_input_with(&path, &options)
             .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -382,6 +383,9 @@ pub mod              {name} {{
         contacts::contact_variants(&manifest, &rust_dir, &c_dir, write, write_c);
     gen.push_str(&glue);
     c_files.extend(contacts_c);
+    let (glue, mjcf_c) = mjcf::mjcf_variants(&manifest, &rust_dir, &c_dir, write, write_c);
+    gen.push_str(&glue);
+    c_files.extend(mjcf_c);
 
     let args = compile_c(&c_dir, &c_files, &out);
     let _ = writeln!(
@@ -1201,9 +1205,7 @@ fn panda_derivatives_c(manifest: &Path, c_dir: &Path, gen: &mut String) -> PathB
         frames: Vec::new(),
         snap: true,
         floating_base: false,
-        contacts: Vec::new(),
-        root: None,
-        locks: Vec::new(),
+        ..ImportOptions::default()
     };
     let mut robot = load_input_with(&path, &options)
         .unwrap_or_else(|e| panic!("{}: {e}", path.display()))

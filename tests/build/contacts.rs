@@ -11,8 +11,10 @@ use std::path::{Path, PathBuf};
 use quasidyn_codegen::emit::RustOptions;
 use quasidyn_codegen::import::ImportOptions;
 use quasidyn_codegen::names::snake_ident;
-use quasidyn_codegen::{build_module_only, emit_c, emit_rust_reporting, load_input_with};
-use quasidyn_codegen::{COptions, FunctionKind, Robot, Silent};
+use quasidyn_codegen::{build_module_only, load_input_with};
+use quasidyn_codegen::{FunctionKind, Robot};
+
+use crate::whole_body::{registry_entry, robot_glue, Emitted};
 
 /// States per call of the batched Rust of the contact functions.
 const CONTACT_BATCH: usize = 4;
@@ -83,12 +85,14 @@ pub fn contact_variants(
             batch: Some(CONTACT_BATCH),
             ..RustOptions::default()
         };
-        let rust = emit_rust_reporting(&module, &options, &mut Silent)
-            .unwrap_or_else(|e| panic!("{name}: {e}"));
-        write(&rust_dir.join(format!("{name}.rs")), &rust);
-        let c = emit_c(&module, &COptions::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
-        sources.push(write_c(c_dir, &c));
-        glue.push_str(&crate::whole_body::robot_glue(&name, &module));
+        let out = Emitted {
+            rust_dir,
+            c_dir,
+            write,
+            write_c,
+        };
+        sources.push(out.emit(&module, &name, &options));
+        glue.push_str(&robot_glue(&name, &module));
         let size = |key: &str| json[key].as_u64().expect("a size");
         let rows = u64::try_from(robot.contact_rows()).expect("a few rows");
         assert_eq!(rows, size("nc"), "{fixture}: NC");
@@ -98,19 +102,7 @@ pub fn contact_variants(
             "    ContactBatch {{ fixture: {fixture:?}, batch: {CONTACT_BATCH}, rust: \
              rust_batch_{name} }},"
         );
-        let _ = writeln!(
-            registry,
-            "    WholeBodyRobot {{ fixture: {fixture:?}, kinds: &[{}], rust: rust_{name}, c: \
-             c_{name} }},",
-            kinds
-                .iter()
-                .map(|&k| {
-                    let fname = module.function_name(k).expect("named");
-                    format!("(FunctionKind::{k:?}, {fname:?})")
-                })
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        registry.push_str(&registry_entry(fixture, &name, &module, &kinds));
     }
     let _ = writeln!(
         glue,

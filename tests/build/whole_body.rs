@@ -8,13 +8,14 @@ use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use quasidyn_codegen::emit::RustOptions;
 use quasidyn_codegen::functions::Input;
 use quasidyn_codegen::import::ImportOptions;
 use quasidyn_codegen::names::snake_ident;
 use quasidyn_codegen::{
-    build_module_only, emit_c, emit_rust, every_function_of, load_input_with, COptions,
+    build_module_only, emit_c, emit_rust_reporting, every_function_of, load_input_with, COptions,
 };
-use quasidyn_codegen::{FunctionKind, Module};
+use quasidyn_codegen::{FunctionKind, Module, Silent};
 
 /// Writes each fixture robot's code, returns the Rust glue and the C sources to compile.
 pub fn whole_body_variants(
@@ -56,24 +57,15 @@ pub fn whole_body_variants(
             .collect();
         let module = build_module_only(&robot, Some(&on_request));
         let name = snake_ident(&robot.name);
-        let rust = emit_rust(&module).unwrap_or_else(|e| panic!("{name}: {e}"));
-        write(&rust_dir.join(format!("{name}.rs")), &rust);
-        let c = emit_c(&module, &COptions::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
-        sources.push(write_c(c_dir, &c));
+        let out = Emitted {
+            rust_dir,
+            c_dir,
+            write,
+            write_c,
+        };
+        sources.push(out.emit(&module, &name, &RustOptions::default()));
         glue.push_str(&robot_glue(&name, &module));
-        let _ = writeln!(
-            registry,
-            "    WholeBodyRobot {{ fixture: {fixture:?}, kinds: &[{}], rust: rust_{name}, c: \
-             c_{name} }},",
-            on_request
-                .iter()
-                .map(|&k| {
-                    let fname = module.function_name(k).expect("named");
-                    format!("(FunctionKind::{k:?}, {fname:?})")
-                })
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        registry.push_str(&registry_entry(fixture, &name, &module, &on_request));
     }
     let _ = writeln!(
         glue,
@@ -81,6 +73,47 @@ pub fn whole_body_variants(
          and compiled.\npub static WHOLE_BODY: &[WholeBodyRobot] = &[\n{registry}];\n"
     );
     (glue, sources)
+}
+
+/// Where a test robot's generated code goes, and how it is written.
+pub(crate) struct Emitted<'a> {
+    pub rust_dir: &'a Path,
+    pub c_dir: &'a Path,
+    pub write: fn(&Path, &str),
+    pub write_c: fn(&Path, &quasidyn_codegen::CFiles) -> PathBuf,
+}
+
+impl Emitted<'_> {
+    /// Writes `module`'s Rust (`rust_dir/NAME.rs`, with `options`) and C; returns the C source.
+    pub(crate) fn emit(&self, module: &Module, name: &str, options: &RustOptions) -> PathBuf {
+        let rust = emit_rust_reporting(module, options, &mut Silent)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        (self.write)(&self.rust_dir.join(format!("{name}.rs")), &rust);
+        let c = emit_c(module, &COptions::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
+        (self.write_c)(self.c_dir, &c)
+    }
+}
+
+/// The registry entry `WholeBodyRobot { .. }` of the robot `name` (compiled from `module`,
+/// glued by [`robot_glue`]) for `fixture`, with its functions `kinds`.
+pub(crate) fn registry_entry(
+    fixture: &str,
+    name: &str,
+    module: &Module,
+    kinds: &[FunctionKind],
+) -> String {
+    let kinds: Vec<String> = kinds
+        .iter()
+        .map(|&k| {
+            let fname = module.function_name(k).expect("named");
+            format!("(FunctionKind::{k:?}, {fname:?})")
+        })
+        .collect();
+    format!(
+        "    WholeBodyRobot {{ fixture: {fixture:?}, kinds: &[{}], rust: rust_{name}, c: \
+         c_{name} }},\n",
+        kinds.join(", ")
+    )
 }
 
 /// The module, its C declarations and two functions `rust_NAME(kind, q, v, a)` and

@@ -1,0 +1,63 @@
+//! The default functions of MJCF models (a floating humanoid in MuJoCo's layout, the synthetic
+//! free model, a fixed-base arm, a model with locked joints and armature) compiled, in C and
+//! Rust, against MuJoCo itself (`tests/fixtures/mjcf/`, written by tools/mjcf_reference.py) at
+//! 1e-9 relative: `qpos`, `qvel` and `qacc` in, MuJoCo's `mj_fullM`, `qfrc_bias`, forward
+//! dynamics and sites' poses and `mj_jacSite` out.
+
+use quasidyn_codegen::FunctionKind;
+use quasidyn_tests::generated::MJCF;
+use quasidyn_tests::{assert_close, workspace_root};
+use serde_json::Value;
+
+const REL: f64 = 1e-9;
+
+fn fixture(name: &str) -> Value {
+    let path = workspace_root().join(format!("tests/fixtures/mjcf/{name}.json"));
+    serde_json::from_str(&std::fs::read_to_string(path).expect("fixture")).expect("json")
+}
+
+/// The numbers of `v`, nested arrays row-major.
+fn flat(v: &Value) -> Vec<f64> {
+    match v {
+        Value::Array(items) => items.iter().flat_map(flat).collect(),
+        Value::Number(n) => vec![n.as_f64().expect("a number")],
+        other => panic!("not a number: {other}"),
+    }
+}
+
+#[test]
+fn compiled_mjcf_functions_match_mujoco() {
+    assert_eq!(MJCF.len(), 4);
+    for robot in MJCF {
+        let doc = fixture(robot.fixture);
+        let frames = doc["frames"].as_array().expect("frames").len();
+        // Every function of the fixture: five of the dynamics, two per frame.
+        assert_eq!(robot.kinds.len(), 5 + 2 * frames, "{}", robot.fixture);
+        for (s, state) in doc["states"].as_array().expect("states").iter().enumerate() {
+            let [q, qd, qdd, tau_fd] = ["q", "qd", "qdd", "tau_fd"].map(|k| flat(&state[k]));
+            for &(kind, name) in robot.kinds {
+                let (third, expected) = match kind {
+                    FunctionKind::InverseDynamics => (&qdd, flat(&state["tau"])),
+                    FunctionKind::Gravity => (&qdd, flat(&state["gravity"])),
+                    FunctionKind::NonlinearEffects => (&qdd, flat(&state["nonlinear_effects"])),
+                    FunctionKind::MassMatrix => (&qdd, flat(&state["mass_matrix"])),
+                    FunctionKind::ForwardDynamics => (&tau_fd, flat(&state["qdd_fd"])),
+                    FunctionKind::FrameKinematics(k) => {
+                        let frame = &state["frames"][usize::from(k)];
+                        let mut pose = flat(&frame["rotation"]);
+                        pose.extend(flat(&frame["position"]));
+                        (&qdd, pose)
+                    }
+                    FunctionKind::FrameJacobian(k) => {
+                        (&qdd, flat(&state["frames"][usize::from(k)]["jacobian"]))
+                    }
+                    other => panic!("{other:?} is not compiled here"),
+                };
+                for (language, call) in [("rust", robot.rust), ("c", robot.c)] {
+                    let what = format!("{} state {s} {name} ({language})", robot.fixture);
+                    assert_close(&what, &call(kind, &q, &qd, third), &expected, REL);
+                }
+            }
+        }
+    }
+}
