@@ -14,6 +14,18 @@ pub(crate) fn norm(a: V3) -> f64 {
     dot(a, a).sqrt()
 }
 
+/// `a`, a vector of nonzero length near 1, scaled to unit length unless it is unit already to
+/// rounding (within 4 ε), as the spec reader takes a direction: so that a direction written
+/// into a spec reads back bit for bit.
+pub(crate) fn unit_to_rounding(a: V3) -> V3 {
+    let n = norm(a);
+    if (n - 1.0).abs() > 4.0 * f64::EPSILON {
+        scale(a, 1.0 / n)
+    } else {
+        a
+    }
+}
+
 pub(crate) fn cross(a: V3, b: V3) -> V3 {
     [
         a[1] * b[2] - a[2] * b[1],

@@ -98,6 +98,22 @@ pub struct PassiveJoint {
 }
 
 impl PassiveJoint {
+    /// A spring and a damper as read; none at all (the default) when there is neither, whatever
+    /// `reference`, which then acts on nothing: so that a spec, which writes a joint's
+    /// `passive` only when it has a spring or a damper, reads back the same.
+    pub fn new(stiffness: f64, damping: f64, reference: f64) -> PassiveJoint {
+        let passive = PassiveJoint {
+            stiffness,
+            damping,
+            reference,
+        };
+        if passive.is_some() {
+            passive
+        } else {
+            PassiveJoint::default()
+        }
+    }
+
     /// Whether the joint has a spring or a damper.
     pub fn is_some(&self) -> bool {
         self.stiffness != 0.0 || self.damping != 0.0

@@ -204,7 +204,9 @@ impl Chain {
                     name: j.body_name,
                     joint_name: j.joint_name,
                     joint: j.kind,
-                    axis: j.axis,
+                    // Rotated into base axes, an axis can be off unit length by more than the
+                    // spec reader leaves as it is: normalised as that reader would.
+                    axis: crate::mat3::unit_to_rounding(j.axis),
                     rotation: crate::mat3::IDENTITY,
                     parent: j.parent,
                     origin,

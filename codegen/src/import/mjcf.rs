@@ -617,11 +617,7 @@ impl Model<'_, '_> {
             JointKind::Revolute => self.compiler.angles.radians(reference),
             JointKind::Prismatic => reference,
         };
-        Ok(PassiveJoint {
-            stiffness,
-            damping,
-            reference,
-        })
+        Ok(PassiveJoint::new(stiffness, damping, reference))
     }
 }
 

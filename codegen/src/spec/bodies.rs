@@ -433,11 +433,7 @@ impl Validator<'_> {
                  `damping`); a passive spring to a fixed position is not supported with them",
             ));
         }
-        Ok(PassiveJoint {
-            stiffness,
-            damping,
-            reference,
-        })
+        Ok(PassiveJoint::new(stiffness, damping, reference))
     }
 
     /// `armature` of a body's joint: non-negative, and not on an elastic joint (whose rotor

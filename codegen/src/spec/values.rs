@@ -98,12 +98,9 @@ impl Validator<'_> {
                         format!("{what} must be a unit vector (length within {UNIT_TOLERANCE} of 1), got length {n}"),
                     ));
                 }
-                // Leave vectors that are already unit to rounding untouched, so that a written
-                // spec reads back bit for bit.
-                if (n - 1.0).abs() > 4.0 * f64::EPSILON {
-                    u = mat3::scale(u, 1.0 / n);
-                }
-                Ok(u)
+                // Vectors that are already unit to rounding are left untouched, so that a
+                // written spec reads back bit for bit.
+                Ok(mat3::unit_to_rounding(u))
             }
         }
     }
