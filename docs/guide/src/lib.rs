@@ -43,6 +43,7 @@ pages! {
     dh => "docs/dh.md",
     elastic => "docs/elastic.md",
     equations => "docs/equations.md",
+    fuzzing => "docs/fuzzing.md",
     identification => "docs/identification.md",
     mjcf => "docs/mjcf.md",
     packaging => "docs/packaging.md",
