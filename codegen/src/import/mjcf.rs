@@ -42,9 +42,12 @@ pub fn import_mjcf(
 /// attribute) and returns its text or why it cannot be read.
 ///
 /// `options.frames` names bodies that become frames besides the named sites; `options.root`
-/// keeps the tree of one top-level body; `options.locks` fixes hinges and slides at their values
-/// (`qpos0` by default), their bodies then welded to their parents; `options.tip` and `options.floating_base` are refused (not supported for MJCF yet). With `options.snap`,
-/// values within a tolerance of exact ones are snapped as for URDF.
+/// keeps the tree of one top-level body; `options.locks` fixes hinges and slides at their
+/// values (`qpos0` by default), their bodies then welded to their parents;
+/// `options.ignore_equality` leaves out closed loops; `options.tip` and
+/// `options.floating_base` are refused (not supported for MJCF yet). With `options.snap`,
+/// values within a tolerance of exact ones are snapped as for URDF. What the file holds that
+/// the functions do not use is listed in [`Imported::ignored`].
 pub fn import_mjcf_reading(
     xml: &str,
     file_name: &str,
