@@ -20,7 +20,7 @@ use super::snap::{self, Snap};
 use super::urdf_parse::{
     child, parse_joints, parse_links, Joint, Link, Snapper, Tree, UrdfSource, XYZ,
 };
-use super::{ImportOptions, Imported, JointLock};
+use super::{Ignored, ImportOptions, Imported, JointLock};
 use crate::model::{BaseLayout, JointKind, Robot};
 
 /// Most bodies a spec may have (docs/spec.md).
@@ -145,11 +145,67 @@ pub fn import_urdf_with(
         }
         None => Vec::new(),
     };
+    let ignored = ignored_elements(&cx, urdf.robot, &urdf.joints, &moving);
     Ok(Imported {
         robot,
         snaps,
-        ignored: Vec::new(),
+        ignored,
     })
+}
+
+/// What of the `<robot>` element the functions do not use, in file order: transmissions,
+/// Gazebo extensions, joints' `<dynamics>` (damping and friction), safety controllers and
+/// calibrations, and the mimic tags of joints that are no coordinate (locked, or off the path
+/// to the tip).
+fn ignored_elements(
+    cx: &UrdfSource,
+    robot: Node,
+    joints: &[Joint],
+    moving: &[usize],
+) -> Vec<Ignored> {
+    let mut out = Vec::new();
+    let mut note = |node: Node, what: String, why: &str| {
+        out.push(Ignored {
+            at: cx.node_loc(node),
+            what,
+            why: why.to_owned(),
+        })
+    };
+    let named = |node: Node| match node.attribute("name") {
+        Some(name) => format!("{}[{name}]", node.tag_name().name()),
+        None => node.tag_name().name().to_owned(),
+    };
+    for node in robot.children().filter(Node::is_element) {
+        match node.tag_name().name() {
+            "transmission" => note(node, named(node), "a transmission"),
+            "gazebo" => note(node, named(node), "a Gazebo extension"),
+            _ => {}
+        }
+    }
+    for (j, joint) in joints.iter().enumerate() {
+        let what = |tag: &str| format!("joint[{}].{tag}", joint.name);
+        if let Some(node) = child(joint.node, "dynamics") {
+            note(
+                node,
+                what("dynamics"),
+                "damping and friction (not in these functions)",
+            );
+        }
+        for tag in ["safety_controller", "calibration"] {
+            if let Some(node) = child(joint.node, tag) {
+                note(node, what(tag), "a controller setting");
+            }
+        }
+        if let (Some(node), false) = (child(joint.node, "mimic"), moving.contains(&j)) {
+            note(
+                node,
+                what("mimic"),
+                "the mimic tag of a joint that is locked",
+            );
+        }
+    }
+    out.sort_by_key(|i| (i.at.line, i.at.col));
+    out
 }
 
 /// The XML document `xml`, or its syntax error located in `file_name`.
