@@ -2,8 +2,10 @@
 """Time per call of MuJoCo's own C against the C quasidyn generates for the same MJCF model.
 
 Install:  pip install mujoco   (the wheel ships libmujoco and its C headers; MuJoCo 4.0.0 here)
-Run:      python3 tools/mujoco_timing.py [--rounds N] [--march ARCH] MODEL.xml...
+Run:      python3 tools/mujoco_timing.py [--rounds N] [--march ARCH] [--drop BODY] [--no-meshes]
+                                          MODEL.xml...
           python3 tools/mujoco_timing.py --rounds 5 tests/fixtures/mjcf/humanoid.xml
+          python3 tools/mujoco_timing.py --drop ball tests/fixtures/mjcf/quadruped.xml
 
 For each model, the quasidyn CLI (built here in release mode, or the binary in $QUASIDYN)
 writes the C of `inverse_dynamics` and `mass_matrix` to a temporary directory, and
@@ -16,6 +18,12 @@ over 256 random states (fixed seed), MuJoCo's inverse dynamics (mj_kinematics, m
 mj_comVel, mj_rne plus the armature term) and mass matrix (mj_kinematics, mj_comPos, mj_crb,
 mj_fullM) against the generated functions, alternating in one process; best of 15 runs per
 round. See the comment at the top of tools/mujoco_timing.c.
+
+--drop BODY removes the top-level body BODY and its subtree from every model before either
+side reads it (MuJoCo's MjSpec, written back as XML): dm_control's quadruped without its ball,
+a second free body, which quasidyn leaves out with --root torso but MuJoCo would still compute.
+--no-meshes removes the mesh geoms and meshes (a Menagerie model copied without its mesh files,
+whose bodies all carry an <inertial>, so no mass changes), as tools/mjcf_reference.py does.
 
 --rounds N runs every model's program N times, the models in turn (default 3), each round with
 the load average it started under; the summary gives per function the best time of each side
@@ -101,21 +109,51 @@ def summary(path, rounds):
     print(f"  copy of the state into mjData (in MuJoCo's times): {min(copy):.1f} ns")
 
 
+def edited(path, body, no_meshes, tmp):
+    """The model at `path` without its top-level body `body` (and the subtree) if given, and
+    with `no_meshes` without mesh geoms and meshes, as XML in `tmp`."""
+    spec = mujoco.MjSpec.from_file(str(path))
+    if body is not None:
+        found = spec.body(body)
+        if found is None:
+            sys.exit(f"{path}: no body {body}")
+        spec.delete(found)
+    if no_meshes:
+        for geom in list(spec.geoms):
+            if geom.type == mujoco.mjtGeom.mjGEOM_MESH:
+                spec.delete(geom)
+        for mesh in list(spec.meshes):
+            spec.delete(mesh)
+    spec.compile()
+    out = tmp / f"{path.stem}.xml"
+    out.write_text(spec.to_xml())
+    return out
+
+
 def main(argv):
-    rounds, march = 3, "native"
-    while argv and argv[0] in ("--rounds", "--march"):
+    rounds, march, drop, no_meshes = 3, "native", None, False
+    while argv and argv[0] in ("--rounds", "--march", "--drop", "--no-meshes"):
+        if argv[0] == "--no-meshes":
+            no_meshes, argv = True, argv[1:]
+            continue
         if len(argv) < 2:
             sys.exit(f"{argv[0]} needs a value")
         if argv[0] == "--rounds":
             rounds = int(argv[1])
-        else:
+        elif argv[0] == "--march":
             march = argv[1]
+        else:
+            drop = argv[1]
         argv = argv[2:]
     if not argv or rounds < 1:
         sys.exit(__doc__)
     cli = quasidyn()
     paths = [pathlib.Path(p).resolve() for p in argv]
     with tempfile.TemporaryDirectory() as tmp:
+        if drop or no_meshes:
+            models = pathlib.Path(tmp) / "models"
+            models.mkdir()
+            paths = [edited(p, drop, no_meshes, models) for p in paths]
         exes = [build(cli, p, march, pathlib.Path(tmp)) for p in paths]
         results = {p: [] for p in paths}
         for k in range(rounds):
