@@ -7,7 +7,10 @@
  * Timed, per state (MuJoCo's state copied into mjData first, as a caller holding its states in
  * arrays must; the copy alone is timed too):
  *   MuJoCo inverse dynamics   mj_kinematics, mj_comPos, mj_comVel, mj_rne(m, d, 1, tau), then
- *                             tau += dof_armature .* qacc (mj_rne leaves the armature out);
+ *                             tau += armature .* qacc (mj_rne leaves the armature out): each
+ *                             dof's dof_armature plus, as MuJoCo 4 adds to the mass matrix, the
+ *                             actuator_armature * gear^2 of the actuators driving its joint
+ *                             (summed once, before timing);
  *   MuJoCo mass matrix        mj_kinematics, mj_comPos, mj_crb, mj_fullM (dense nv x nv);
  *   generated                 ROBOT_inverse_dynamics(q, v, a, tau) and ROBOT_mass_matrix(q, M).
  *
@@ -39,6 +42,8 @@ enum { STATES = 256, RUNS = 15, CHECKED = 8 };
 
 static double q_[STATES][NQ], v_[STATES][NV], a_[STATES][NV];
 static double out1[NV * NV], out2[NV * NV], bias[NV];
+/* Each dof's armature: its own and that of the actuators driving it (see the top). */
+static double armature[NV];
 /* Folded into the printed checksum so that no call can be optimised away. */
 static volatile double sink;
 
@@ -125,7 +130,7 @@ static void mujoco_inverse_dynamics(const mjModel *m, mjData *d, double *tau)
     mj_comVel(m, d);
     mj_rne(m, d, 1, tau);
     for (int i = 0; i < NV; i++) {
-        tau[i] += m->dof_armature[i] * d->qacc[i];
+        tau[i] += armature[i] * d->qacc[i];
     }
 }
 
@@ -276,10 +281,19 @@ int main(int argc, char **argv)
                 (long)m->nq, (long)m->nv, NQ, NV);
         return 1;
     }
+    for (int i = 0; i < NV; i++) {
+        armature[i] = m->dof_armature[i];
+    }
     for (int k = 0; k < m->nu; k++) {
-        if (m->actuator_armature[k] != 0.0) {
-            fail("actuator armature is not in the timed MuJoCo inverse dynamics");
+        if (m->actuator_armature[k] == 0.0) {
+            continue;
         }
+        int trn = m->actuator_trntype[k];
+        if (trn != mjTRN_JOINT && trn != mjTRN_JOINTINPARENT) {
+            fail("actuator armature through a transmission that is not a joint");
+        }
+        double gear = m->actuator_gear[6 * k];
+        armature[m->jnt_dofadr[m->actuator_trnid[2 * k]]] += m->actuator_armature[k] * gear * gear;
     }
     mjData *d = mj_makeData(m);
     states(m);

@@ -15,7 +15,8 @@ tools/generated_timing.py compiles the generated C) and linked against the wheel
 The program loads the model with mj_loadXML, checks once on a few states that MuJoCo's results
 equal the generated functions' at 1e-9 relative (and exits with an error if not), then times,
 over 256 random states (fixed seed), MuJoCo's inverse dynamics (mj_kinematics, mj_comPos,
-mj_comVel, mj_rne plus the armature term) and mass matrix (mj_kinematics, mj_comPos, mj_crb,
+mj_comVel, mj_rne plus the armature term: the joints' and, as MuJoCo 4 adds it, their
+actuators') and mass matrix (mj_kinematics, mj_comPos, mj_crb,
 mj_fullM) against the generated functions, alternating in one process; best of 15 runs per
 round. See the comment at the top of tools/mujoco_timing.c.
 
