@@ -26,8 +26,8 @@ Each JSON holds:
         {"q" (qpos: around qpos0), "qd" (qvel), "qdd" (qacc), "tau" (M qacc + qfrc_bias),
          "mass_matrix" (mj_fullM, dof rows), "nonlinear_effects" (qfrc_bias),
          "gravity" (qfrc_bias at qvel = 0), "tau_fd" (random), "qdd_fd" (M^-1 (tau_fd -
-         qfrc_bias)), "passive_forces" (qfrc_spring + qfrc_damper; left out where tendon
-         springs or dampers add to them), "frames": [{"name", "rotation" (site_xmat, 3 rows), "position"
+         qfrc_bias)), "passive_forces" (qfrc_spring + qfrc_damper; left out where a spatial
+         tendon's spring or damper, or one with a dead band, adds to them), "frames": [{"name", "rotation" (site_xmat, 3 rows), "position"
          (site_xpos), "jacobian" (mj_jacSite: jacp rows over jacr rows, 6 x nv)}]}]}
 A fixture of LOCKED adds "file" (the model's XML) and "locks" (joint -> value, null: qpos0).
 "frame_bodies" lists the bodies asked for as frames (FRAME_BODIES), whose entries follow the
@@ -215,10 +215,18 @@ def evaluate(model, data, q, qd, qdd, tau_fd, sites, bodies, inverse=False):
 
 
 def passive_forces(model, passive):
-    """{"passive_forces": qfrc_spring + qfrc_damper} where they are the joints' alone (no
-    tendon spring or damper adds to them), else nothing."""
-    tendons = np.any(model.tendon_stiffness != 0) or np.any(model.tendon_damping != 0)
-    return {} if tendons else {"passive_forces": passive.tolist()}
+    """{"passive_forces": qfrc_spring + qfrc_damper} where they are the joints' and the fixed
+    tendons' (no spring or damper of a spatial tendon, or one with a dead band, adds to them),
+    else nothing."""
+    for t in range(model.ntendon):
+        if model.tendon_stiffness[t] == 0 and model.tendon_damping[t] == 0:
+            continue
+        wraps = range(model.tendon_adr[t], model.tendon_adr[t] + model.tendon_num[t])
+        spatial = any(model.wrap_type[w] != mujoco.mjtWrap.mjWRAP_JOINT for w in wraps)
+        dead_band = model.tendon_lengthspring[t][0] != model.tendon_lengthspring[t][1]
+        if spatial or dead_band:
+            return {}
+    return {"passive_forces": passive.tolist()}
 
 
 def load(name):

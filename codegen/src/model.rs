@@ -120,6 +120,23 @@ impl PassiveJoint {
     }
 }
 
+/// A spring and damper on a linear combination of joint coordinates, the length of a fixed
+/// tendon (MuJoCo's `<fixed>` tendon with `stiffness`, `damping` and `springlength`):
+/// `L = Σ c_j q_j` pulls each of its joints by `c_j (-stiffness (L - length) - damping L')`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TendonSpring {
+    /// The tendon's name (as the input names it).
+    pub name: String,
+    /// Its joints (indices into [`Robot::bodies`]) and their coefficients `c_j`.
+    pub joints: Vec<(usize, f64)>,
+    /// N/m (or N m/rad), non-negative.
+    pub stiffness: f64,
+    /// N s/m (or N m s/rad), non-negative.
+    pub damping: f64,
+    /// The length at which the spring is at rest.
+    pub length: f64,
+}
+
 /// An elastic joint: a spring (and optionally a damper) between the motor and the link.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ElasticJoint {
@@ -307,6 +324,9 @@ pub struct Robot {
     pub base_layout: BaseLayout,
     /// Rigid contacts on named frames, in the order `Jc`'s rows and `lambda` list them.
     pub contacts: Vec<Contact>,
+    /// Springs and dampers on combinations of joint coordinates (MJCF fixed tendons), which
+    /// `passive_forces` adds to the joints' own.
+    pub tendons: Vec<TendonSpring>,
 }
 
 impl Robot {
@@ -396,7 +416,7 @@ impl Robot {
 
     /// Whether any joint has a spring or a damper ([`RobotBody::passive`]).
     pub fn has_passive_joints(&self) -> bool {
-        self.bodies.iter().any(|b| b.passive.is_some())
+        self.bodies.iter().any(|b| b.passive.is_some()) || !self.tendons.is_empty()
     }
 
     /// Whether any joint has a non-zero armature ([`RobotBody::armature`]).

@@ -325,6 +325,7 @@ fn robot(mut bodies: Vec<RobotBody>) -> Robot {
         base_body: None,
         base_layout: Default::default(),
         contacts: Vec::new(),
+        tendons: Vec::new(),
     }
 }
 

@@ -1055,3 +1055,76 @@ fn locks_fix_hinges_and_slides_and_are_refused_elsewhere() {
             .unwrap_err();
     assert!(e.to_string().contains("URDF or MJCF"), "{e}");
 }
+
+/// A fixed tendon's spring and damper: read from MJCF (rest length from the joints'
+/// `springref`, a locked joint's share folded in), written to a spec and read back, and the
+/// spec's `[[tendon]]` refused where it is wrong, located.
+#[test]
+fn fixed_tendon_springs_are_read_written_and_checked() {
+    let two = "<joint name=\"j\" springref=\"0.5\"/><body name=\"c\" pos=\"0 0 1\">\
+               <joint name=\"k\"/><body name=\"d\" pos=\"0 0 1\"><joint name=\"m\"/>\
+               <geom size=\"0.1\"/></body><geom size=\"0.1\"/></body>";
+    let tendon = "<tendon><fixed name=\"t\" stiffness=\"3\" damping=\"0.5\">\
+                  <joint joint=\"j\" coef=\"2\"/><joint joint=\"k\" coef=\"-1\"/>\
+                  <joint joint=\"m\" coef=\"0.5\"/></fixed>\
+                  <fixed name=\"loose\"><joint joint=\"j\" coef=\"1\"/></fixed></tendon>";
+    let xml = model(two, tendon).replace("<mujoco>", "<mujoco><compiler angle=\"radian\"/>");
+    let options = ImportOptions {
+        locks: vec![JointLock::at("m", 0.25)],
+        ..ImportOptions::default()
+    };
+    let imported = import_mjcf(&xml, "m.xml", &options).unwrap();
+    let robot = imported.robot;
+    assert_eq!(robot.tendons.len(), 1);
+    let t = &robot.tendons[0];
+    assert_eq!(t.joints, [(0, 2.0), (1, -1.0)]);
+    assert_eq!((t.stiffness, t.damping), (3.0, 0.5));
+    // Rest length 2 * 0.5 (j's springref) + 0.5 * 0 (m's), less m's locked share 0.5 * 0.25.
+    assert!((t.length - (1.0 - 0.125)).abs() < 1e-15, "{}", t.length);
+    assert!(imported.ignored.iter().any(|i| i.what == "fixed[loose]"));
+    let written = quasidyn_codegen::to_toml(&robot);
+    assert!(written.contains("[[tendon]]"), "{written}");
+    assert!(quasidyn_codegen::parse_spec(&written, "w.toml").unwrap() == robot);
+
+    let spec = |tendon: &str| {
+        format!(
+            "name = \"r\"\n[[body]]\nname = \"a\"\njoint_name = \"a\"\njoint = \"revolute\"\naxis = \"z\"\nmass = 1.0\n\
+             [[body]]\nname = \"b\"\njoint_name = \"b\"\njoint = \"revolute\"\naxis = \"y\"\nmass = 1.0\n\
+             [[tendon]]\nname = \"t\"\n{tendon}\n"
+        )
+    };
+    for (tendon, line, says) in [
+        (
+            "joints = [\"a\", \"x\"]\ncoefficients = [1.0, 1.0]\nstiffness = 1.0",
+            16,
+            "no joint named \"x\"",
+        ),
+        (
+            "joints = [\"a\", \"b\"]\ncoefficients = [1.0]\nstiffness = 1.0",
+            17,
+            "one coefficient per joint",
+        ),
+        (
+            "joints = [\"a\", \"a\"]\ncoefficients = [1.0, 1.0]\nstiffness = 1.0",
+            16,
+            "listed twice",
+        ),
+        (
+            "joints = [\"a\"]\ncoefficients = [1.0]\nstiffness = -1.0",
+            18,
+            "stiffness must not be negative",
+        ),
+        (
+            "joints = [\"a\"]\ncoefficients = [1.0]",
+            14,
+            "needs a stiffness or a damping",
+        ),
+    ] {
+        let e = quasidyn_codegen::parse_spec(&spec(tendon), "a.toml").expect_err(tendon);
+        let msg = e.to_string();
+        assert!(
+            msg.contains(&format!("a.toml:{line}:")) && msg.contains(says),
+            "{msg}"
+        );
+    }
+}

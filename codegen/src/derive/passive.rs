@@ -1,6 +1,7 @@
 //! The joints' linear springs and dampers (MuJoCo's joint `stiffness`, `springref` and
-//! `damping`): each acts on its own joint coordinate alone, `-k (q - q_ref) - d q̇`, so the
-//! function is a line per joint with no kinematics at all.
+//! `damping`): each acts on its own joint coordinate alone, `-k (q - q_ref) - d q̇`; and those
+//! of fixed tendons, on a linear combination `L = Σ c_j q_j`, which pull each of their joints
+//! by `c_j (-k (L - L_0) - d L̇)`. No kinematics at all.
 
 use crate::algebra::Algebra;
 use crate::model::Robot;
@@ -28,7 +29,42 @@ pub fn passive_forces<A: Algebra>(alg: &mut A, robot: &Robot) -> Vec<A::E> {
         }
         out.push(force);
     }
+    for tendon in &robot.tendons {
+        // The tendon's force along its length, then onto each joint through its coefficient.
+        let mut force = alg.constant(0.0);
+        if tendon.stiffness != 0.0 {
+            let mut length = alg.constant(-tendon.length);
+            for &(j, c) in &tendon.joints {
+                let q = alg.q(j);
+                let term = scaled(alg, c, q);
+                length = alg.add(length, term);
+            }
+            let k = alg.constant(-tendon.stiffness);
+            force = alg.mul(k, length);
+        }
+        if tendon.damping != 0.0 {
+            let mut rate = alg.constant(0.0);
+            for &(j, c) in &tendon.joints {
+                let qd = alg.qd(j);
+                let term = scaled(alg, c, qd);
+                rate = alg.add(rate, term);
+            }
+            let d = alg.constant(-tendon.damping);
+            let damper = alg.mul(d, rate);
+            force = alg.add(force, damper);
+        }
+        for &(j, c) in &tendon.joints {
+            let pull = scaled(alg, c, force);
+            out[base + j] = alg.add(out[base + j], pull);
+        }
+    }
     out
+}
+
+/// `c x`.
+fn scaled<A: Algebra>(alg: &mut A, c: f64, x: A::E) -> A::E {
+    let c = alg.constant(c);
+    alg.mul(c, x)
 }
 
 #[cfg(test)]
@@ -64,5 +100,22 @@ mod tests {
         let tau = passive_forces(&mut alg, &robot);
         let expected = [0.0, -3.0 * (0.7 - 0.2) - 0.5 * -2.0, 0.0, 0.0, 0.0, 0.0];
         assert_eq!(tau, expected);
+
+        // A tendon on joints 3 and 5 adds c_j (-k (L - L0) - d L') to each.
+        robot.tendons.push(crate::model::TendonSpring {
+            name: "t".to_owned(),
+            joints: vec![(2, 0.5), (4, -2.0)],
+            stiffness: 4.0,
+            damping: 0.25,
+            length: 0.1,
+        });
+        let tau = passive_forces(&mut alg, &robot);
+        let length = 0.5 * -0.3 - 2.0 * 0.4;
+        let rate = 0.5 * 0.5 - 2.0 * 0.3;
+        let force = -4.0 * (length - 0.1) - 0.25 * rate;
+        let want = [0.0, expected[1], 0.5 * force, 0.0, -2.0 * force, 0.0];
+        for (got, want) in tau.iter().zip(want) {
+            assert!((got - want).abs() < 1e-15, "{tau:?} {want}");
+        }
     }
 }

@@ -712,8 +712,9 @@ pub const CATALOGUE: &[Entry] = {
                  floating base's six coordinates"
             )],
             doc: "Forces of the joints' linear springs and dampers, `-stiffness (q - reference) \
-                  - damping qd` per joint (MuJoCo's `qfrc_spring + qfrc_damper` of joint \
-                  stiffness and damping).",
+                  - damping qd` per joint, and of fixed tendons' on `L = sum c_j q_j` \
+                  (MuJoCo's `qfrc_spring + qfrc_damper` of joint and fixed-tendon stiffness and \
+                  damping).",
             batched: true,
             exists: Exists::PassiveJoints,
         },

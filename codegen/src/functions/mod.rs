@@ -312,7 +312,7 @@ impl Exists {
                 "fixed and floating bases, standard parameters"
             }
             Exists::NoArmature => "robots without armature",
-            Exists::PassiveJoints => "robots with joint springs or dampers",
+            Exists::PassiveJoints => "robots with joint or tendon springs or dampers",
             Exists::ContactsFixedOrFloating => "robots with contacts, fixed and floating bases",
         }
     }

@@ -247,6 +247,7 @@ impl Chain {
             base_body: None,
             base_layout: Default::default(),
             contacts: Vec::new(),
+            tendons: Vec::new(),
         }
     }
 }

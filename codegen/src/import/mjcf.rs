@@ -19,6 +19,7 @@ use super::mjcf_ignored::{ignored_elements, read_equalities};
 use super::mjcf_mass::{Compiler, Inertial, Item};
 pub use super::mjcf_parse::ReadInclude;
 use super::mjcf_parse::{read_document, Attrs, Count, Defaults, Element, MAIN_CLASS};
+use super::mjcf_tendon::{read_tendons, TendonJoints};
 use super::{ImportOptions, Imported};
 use crate::mat3::{add, mat_vec, mul, scale, sub};
 use crate::model::{BaseLayout, JointKind, PassiveJoint, MAX_BODIES};
@@ -77,6 +78,7 @@ pub fn import_mjcf_reading(
         joints: 0,
         locks: Locks::with_own(&equalities.locks, &options.locks),
         locked: Vec::new(),
+        spring_refs: Vec::new(),
     };
     for world in root.children_named("worldbody") {
         model.walk(world, None, Pose::IDENTITY, MAIN_CLASS)?;
@@ -112,6 +114,12 @@ pub fn import_mjcf_reading(
     if let Some(base) = floating {
         super::chain::make_floating(&mut robot, &base, BaseLayout::Mujoco);
     }
+    let joints = TendonJoints {
+        spring_refs: &model.spring_refs,
+        locked: &model.locked,
+    };
+    let tendons = read_tendons(&root, &defaults, &robot, &joints)?;
+    robot.tendons = tendons.springs;
     let mut snaps = Vec::new();
     if options.snap {
         let size = robot
@@ -128,6 +136,7 @@ pub fn import_mjcf_reading(
         super::urdf::snap_robot(&mut robot, size, &locs, &mut snaps);
     }
     let mut ignored = equalities.ignored;
+    ignored.extend(tendons.ignored);
     ignored.extend(ignored_elements(&root));
     ignored.sort_by_key(|i| (i.at.file.clone(), i.at.line, i.at.col));
     Ok(Imported {
@@ -223,8 +232,10 @@ pub(super) struct Model<'d, 'e> {
     joints: usize,
     /// The joints to fix at a value (`--lock`), and which of them were found.
     locks: Locks<'d>,
-    /// The names of the joints fixed so far.
-    locked: Vec<String>,
+    /// The joints fixed so far, and their values.
+    locked: Vec<(String, f64)>,
+    /// Each hinge's and slide's `qpos_spring` (its `springref`, a hinge's in radians).
+    spring_refs: Vec<(String, f64)>,
 }
 
 /// Elements that would add bodies, joints or mass this importer does not model.
@@ -531,8 +542,14 @@ impl<'d, 'e> Model<'d, 'e> {
             }
             JointKind::Prismatic => pose.p = add(pose.p, scale(axis, value - reference)),
         }
+        let spring_ref = attrs.number("springref", 0.0)?;
+        let spring_ref = match kind {
+            JointKind::Revolute => self.compiler.angles.radians(spring_ref),
+            JointKind::Prismatic => spring_ref,
+        };
+        self.spring_refs.push((name.clone(), spring_ref));
         if lock.is_some() {
-            self.locked.push(name);
+            self.locked.push((name, value));
             return Ok(None);
         }
         Ok(Some(JointRead::Moving(Joint {
@@ -568,7 +585,7 @@ impl<'d, 'e> Model<'d, 'e> {
                         .to_owned(),
                 ));
             };
-            if self.locked.iter().any(|name| name == target) {
+            if self.locked.iter().any(|(name, _)| name == target) {
                 // A locked joint does not move: its actuator's armature does nothing.
                 continue;
             }

@@ -99,7 +99,7 @@ pub(super) fn read_equalities<'e>(
 
 /// The elements of a model that do not enter the generated functions, in file order within
 /// each kind: actuators (their armature is read), sensors, contact pairs and exclusions,
-/// tendons (saying which couple joints), keyframes, the visual settings, lights and cameras.
+/// keyframes, the visual settings, lights and cameras (tendons: `mjcf_tendon`).
 pub(super) fn ignored_elements(root: &Element) -> Vec<Ignored> {
     let mut out = Vec::new();
     let mut note = |e: &Element, why: String| {
@@ -118,25 +118,6 @@ pub(super) fn ignored_elements(root: &Element) -> Vec<Ignored> {
         for e in root.children_named(section).flat_map(|s| s.children.iter()) {
             note(e, why.to_owned());
         }
-    }
-    for e in root
-        .children_named("tendon")
-        .flat_map(|s| s.children.iter())
-    {
-        let joints: Vec<&str> = e
-            .children_named("joint")
-            .filter_map(|j| j.attr("joint"))
-            .collect();
-        let why = if joints.len() >= 2 {
-            format!(
-                "a tendon coupling joints {} (tendon forces do not enter the generated \
-                 functions)",
-                joints.join(", ")
-            )
-        } else {
-            format!("a {} tendon", e.tag)
-        };
-        note(e, why);
     }
     for e in root.children_named("visual") {
         note(e, "visual settings".to_owned());

@@ -15,6 +15,7 @@ mod mjcf_geom;
 mod mjcf_ignored;
 mod mjcf_mass;
 mod mjcf_parse;
+mod mjcf_tendon;
 pub mod snap;
 pub mod urdf;
 mod urdf_parse;

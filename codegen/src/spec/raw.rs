@@ -26,6 +26,19 @@ pub(super) struct RawSpec {
     pub(super) tool: Option<Spanned<RawTool>>,
     pub(super) frame: Option<Spanned<Vec<Spanned<RawFrame>>>>,
     pub(super) contact: Option<Spanned<Vec<Spanned<RawContact>>>>,
+    pub(super) tendon: Option<Spanned<Vec<Spanned<RawTendon>>>>,
+}
+
+/// `[[tendon]]`: a spring and damper on a linear combination of joint coordinates.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawTendon {
+    pub(super) name: Spanned<String>,
+    pub(super) joints: Spanned<Vec<Spanned<String>>>,
+    pub(super) coefficients: Spanned<Vec<Num>>,
+    pub(super) stiffness: Option<Num>,
+    pub(super) damping: Option<Num>,
+    pub(super) length: Option<Num>,
 }
 
 /// `[[contact]]`: a rigid contact on a named frame.

@@ -3,13 +3,14 @@
 
 use toml::Spanned;
 
-use super::raw::{About, RawBase, RawContact, RawFrame, RawSpec, RawTool, BASE_NAME};
+use super::raw::Num;
+use super::raw::{About, RawBase, RawContact, RawFrame, RawSpec, RawTendon, RawTool, BASE_NAME};
 use super::values::Validator;
 use crate::error::SpecError;
 use crate::mat3::{self, M3, V3};
 use crate::model::{
     BaseBody, BaseLayout, BaseMotion, Contact, ContactKind, Frame, ParameterSet, Robot, RobotBody,
-    SymbolicInertial,
+    SymbolicInertial, TendonSpring,
 };
 
 /// Why a fixed base takes no inertia.
@@ -86,6 +87,10 @@ impl Validator<'_> {
         for (i, rc) in raw.contact.iter().flat_map(|c| c.get_ref()).enumerate() {
             contacts.push(self.contact(rc.get_ref(), i + 1, &frames, &contacts)?);
         }
+        let mut tendons: Vec<TendonSpring> = Vec::new();
+        for (i, rt) in raw.tendon.iter().flat_map(|t| t.get_ref()).enumerate() {
+            tendons.push(self.tendon(rt, i + 1, &bodies)?);
+        }
 
         if let (true, ParameterSet::Base, Some(p)) =
             (motion != BaseMotion::Fixed, parameters, &raw.parameters)
@@ -111,6 +116,7 @@ impl Validator<'_> {
             base_body,
             base_layout,
             contacts,
+            tendons,
         })
     }
 
@@ -161,6 +167,89 @@ impl Validator<'_> {
             })?,
         };
         Ok(Contact { frame, kind })
+    }
+
+    /// The `k`-th (1-based) `[[tendon]]`: joints of this spec (each once, none elastic), one
+    /// finite coefficient per joint, a non-negative stiffness and damping not both zero, and
+    /// the rest length (zero by default).
+    fn tendon(
+        &self,
+        rt: &Spanned<RawTendon>,
+        k: usize,
+        bodies: &[RobotBody],
+    ) -> Result<TendonSpring, SpecError> {
+        let field = |key: &str| format!("tendon[{k}].{key}");
+        let t = rt.get_ref();
+        let mut joints: Vec<(usize, f64)> = Vec::new();
+        for name in t.joints.get_ref() {
+            let Some(j) = bodies.iter().position(|b| &b.joint_name == name.get_ref()) else {
+                return Err(self.err(
+                    name.span(),
+                    field("joints"),
+                    format!("no joint named \"{}\"", name.get_ref()),
+                ));
+            };
+            if joints.iter().any(|&(i, _)| i == j) || bodies[j].elastic.is_some() {
+                let why = if bodies[j].elastic.is_some() {
+                    "is elastic (its spring acts between motor and link)"
+                } else {
+                    "is listed twice"
+                };
+                return Err(self.err(
+                    name.span(),
+                    field("joints"),
+                    format!("joint \"{}\" {why}", name.get_ref()),
+                ));
+            }
+            joints.push((j, 0.0));
+        }
+        let coefficients = t.coefficients.get_ref();
+        if joints.is_empty() || coefficients.len() != joints.len() {
+            return Err(self.err(
+                t.coefficients.span(),
+                field("coefficients"),
+                format!(
+                    "one coefficient per joint: {} joints, {} coefficients",
+                    joints.len(),
+                    coefficients.len()
+                ),
+            ));
+        }
+        for (joint, c) in joints.iter_mut().zip(coefficients) {
+            joint.1 = self.num(c, &field("coefficients"))?;
+        }
+        let non_negative = |value: &Option<Num>, key: &str| -> Result<f64, SpecError> {
+            let Some(n) = value else { return Ok(0.0) };
+            let v = self.num(n, &field(key))?;
+            if v < 0.0 {
+                return Err(self.err(
+                    n.span(),
+                    field(key),
+                    format!("{key} must not be negative, got {v}"),
+                ));
+            }
+            Ok(v)
+        };
+        let stiffness = non_negative(&t.stiffness, "stiffness")?;
+        let damping = non_negative(&t.damping, "damping")?;
+        if stiffness == 0.0 && damping == 0.0 {
+            return Err(self.err(
+                rt.span(),
+                format!("tendon[{k}]"),
+                "a tendon needs a stiffness or a damping (it acts on nothing otherwise)",
+            ));
+        }
+        let length = match &t.length {
+            Some(n) => self.num(n, &field("length"))?,
+            None => 0.0,
+        };
+        Ok(TendonSpring {
+            name: t.name.get_ref().clone(),
+            joints,
+            stiffness,
+            damping,
+            length,
+        })
     }
 
     /// `base = [x, y, z]` or the `[base]` table: the default pole of the base's bodies, how

@@ -162,6 +162,21 @@ pub fn to_toml(robot: &Robot) -> String {
         let _ = writeln!(s, "frame = {}", quote(&robot.frames[c.frame].name));
         let _ = writeln!(s, "kind = {}", quote(c.kind.name()));
     }
+    for t in &robot.tendons {
+        let names: Vec<String> = t
+            .joints
+            .iter()
+            .map(|&(j, _)| quote(&robot.bodies[j].joint_name))
+            .collect();
+        let coefficients: Vec<String> = t.joints.iter().map(|&(_, c)| float(c)).collect();
+        let _ = writeln!(s, "\n[[tendon]]");
+        let _ = writeln!(s, "name = {}", quote(&t.name));
+        let _ = writeln!(s, "joints = [{}]", names.join(", "));
+        let _ = writeln!(s, "coefficients = [{}]", coefficients.join(", "));
+        let _ = writeln!(s, "stiffness = {}", float(t.stiffness));
+        let _ = writeln!(s, "damping = {}", float(t.damping));
+        let _ = writeln!(s, "length = {}", float(t.length));
+    }
     s
 }
 
