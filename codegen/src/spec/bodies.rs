@@ -3,7 +3,7 @@
 
 use toml::Spanned;
 
-use super::raw::{About, Num, RawBody, RawDirection, RawFlex, RawJoint, RawSpec, BASE_NAME};
+use super::raw::{About, RawBody, RawDirection, RawFlex, RawJoint, RawSpec, BASE_NAME};
 use super::values::{axis_letter, Validator, UNIT_TOLERANCE};
 use crate::error::SpecError;
 use crate::mat3::{self, V3};
@@ -407,20 +407,9 @@ impl Validator<'_> {
             return Ok(PassiveJoint::default());
         };
         let field = |k: &str| format!("body[{idx}].passive.{k}");
-        let non_negative = |value: &Option<Num>, key: &str| -> Result<f64, SpecError> {
-            let Some(n) = value else { return Ok(0.0) };
-            let v = self.num(n, &field(key))?;
-            if v < 0.0 {
-                return Err(self.err(
-                    n.span(),
-                    field(key),
-                    format!("{key} must not be negative, got {v}"),
-                ));
-            }
-            Ok(v)
-        };
-        let stiffness = non_negative(&t.get_ref().stiffness, "stiffness")?;
-        let damping = non_negative(&t.get_ref().damping, "damping")?;
+        let table = format!("body[{idx}].passive");
+        let stiffness = self.non_negative(&t.get_ref().stiffness, &table, "stiffness")?;
+        let damping = self.non_negative(&t.get_ref().damping, &table, "damping")?;
         let reference = match &t.get_ref().reference {
             Some(n) => self.num(n, &field("reference"))?,
             None => 0.0,

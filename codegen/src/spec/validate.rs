@@ -3,7 +3,6 @@
 
 use toml::Spanned;
 
-use super::raw::Num;
 use super::raw::{About, RawBase, RawContact, RawFrame, RawSpec, RawTendon, RawTool, BASE_NAME};
 use super::values::Validator;
 use crate::error::SpecError;
@@ -218,20 +217,9 @@ impl Validator<'_> {
         for (joint, c) in joints.iter_mut().zip(coefficients) {
             joint.1 = self.num(c, &field("coefficients"))?;
         }
-        let non_negative = |value: &Option<Num>, key: &str| -> Result<f64, SpecError> {
-            let Some(n) = value else { return Ok(0.0) };
-            let v = self.num(n, &field(key))?;
-            if v < 0.0 {
-                return Err(self.err(
-                    n.span(),
-                    field(key),
-                    format!("{key} must not be negative, got {v}"),
-                ));
-            }
-            Ok(v)
-        };
-        let stiffness = non_negative(&t.stiffness, "stiffness")?;
-        let damping = non_negative(&t.damping, "damping")?;
+        let table = format!("tendon[{k}]");
+        let stiffness = self.non_negative(&t.stiffness, &table, "stiffness")?;
+        let damping = self.non_negative(&t.damping, &table, "damping")?;
         if stiffness == 0.0 && damping == 0.0 {
             return Err(self.err(
                 rt.span(),

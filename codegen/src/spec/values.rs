@@ -50,6 +50,27 @@ impl Validator<'_> {
         }
     }
 
+    /// An optional non-negative number (0 if absent) at `table.key`, as a spring's stiffness
+    /// or a damper's damping.
+    pub(super) fn non_negative(
+        &self,
+        value: &Option<Num>,
+        table: &str,
+        key: &str,
+    ) -> Result<f64, SpecError> {
+        let Some(n) = value else { return Ok(0.0) };
+        let field = format!("{table}.{key}");
+        let v = self.num(n, &field)?;
+        if v < 0.0 {
+            return Err(self.err(
+                n.span(),
+                field,
+                format!("{key} must not be negative, got {v}"),
+            ));
+        }
+        Ok(v)
+    }
+
     pub(super) fn vec3(&self, v: &RawVec, field: &str) -> Result<V3, SpecError> {
         let mut out = [0.0; 3];
         for (i, (o, x)) in out.iter_mut().zip(v.get_ref()).enumerate() {
