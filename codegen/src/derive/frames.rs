@@ -69,6 +69,35 @@ fn clean(m: M3) -> M3 {
     })
 }
 
+/// A component counts as the rounding of re-expressing a vector or tensor in turned axes,
+/// and is made zero, when it is at most this fraction of the largest component: a vector
+/// along a turned axis keeps components near `2^-55` of its length across it, each of which
+/// would otherwise cost the generated code its products (and keep every product it enters
+/// from folding).
+const ROUNDING_FRACTION: f64 = 1e-13;
+
+/// `v` re-expressed in turned axes, its components within rounding of zero made exact.
+fn rounded_off(v: V3) -> V3 {
+    let scale = v.iter().fold(0.0, |m: f64, x| m.max(x.abs()));
+    v.map(|x| residue_as_zero(x, scale))
+}
+
+/// A symmetric tensor re-expressed in turned axes, its entries within rounding of zero made
+/// exact (symmetric entries alike, so that it stays symmetric).
+fn rounded_off_tensor(m: M3) -> M3 {
+    let scale = m.iter().flatten().fold(0.0, |a: f64, x| a.max(x.abs()));
+    m.map(|row| row.map(|x| residue_as_zero(x, scale)))
+}
+
+/// `x`, or zero when it is at most [`ROUNDING_FRACTION`] of `scale`.
+fn residue_as_zero(x: f64, scale: f64) -> f64 {
+    if x.abs() <= ROUNDING_FRACTION * scale {
+        0.0
+    } else {
+        x
+    }
+}
+
 /// Whether the derivation may choose the frames: not with the base parameters as inputs (they
 /// are defined in the spec's frames) nor with elasticity (compliance directions are given in
 /// those frames too). Symbolic physical parameters are read in the spec's frames and turned
@@ -141,21 +170,22 @@ pub(crate) fn reframe(robot: &Robot) -> Option<Robot> {
         let carrier = b.parent.map_or(IDENTITY, |p| turn[p]);
         b.rotation = fixed[i];
         b.axis = axes[i];
-        b.origin = mat3::mat_t_vec(&carrier, b.origin);
-        b.next = mat3::mat_t_vec(g, b.next);
-        b.com = mat3::mat_t_vec(g, b.com);
-        b.inertia_com = mat3::mul(&mat3::transpose(g), &mat3::mul(&b.inertia_com, g));
+        b.origin = rounded_off(mat3::mat_t_vec(&carrier, b.origin));
+        b.next = rounded_off(mat3::mat_t_vec(g, b.next));
+        b.com = rounded_off(mat3::mat_t_vec(g, b.com));
+        let inertia = mat3::mul(&mat3::transpose(g), &mat3::mul(&b.inertia_com, g));
+        b.inertia_com = rounded_off_tensor(inertia);
     }
     for f in &mut out.frames {
         // The base keeps its frame.
         let Some(g) = f.body.map(|b| &turn[b]) else {
             continue;
         };
-        f.position = mat3::mat_t_vec(g, f.position);
-        f.rotation = mat3::mul(&mat3::transpose(g), &f.rotation);
+        f.position = rounded_off(mat3::mat_t_vec(g, f.position));
+        f.rotation = clean(mat3::mul(&mat3::transpose(g), &f.rotation));
     }
     if let Some(last) = turn.last() {
-        out.tool_rotation = mat3::mul(&mat3::transpose(last), &robot.tool_rotation);
+        out.tool_rotation = clean(mat3::mul(&mat3::transpose(last), &robot.tool_rotation));
     }
     Some(out)
 }
@@ -227,6 +257,45 @@ mod tests {
             }
             assert!((mat3::det(g) - 1.0).abs() < 1e-14);
         }
+    }
+
+    #[test]
+    fn components_across_a_turned_axis_are_exact_zeros() {
+        // A link along its tilted hinge axis, its inertia symmetric about that axis: in the
+        // turned frame the vectors lie on `z` and the tensor is diagonal, exactly, so that the
+        // generated code has no products with rounding residues (2^-55 and the like).
+        let (s, c) = 30f64.to_radians().sin_cos();
+        let (a, b) = (2e-4, 5e-5);
+        let (iyy, izz, iyz) = (
+            a * c * c + b * s * s,
+            a * s * s + b * c * c,
+            (a - b) * c * s,
+        );
+        let text = format!(
+            "version = 1\nname = \"link\"\ngravity = [0.0, 0.0, -9.81]\n[[body]]\n\
+             joint = \"revolute\"\naxis = [0.0, {:?}, {:?}]\nnext = [0.0, {:?}, {:?}]\n\
+             mass = 0.5\ncom = [0.0, {:?}, {:?}]\ninertia = {{ ixx = {a:?}, iyy = {iyy:?}, \
+             izz = {izz:?}, iyz = {iyz:?} }}\n",
+            -s,
+            c,
+            -0.3 * s,
+            0.3 * c,
+            -0.1 * s,
+            0.1 * c
+        );
+        let robot = parse_spec(&text, "link.toml").expect("valid spec");
+        let turned = reframe(&robot).expect("a tilted axis is reframed");
+        let body = &turned.bodies[0];
+        assert_eq!(body.axis, [0.0, 0.0, 1.0]);
+        assert_eq!(&body.next[..2], &[0.0, 0.0]);
+        assert_eq!(&body.com[..2], &[0.0, 0.0]);
+        let j = body.inertia_com;
+        assert_eq!([j[0][1], j[0][2], j[1][2]], [0.0; 3]);
+        assert_eq!([j[1][0], j[2][0], j[2][1]], [0.0; 3]);
+        // What is made zero is rounding only: the rest keeps its value.
+        assert!((body.next[2] - 0.3).abs() < 1e-15 && (body.com[2] - 0.1).abs() < 1e-15);
+        assert!((j[0][0] - a).abs() < 1e-18 && (j[1][1] - a).abs() < 1e-18);
+        assert!((j[2][2] - b).abs() < 1e-18);
     }
 
     #[test]
