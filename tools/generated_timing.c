@@ -118,6 +118,7 @@ int main(void)
     TIME("inverse_dynamics_derivatives", FN(inverse_dynamics_derivatives)(q, v, a, out1, out2));
     TIME("forward_dynamics_derivatives",
          FN(forward_dynamics_derivatives)(q, v, a, out1, out2, out3));
+    TIME("mass_matrix_inverse", FN(mass_matrix_inverse)(q, out1));
 #endif
     printf("  (checksum %g)\n", (double)sink);
     return 0;

@@ -7,9 +7,9 @@ For each robot (a spec, a URDF or a DH table; --floating-base puts a free-flyer 
 root link, as `quasidyn generate --floating-base` does), the quasidyn CLI (built here in
 release mode, or the binary in $QUASIDYN) writes the C of the timed functions (inverse and
 forward dynamics, nonlinear effects, gravity, mass matrix, the derivatives of inverse and
-forward dynamics) to a temporary directory, and tools/generated_timing.c is compiled against
-it with gcc -std=c99 -O3 -march=ARCH (native by default: the flags tools/pinocchio_timing.py
-compiles Pinocchio with) and run.
+forward dynamics, the inverse mass matrix) to a temporary directory, and
+tools/generated_timing.c is compiled against it with gcc -std=c99 -O3 -march=ARCH (native by
+default: the flags tools/pinocchio_timing.py compiles Pinocchio with) and run.
 
 A fixture of tests/fixtures/contacts/ (NAME.json) in the place of a robot times that fixture's
 robot with its contacts (its input's own [[contact]] tables and the fixture's `--contact`s):
@@ -31,7 +31,7 @@ import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TIMED = ("inverse_dynamics,mass_matrix,forward_dynamics,nonlinear_effects,gravity,"
-         "inverse_dynamics_derivatives,forward_dynamics_derivatives")
+         "inverse_dynamics_derivatives,forward_dynamics_derivatives,mass_matrix_inverse")
 
 
 def quasidyn():

@@ -12,11 +12,12 @@
 //! classical acceleration of its origin (`frame_acceleration_bias`), a 6d contact's spatial
 //! acceleration, whose linear part is the classical one less `ω × v` (Pinocchio's
 //! `constraintDynamics` with CONTACT_3D / CONTACT_6D and no stabilisation). Through the
-//! factorisation of `M` (`M = L D Lᵀ`, sparse on a tree): `Y = M⁻¹ Jcᵀ` and
-//! `a₀ = M⁻¹ (tau - h)` column by column, the `NC×NC` operational matrix `K = Jc Y` factorised
-//! as a small dense `L D Lᵀ`, `λ = -K⁻¹ (Jc a₀ + γ)` and `a = a₀ + Y λ`. No inverse of `M` is
-//! formed. Dependent contacts make `K` singular: a pivot of its factorisation is then zero
-//! and the outputs are not finite.
+//! factorisation of `M` (`M = L D Lᵀ`, sparse on a tree), the `NC×NC` operational matrix
+//! `K = Jc M⁻¹ Jcᵀ` factorised as a small dense `L D Lᵀ`, `λ = -K⁻¹ (Jc a₀ + γ)` with
+//! `a₀ = M⁻¹ (tau - h)`, and `a = M⁻¹ (tau - h + Jcᵀ λ)`, in the shorter of two forms: whole
+//! solves per contact row, or half solves, whose products run only over the coordinates each
+//! row reaches. No inverse of `M` is formed. Dependent contacts make `K` singular: a pivot of
+//! its factorisation is then zero and the outputs are not finite.
 
 use super::derivatives::Factor;
 use super::frame_motion::FrameMotion;
@@ -108,7 +109,6 @@ pub fn contact_dynamics(
 ) -> ContactDynamics {
     let jacobian = contact_jacobian(robot, frame_jacobians);
     let nv = nle.len();
-    let nc = robot.contact_rows();
     let gamma = contact_bias(g, robot, motion);
     let parent = coordinate_parents(robot);
     let chain = parent
@@ -120,10 +120,41 @@ pub fn contact_dynamics(
     } else {
         Factor::tree(g, mass_matrix, &parent)
     };
-    // a₀ = M⁻¹ (tau - h).
     let tau = force_inputs(g, robot);
     let rhs: Vec<NodeId> = tau.iter().zip(nle).map(|(&t, &h)| g.sub(t, h)).collect();
-    let a0 = factor.solve(g, &rhs);
+    let by_columns = held_by_columns(g, &factor, &jacobian, &rhs, &gamma);
+    let by_halves = held_by_halves(g, &factor, &jacobian, &rhs, &gamma);
+    // Compared as emitted where that is cheap (the shorter form depends on how far the
+    // contacts' Jacobian rows reach into the tree).
+    let roots = |h: &Held| -> Vec<NodeId> { h.0.iter().chain(&h.1).copied().collect() };
+    let (acceleration, forces) =
+        if super::fewer_operations(g, &roots(&by_columns), &roots(&by_halves)) {
+            by_halves
+        } else {
+            by_columns
+        };
+    ContactDynamics {
+        jacobian,
+        acceleration,
+        forces,
+    }
+}
+
+/// The accelerations and the contact forces.
+type Held = (Vec<NodeId>, Vec<NodeId>);
+
+/// `Y = M⁻¹ Jcᵀ` and `a₀ = M⁻¹ (tau - h)` by whole solves, `K = Jc Y`, `λ = -K⁻¹ (Jc a₀ + γ)`
+/// and `a = a₀ + Y λ`.
+fn held_by_columns(
+    g: &mut Graph,
+    factor: &Factor,
+    jacobian: &[NodeId],
+    rhs: &[NodeId],
+    gamma: &[NodeId],
+) -> Held {
+    let nv = rhs.len();
+    let nc = gamma.len();
+    let a0 = factor.solve(g, rhs);
     // Y = M⁻¹ Jcᵀ, column i for contact row i.
     let y: Vec<Vec<NodeId>> = (0..nc)
         .map(|i| factor.solve(g, &jacobian[i * nv..(i + 1) * nv]))
@@ -156,11 +187,60 @@ pub fn contact_dynamics(
             g.sum(&terms)
         })
         .collect();
-    ContactDynamics {
-        jacobian,
-        acceleration,
-        forces,
+    (acceleration, forces)
+}
+
+/// The same by half solves: with `U_i` the first half of row `i` of `Jc` and `y₀` that of
+/// `tau - h` ([`Factor::forward`]), `K_ij = Σ_k U_ik U_jk / D_k` and `(Jc a₀)_i = Σ_k U_ik
+/// y₀_k / D_k`, and `a` is the second half of `y₀ + Uᵀ λ`. On a tree a contact row reaches
+/// only the coordinates between its frame and the base, and so does its half, where a whole
+/// solve fills every coordinate; and `Y`, `NV×NC`, is never formed.
+fn held_by_halves(
+    g: &mut Graph,
+    factor: &Factor,
+    jacobian: &[NodeId],
+    rhs: &[NodeId],
+    gamma: &[NodeId],
+) -> Held {
+    let nv = rhs.len();
+    let nc = gamma.len();
+    let dinv = factor.pivots_inverse(g);
+    let y0 = factor.forward(g, rhs);
+    let u: Vec<Vec<NodeId>> = (0..nc)
+        .map(|i| factor.forward(g, &jacobian[i * nv..(i + 1) * nv]))
+        .collect();
+    // U D⁻¹, row by row.
+    let w: Vec<Vec<NodeId>> = u
+        .iter()
+        .map(|row| row.iter().zip(&dinv).map(|(&x, &d)| g.mul(x, d)).collect())
+        .collect();
+    let zero = g.constant(0.0);
+    let mut k = vec![zero; nc * nc];
+    for i in 0..nc {
+        for j in 0..=i {
+            let kij = dot(g, &w[i], &u[j]);
+            k[i * nc + j] = kij;
+            k[j * nc + i] = kij;
+        }
     }
+    let b: Vec<NodeId> = (0..nc)
+        .map(|i| {
+            let ja = dot(g, &w[i], &y0);
+            let s = g.add(ja, gamma[i]);
+            g.neg(s)
+        })
+        .collect();
+    let forces = Factor::dense(g, &k, nc).solve(g, &b);
+    let z: Vec<NodeId> = (0..nv)
+        .map(|r| {
+            let mut terms = vec![y0[r]];
+            for (row, &l) in u.iter().zip(&forces) {
+                terms.push(g.mul(row[r], l));
+            }
+            g.sum(&terms)
+        })
+        .collect();
+    (factor.backward(g, &z), forces)
 }
 
 fn dot(g: &mut Graph, a: &[NodeId], b: &[NodeId]) -> NodeId {
@@ -237,5 +317,76 @@ mod tests {
             );
         }
         assert!(lambda.iter().any(|l| l.abs() > 1e-3), "a force: {lambda:?}");
+    }
+
+    /// Both forms of the held dynamics, on a floating-base-like tree (a chain of three, then
+    /// two branches) with two contact rows, each reaching one branch and the chain, and on
+    /// the dense factorisation of the same matrix: the same accelerations and forces.
+    #[test]
+    fn half_solves_give_the_whole_solves_values() {
+        use super::{held_by_columns, held_by_halves, Factor};
+        use crate::ir::{Graph, NodeId};
+        let parent = [None, Some(0), Some(1), Some(2), Some(3), Some(2), Some(5)];
+        let n = parent.len();
+        let anc = |k: usize| {
+            let mut out = vec![k];
+            let mut at = parent[k];
+            while let Some(i) = at {
+                out.push(i);
+                at = parent[i];
+            }
+            out
+        };
+        let mut l = vec![0.0; n * n];
+        for k in 0..n {
+            for (pos, &i) in anc(k).iter().enumerate() {
+                l[k * n + i] = if pos == 0 {
+                    1.0
+                } else {
+                    0.2 + 0.05 * (k * i) as f64
+                };
+            }
+        }
+        let d: Vec<f64> = (0..n).map(|k| 2.0 - 0.2 * k as f64).collect();
+        let mut m = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                m[i * n + j] = (0..n).map(|k| l[k * n + i] * d[k] * l[k * n + j]).sum();
+            }
+        }
+        // Row 0 on the path to coordinate 4, row 1 on the path to 6.
+        let mut jc = vec![0.0; 2 * n];
+        for (r, tip) in [(0, 4), (1, 6)] {
+            for i in anc(tip) {
+                jc[r * n + i] = 0.5 - 0.1 * (i + r) as f64;
+            }
+        }
+        let mut g = Graph::new();
+        let consts = |g: &mut Graph, v: &[f64]| -> Vec<NodeId> {
+            v.iter().map(|&x| g.constant(x)).collect()
+        };
+        let (mm, jj) = (consts(&mut g, &m), consts(&mut g, &jc));
+        let rhs = consts(&mut g, &[0.3, -1.0, 0.7, 0.2, -0.4, 1.1, 0.6]);
+        let gamma = consts(&mut g, &[0.25, -0.5]);
+        let mut results = Vec::new();
+        for factor in [
+            Factor::tree(&mut g, &mm, &parent),
+            Factor::dense(&mut g, &mm, n),
+        ] {
+            for (a, f) in [
+                held_by_columns(&mut g, &factor, &jj, &rhs, &gamma),
+                held_by_halves(&mut g, &factor, &jj, &rhs, &gamma),
+            ] {
+                let env = Env::default();
+                results.push((g.eval_many(&a, &env), g.eval_many(&f, &env)));
+            }
+        }
+        let (a0, f0) = &results[0];
+        for (a, f) in &results[1..] {
+            for (x, y) in a.iter().chain(f).zip(a0.iter().chain(f0)) {
+                assert!((x - y).abs() < 1e-12 * (1.0 + y.abs()), "{x} against {y}");
+            }
+        }
+        assert!(f0.iter().all(|x| x.abs() > 1e-6), "forces: {f0:?}");
     }
 }

@@ -453,6 +453,50 @@ impl Factor {
         x.into_iter().map(|v| cx.e(v)).collect()
     }
 
+    /// The first half of a solve (`L⁻¹ b` from the base, `L⁻ᵀ b` from the leaves): with the
+    /// halves `y`, `z` of `b`, `c`, `bᵀ M⁻¹ c = Σ_k y_k z_k / D_k` ([`Factor::pivots_inverse`]).
+    pub(crate) fn forward(&self, g: &mut Graph, b: &[NodeId]) -> Vec<NodeId> {
+        let b: Vec<S<NodeId>> = b.iter().map(|&e| scalar(g, e)).collect();
+        let mut cx = Cx::new(g);
+        let y = match self {
+            Factor::Dense(f) => f.forward(&mut cx, &b),
+            Factor::Tree(f) => f.forward(&mut cx, &b),
+        };
+        y.into_iter().map(|v| cx.e(v)).collect()
+    }
+
+    /// The second half of a solve: `M⁻¹ b` is `backward(forward(b))`.
+    pub(crate) fn backward(&self, g: &mut Graph, y: &[NodeId]) -> Vec<NodeId> {
+        let y: Vec<S<NodeId>> = y.iter().map(|&e| scalar(g, e)).collect();
+        let mut cx = Cx::new(g);
+        let x = match self {
+            Factor::Dense(f) => f.backward(&mut cx, &y),
+            Factor::Tree(f) => f.backward(&mut cx, &y),
+        };
+        x.into_iter().map(|v| cx.e(v)).collect()
+    }
+
+    /// `1 / D_k` of every pivot.
+    pub(crate) fn pivots_inverse(&self, g: &mut Graph) -> Vec<NodeId> {
+        let dinv = match self {
+            Factor::Dense(f) => &f.dinv,
+            Factor::Tree(f) => &f.dinv,
+        };
+        let mut cx = Cx::new(g);
+        dinv.iter().map(|&v| cx.e(v)).collect()
+    }
+
+    /// `M⁻¹` of a tree's factors by sums over common ancestors
+    /// ([`ldlt::Tree::inverse_by_ancestors`]); `None` for a chain's.
+    pub(crate) fn inverse_by_ancestors(&self, g: &mut Graph) -> Option<Vec<NodeId>> {
+        let Factor::Tree(f) = self else {
+            return None;
+        };
+        let mut cx = Cx::new(g);
+        let inv = f.inverse_by_ancestors(&mut cx);
+        Some(inv.into_iter().flatten().map(|v| cx.e(v)).collect())
+    }
+
     /// `M⁻¹`, full and symmetric (mirrored entries are the same nodes). Dense:
     /// `M⁻¹ = Xᵀ D⁻¹ X` with `X = L⁻¹`; tree: column by column from unit vectors (only the
     /// lower part of each column kept, so the rest is never computed).

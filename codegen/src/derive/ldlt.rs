@@ -46,6 +46,13 @@ impl<E: Copy> Dense<E> {
 
     /// `x` with `M x = b`: `L y = b`, then `x = D⁻¹ y - Lᵀ x` from the bottom.
     pub(crate) fn solve<A: Algebra<E = E>>(&self, cx: &mut Cx<'_, A>, b: &[S<E>]) -> Vec<S<E>> {
+        let y = self.forward(cx, b);
+        self.backward(cx, &y)
+    }
+
+    /// The first half of a solve, `y = L⁻¹ b`: `M⁻¹ = L⁻ᵀ D⁻¹ L⁻¹`, so `bᵀ M⁻¹ c` is
+    /// `yᵀ D⁻¹ z` for the halves `y`, `z` of `b`, `c`.
+    pub(crate) fn forward<A: Algebra<E = E>>(&self, cx: &mut Cx<'_, A>, b: &[S<E>]) -> Vec<S<E>> {
         let n = b.len();
         let mut y = vec![S::K(0.0); n];
         for i in 0..n {
@@ -56,6 +63,12 @@ impl<E: Copy> Dense<E> {
             }
             y[i] = v;
         }
+        y
+    }
+
+    /// The second half, `x = L⁻ᵀ D⁻¹ y`.
+    pub(crate) fn backward<A: Algebra<E = E>>(&self, cx: &mut Cx<'_, A>, y: &[S<E>]) -> Vec<S<E>> {
+        let n = y.len();
         let mut x = vec![S::K(0.0); n];
         for i in (0..n).rev() {
             let mut v = cx.mul(y[i], self.dinv[i]);
@@ -125,6 +138,14 @@ impl<E: Copy> Tree<E> {
 
     /// `x` with `M x = b`: `Lᵀ y = b` from the leaves, then `x = D⁻¹ y - L x` from the base.
     pub(crate) fn solve<A: Algebra<E = E>>(&self, cx: &mut Cx<'_, A>, b: &[S<E>]) -> Vec<S<E>> {
+        let y = self.forward(cx, b);
+        self.backward(cx, &y)
+    }
+
+    /// The first half of a solve, `y = L⁻ᵀ b` from the leaves: `M⁻¹ = L⁻¹ D⁻¹ L⁻ᵀ`, so
+    /// `bᵀ M⁻¹ c` is `yᵀ D⁻¹ z` for the halves `y`, `z` of `b`, `c`. A `b` nonzero only on a
+    /// path to the base (a frame's Jacobian row) keeps `y` on that path.
+    pub(crate) fn forward<A: Algebra<E = E>>(&self, cx: &mut Cx<'_, A>, b: &[S<E>]) -> Vec<S<E>> {
         let n = b.len();
         let mut y = b.to_vec();
         for i in (0..n).rev() {
@@ -133,6 +154,12 @@ impl<E: Copy> Tree<E> {
                 y[j] = cx.sub(y[j], p);
             }
         }
+        y
+    }
+
+    /// The second half, `x = L⁻¹ D⁻¹ y` from the base.
+    pub(crate) fn backward<A: Algebra<E = E>>(&self, cx: &mut Cx<'_, A>, y: &[S<E>]) -> Vec<S<E>> {
+        let n = y.len();
         let mut x = vec![S::K(0.0); n];
         for i in 0..n {
             let mut v = cx.mul(y[i], self.dinv[i]);
@@ -143,6 +170,60 @@ impl<E: Copy> Tree<E> {
             x[i] = v;
         }
         x
+    }
+}
+
+impl<E: Copy> Tree<E> {
+    /// `M⁻¹` (full, symmetric: `m[i][j]` and `m[j][i]` the same value) from the factors, by
+    /// the tree's ancestor pattern: `M = Lᵀ D L` gives `M⁻¹ = X D⁻¹ Xᵀ` with `X = L⁻¹`, which
+    /// keeps `L`'s pattern (row `k` nonzero at `k`'s ancestors alone), so `(M⁻¹)_ij` is a sum
+    /// over the common ancestors of `i` and `j` only. A column solve instead runs over every
+    /// coordinate from the base for each column, so this is shorter wherever branches share
+    /// few ancestors.
+    pub(crate) fn inverse_by_ancestors<A: Algebra<E = E>>(
+        &self,
+        cx: &mut Cx<'_, A>,
+    ) -> Vec<Vec<S<E>>> {
+        let n = self.dinv.len();
+        // Each coordinate's ancestors, itself first then nearest first.
+        let path: Vec<Vec<usize>> = (0..n)
+            .map(|k| std::iter::once(k).chain(self.ancestors(k)).collect())
+            .collect();
+        // x[k][i] = X_ki for i on path[k]: X_kk = 1 and, for an ancestor i of k,
+        // X_ki = -Σ L_km X_mi over the ancestors m of k that i is an ancestor (or self) of.
+        let mut x = vec![vec![S::K(0.0); n]; n];
+        for k in 0..n {
+            x[k][k] = S::K(1.0);
+            for (pos, &i) in path[k].iter().enumerate().skip(1) {
+                let mut v = S::K(0.0);
+                for &m in &path[k][1..=pos] {
+                    let p = cx.mul(self.l[k][m], x[m][i]);
+                    v = cx.sub(v, p);
+                }
+                x[k][i] = v;
+            }
+        }
+        // (M⁻¹)_ij = Σ_k X_ik D_k⁻¹ X_jk over the common ancestors k (i ≥ j: the ancestors of
+        // j that are on i's path too, since parents come before children).
+        let mut inv = vec![vec![S::K(0.0); n]; n];
+        for i in 0..n {
+            let scaled: Vec<S<E>> = path[i]
+                .iter()
+                .map(|&k| cx.mul(x[i][k], self.dinv[k]))
+                .collect();
+            for j in 0..=i {
+                let mut v = S::K(0.0);
+                for (&k, &w) in path[i].iter().zip(&scaled) {
+                    if path[j].contains(&k) {
+                        let p = cx.mul(w, x[j][k]);
+                        v = cx.add(v, p);
+                    }
+                }
+                inv[i][j] = v;
+                inv[j][i] = v;
+            }
+        }
+        inv
     }
 }
 

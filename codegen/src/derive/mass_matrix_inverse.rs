@@ -1,8 +1,10 @@
 //! The inverse of the mass matrix, `M⁻¹(q)`, from its `L D Lᵀ` factorisation.
 //!
 //! A chain's factorisation from the base gives `M⁻¹ = Xᵀ D⁻¹ X` with `X = L⁻¹`; a tree's from
-//! the leaves has no fill-in (a floating base's six coordinates sit above every joint), so
-//! each column is solved with it. For small trees whichever is shorter is kept.
+//! the leaves has no fill-in (a floating base's six coordinates sit above every joint), and
+//! its `M⁻¹` is either solved column by column or summed over common ancestors
+//! ([`crate::derive::ldlt::Tree::inverse_by_ancestors`]), whichever is shorter. For small
+//! trees the chain's form is tried too and the shortest kept.
 
 use super::derivatives::Factor;
 use crate::ir::{Graph, NodeId};
@@ -22,16 +24,20 @@ pub fn mass_matrix_inverse(g: &mut Graph, m: &[NodeId], parent: &[Option<usize>]
     if chain {
         return Factor::dense(g, m, n).inverse(g);
     }
-    let tree = Factor::tree(g, m, parent).inverse(g);
-    if n > BOTH_FORMS_MAX {
-        return tree;
+    let factor = Factor::tree(g, m, parent);
+    let mut candidates = vec![factor.inverse(g)];
+    candidates.extend(factor.inverse_by_ancestors(g));
+    if n <= BOTH_FORMS_MAX {
+        candidates.push(Factor::dense(g, m, n).inverse(g));
     }
-    let dense = Factor::dense(g, m, n).inverse(g);
-    if g.op_count(&dense).total() < g.op_count(&tree).total() {
-        dense
-    } else {
-        tree
+    // The shortest as emitted (shared): the raw counts can order them wrongly (the hand).
+    let mut best = candidates.remove(0);
+    for other in candidates {
+        if super::fewer_operations(g, &best, &other) {
+            best = other;
+        }
     }
+    best
 }
 
 #[cfg(test)]
@@ -53,6 +59,71 @@ mod tests {
                     let p: f64 = (0..3).map(|k| values[i * 3 + k] * inv[k * 3 + j]).sum();
                     let want = if i == j { 1.0 } else { 0.0 };
                     assert!((p - want).abs() < 1e-14, "({i}, {j}): {p}");
+                }
+            }
+        }
+    }
+
+    /// A floating-base-like tree (a chain of three coordinates, then two branches, one of
+    /// them forking) whose `M = Lᵀ D L` has the tree's pattern: every form of `M⁻¹` inverts
+    /// it, the sums over common ancestors included.
+    #[test]
+    fn every_form_inverts_a_tree() {
+        let parent = [
+            None,
+            Some(0),
+            Some(1),
+            Some(2),
+            Some(3),
+            Some(2),
+            Some(5),
+            Some(5),
+        ];
+        let n = parent.len();
+        let anc = |k: usize| {
+            let mut out = vec![k];
+            let mut at = parent[k];
+            while let Some(i) = at {
+                out.push(i);
+                at = parent[i];
+            }
+            out
+        };
+        // L unit lower triangular on the ancestors, D positive: M = Lᵀ D L.
+        let mut l = vec![0.0; n * n];
+        for k in 0..n {
+            for (pos, &i) in anc(k).iter().enumerate() {
+                l[k * n + i] = if pos == 0 {
+                    1.0
+                } else {
+                    0.3 - 0.1 * (k + i) as f64 / 3.0
+                };
+            }
+        }
+        let d: Vec<f64> = (0..n).map(|k| 1.0 + 0.25 * k as f64).collect();
+        let mut values = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                values[i * n + j] = (0..n).map(|k| l[k * n + i] * d[k] * l[k * n + j]).sum();
+            }
+        }
+        let mut g = Graph::new();
+        let m: Vec<NodeId> = values.iter().map(|&v| g.constant(v)).collect();
+        let factor = Factor::tree(&mut g, &m, &parent);
+        let forms = [
+            factor.inverse(&mut g),
+            factor
+                .inverse_by_ancestors(&mut g)
+                .expect("a tree's factors"),
+            mass_matrix_inverse(&mut g, &m, &parent),
+        ];
+        for inv in forms {
+            let inv = g.eval_many(&inv, &Env::default());
+            for i in 0..n {
+                for j in 0..n {
+                    let p: f64 = (0..n).map(|k| values[i * n + k] * inv[k * n + j]).sum();
+                    let want = if i == j { 1.0 } else { 0.0 };
+                    assert!((p - want).abs() < 1e-12, "({i}, {j}): {p}");
                 }
             }
         }
