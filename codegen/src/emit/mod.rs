@@ -13,6 +13,7 @@ mod render;
 pub mod rust;
 pub mod stub;
 mod trig;
+mod zeros;
 
 #[cfg(test)]
 mod tests;
@@ -29,6 +30,7 @@ pub(crate) use order::*;
 pub(crate) use plan::*;
 pub(crate) use render::*;
 pub(crate) use trig::*;
+pub(crate) use zeros::*;
 
 /// Why a module cannot be emitted.
 #[derive(Debug, thiserror::Error, PartialEq)]

@@ -169,12 +169,13 @@ pub(crate) fn batched_by_calls(plan: &Plan, sizes: PartSizes) -> bool {
 /// emitter's input copies); `reads(e)` names the values `e` reads (locals, and those copies).
 /// A value read in a later part than the one computing it gets a slot of the carry array,
 /// reused from the part after the last one that reads its value (interval colouring in the
-/// order values are computed).
+/// order values are computed). Entries in `zero_filled` (written by the caller, before the
+/// parts' statements) get no statement.
 pub(crate) fn cut<'p>(
     plan: &'p Plan,
     sizes: PartSizes,
     block: bool,
-    copies: &[String],
+    (copies, zero_filled): (&[String], &[super::ZeroRun]),
     reads: &dyn Fn(&Ex) -> Vec<String>,
 ) -> Option<Parts<'p>> {
     if !is_long(plan, sizes) {
@@ -218,7 +219,9 @@ pub(crate) fn cut<'p>(
         }
         for &(o, i) in &at[slot] {
             writes[part_at[slot]][o] = true;
-            statements.push((part_at[slot], &plan.outputs[o][i], Target::Entry(o, i)));
+            if !super::in_runs(zero_filled, o, i) {
+                statements.push((part_at[slot], &plan.outputs[o][i], Target::Entry(o, i)));
+            }
         }
     }
     // The last part reading each value computed in an earlier one.

@@ -784,3 +784,73 @@ fn batched_forms_by_calls_name_each_parameter_once() {
         module.functions.len()
     );
 }
+
+/// The hand's regressor (16 × 160, long runs of zeros between the fingers): the runs of at
+/// least `ZERO_RUN_MIN` zeros are written by loops, in one body and in parts, and the compiled
+/// code (strict flags, the output array filled with 7 before the call) gives the graph's
+/// values, zeros included.
+#[test]
+fn zero_runs_are_filled_by_loops_that_write_every_zero() {
+    let Some(spec) = workspace_text("robots/hand.toml") else {
+        return;
+    };
+    let robot = crate::parse_spec(&spec, "hand.toml").expect("hand parses");
+    let kind = FunctionKind::Regressor;
+    let module = crate::generate::build_module_only(&robot, Some(&[kind]));
+    let name = snake_ident(&module.robot_name);
+    let f = module.function(kind).expect("generated");
+    let env = state_of(module.dof);
+    let want = module.graph.eval_many(&f.outputs[0].values, &env);
+    assert!(want.iter().filter(|v| **v == 0.0).count() > super::ZERO_RUN_MIN);
+    let contract = entry(kind);
+    let inputs: Vec<&str> = contract.inputs.iter().map(|i| i.name()).collect();
+    let mut main = format!("#include <stdio.h>\n#include \"{name}.h\"\n\nint main(void)\n{{\n");
+    for (n, v) in inputs.iter().zip([&env.q, &env.qd, &env.qdd]) {
+        main += &format!(
+            "    const double {n}[{}] = {};\n",
+            v.len(),
+            c_array(v, "double")
+        );
+    }
+    main += &format!(
+        "    static double y[{0}];\n    int i;\n    for (i = 0; i < {0}; i++) y[i] = 7.0;\n    \
+         {name}_{1}({2}, y);\n    for (i = 0; i < {0}; i++) printf(\"%.17g\\n\", y[i]);\n    \
+         return 0;\n}}\n",
+        want.len(),
+        contract.name,
+        inputs.join(", ")
+    );
+    let Some(cc) = compilers().first().copied() else {
+        eprintln!("no C compiler found; skipping");
+        return;
+    };
+    let tiny = PartSizes {
+        above: 2,
+        operations: 64,
+    };
+    for parts in [PartSizes::default(), tiny] {
+        let files = emit_c(
+            &module,
+            &COptions {
+                parts,
+                ..COptions::default()
+            },
+        )
+        .expect("emits");
+        let source = files.source.expect("a source file");
+        assert!(source.contains("for (int z_ = "), "no zero loop");
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join(&files.header_name), &files.header).unwrap();
+        let source_name = files.source_name.expect("a source file name");
+        std::fs::write(dir.path().join(&source_name), &source).unwrap();
+        std::fs::write(dir.path().join("main.c"), &main).unwrap();
+        let got = compile_and_run(cc, dir.path(), &["main.c", &source_name]);
+        assert_eq!(got.len(), want.len());
+        for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert!(
+                (g - w).abs() <= 1e-12 * w.abs().max(1.0),
+                "entry {k}: {g} vs {w}"
+            );
+        }
+    }
+}

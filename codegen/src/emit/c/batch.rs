@@ -120,7 +120,7 @@ pub(super) fn batch_body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str)
     locals_and_stores(
         &mut b,
         plan,
-        true,
+        (true, &[]),
         |b, name, e| {
             let _ = writeln!(b, "        const {real} {name} = {};", render(&lanes, e));
         },

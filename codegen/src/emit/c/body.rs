@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::CLang;
 use crate::emit::parts::{PartSizes, Target};
-use crate::emit::{layout, render, Ex, Lang, Plan};
+use crate::emit::{layout, render, zero_runs, Ex, Lang, Plan, ZeroRun};
 
 /// The public prototype: `void NAME_FUNCTION(inputs..., outputs...)`, or for a function
 /// returning one number `real NAME_FUNCTION(inputs...)`.
@@ -42,11 +42,12 @@ fn input_args(plan: &Plan, name: &str, real: &str, params: bool) -> Vec<String> 
 /// Writes the plan's locals in emission order (see [`crate::emit::local_order`]; with a
 /// trigonometric `block` its sines and cosines, written by the caller, are skipped) by `local`
 /// (name, value), and each output entry by `store` (output name, index, value) as soon as it
-/// can be ([`crate::emit::store_schedule`]).
+/// can be ([`crate::emit::store_schedule`]), but for the entries of `filled` (written by the
+/// caller's loops, [`zero_fills`]).
 pub(super) fn locals_and_stores(
     b: &mut String,
     plan: &Plan,
-    block: bool,
+    (block, filled): (bool, &[ZeroRun]),
     local: impl Fn(&mut String, &str, &Ex),
     store: impl Fn(&mut String, &str, usize, &Ex),
 ) {
@@ -54,7 +55,9 @@ pub(super) fn locals_and_stores(
     let at = crate::emit::store_schedule(plan, &order);
     let stores = |b: &mut String, slot: usize| {
         for &(o, i) in &at[slot] {
-            store(b, plan.contract.outputs[o].name, i, &plan.outputs[o][i]);
+            if !crate::emit::in_runs(filled, o, i) {
+                store(b, plan.contract.outputs[o].name, i, &plan.outputs[o][i]);
+            }
         }
     };
     for slot in 0..=leading {
@@ -186,16 +189,36 @@ fn body_prefix(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> (Strin
     (b, block.is_some())
 }
 
+/// The loops writing the long runs of zero entries of `plan`'s outputs ([`zero_runs`]), one
+/// statement each, for the body to write after its inputs are read (an output array may be an
+/// input array of the same call).
+fn zero_fills(plan: &Plan, lang: &CLang<'_>, runs: &[ZeroRun]) -> String {
+    let mut b = String::new();
+    for r in runs {
+        let _ = writeln!(
+            b,
+            "    for (int z_ = {}; z_ < {}; ++z_) {}[z_] = {};",
+            r.start,
+            r.end,
+            plan.contract.outputs[r.output].name,
+            lang.lit(0.0)
+        );
+    }
+    b
+}
+
 pub(super) fn body(plan: &Plan, lang: &CLang<'_>, real: &str, upper: &str) -> String {
     let lang = &CLang {
         copied: true,
         ..*lang
     };
     let (mut b, block) = body_prefix(plan, lang, real, upper);
+    let runs = zero_runs(plan);
+    b.push_str(&zero_fills(plan, lang, &runs));
     locals_and_stores(
         &mut b,
         plan,
-        block,
+        (block, &runs),
         |b, name, e| {
             let _ = writeln!(b, "    const {real} {name} = {};", render(lang, e));
         },
@@ -234,7 +257,8 @@ pub(super) fn parted_body(
         .map(|(i, j)| lang.input(i, j))
         .collect();
     let block = crate::emit::trig_block(plan).is_some();
-    let parted = crate::emit::parts::cut(plan, sizes, block, &copies, &reads)?;
+    let runs = zero_runs(plan);
+    let parted = crate::emit::parts::cut(plan, sizes, block, (&copies, &runs), &reads)?;
     let (prefix, _) = body_prefix(plan, lang, real, upper);
     let parts = parted.count();
     let store = |value: &str| {
@@ -251,6 +275,7 @@ pub(super) fn parted_body(
     for &k in &parted.leading {
         texts[0].push_str(&store(&plan.locals[k].0));
     }
+    texts[0].push_str(&zero_fills(plan, lang, &runs));
     let mut reads_params = vec![false; parts];
     parted.for_each(|q, e, target, earlier| {
         let lang = &CLang {

@@ -312,7 +312,7 @@ fn parted_body(
     // Inputs are read from the arguments in every part.
     let locals_read = |e: &Ex| crate::emit::parts::values_read(e, &|_, _| None);
     let block = crate::emit::trig_block(plan);
-    let parted = crate::emit::parts::cut(plan, sizes, block.is_some(), &[], &locals_read)?;
+    let parted = crate::emit::parts::cut(plan, sizes, block.is_some(), (&[], &[]), &locals_read)?;
     let count = parted.count();
     let outs = uninit_outputs(plan, n);
     let stored = |value: &str| {
