@@ -159,35 +159,8 @@ fn held_by_columns(
     let y: Vec<Vec<NodeId>> = (0..nc)
         .map(|i| factor.solve(g, &jacobian[i * nv..(i + 1) * nv]))
         .collect();
-    // K = Jc Y (symmetric: the lower triangle, mirrored) and the right side -(Jc a₀ + γ).
-    let zero = g.constant(0.0);
-    let mut k = vec![zero; nc * nc];
-    for i in 0..nc {
-        for j in 0..=i {
-            let kij = dot(g, &jacobian[i * nv..(i + 1) * nv], &y[j]);
-            k[i * nc + j] = kij;
-            k[j * nc + i] = kij;
-        }
-    }
-    let b: Vec<NodeId> = (0..nc)
-        .map(|i| {
-            let ja = dot(g, &jacobian[i * nv..(i + 1) * nv], &a0);
-            let s = g.add(ja, gamma[i]);
-            g.neg(s)
-        })
-        .collect();
-    let forces = Factor::dense(g, &k, nc).solve(g, &b);
-    // a = a₀ + Y λ.
-    let acceleration: Vec<NodeId> = (0..nv)
-        .map(|r| {
-            let mut terms = vec![a0[r]];
-            for (column, &l) in y.iter().zip(&forces) {
-                terms.push(g.mul(column[r], l));
-            }
-            g.sum(&terms)
-        })
-        .collect();
-    (acceleration, forces)
+    let rows: Vec<&[NodeId]> = jacobian.chunks(nv).collect();
+    held_through(g, &rows, &y, &a0, gamma)
 }
 
 /// The same by half solves: with `U_i` the first half of row `i` of `Jc` and `y₀` that of
@@ -214,33 +187,50 @@ fn held_by_halves(
         .iter()
         .map(|row| row.iter().zip(&dinv).map(|(&x, &d)| g.mul(x, d)).collect())
         .collect();
+    let rows: Vec<&[NodeId]> = w.iter().map(Vec::as_slice).collect();
+    let (z, forces) = held_through(g, &rows, &u, &y0, gamma);
+    (factor.backward(g, &z), forces)
+}
+
+/// What both forms share, with `left` the rows `Jc` (or `U D⁻¹`), `right` the columns
+/// `M⁻¹ Jcᵀ` (or the rows of `U`) and `x0` the vector `a₀` (or `y₀`): `K_ij = left_i ·
+/// right_j` (symmetric: the lower triangle, mirrored), `λ = -K⁻¹ (left · x0 + γ)` by a small
+/// dense factorisation, and `x0 + Σ_j right_j λ_j` with `λ`.
+fn held_through(
+    g: &mut Graph,
+    left: &[&[NodeId]],
+    right: &[Vec<NodeId>],
+    x0: &[NodeId],
+    gamma: &[NodeId],
+) -> Held {
+    let nc = gamma.len();
     let zero = g.constant(0.0);
     let mut k = vec![zero; nc * nc];
     for i in 0..nc {
         for j in 0..=i {
-            let kij = dot(g, &w[i], &u[j]);
+            let kij = dot(g, left[i], &right[j]);
             k[i * nc + j] = kij;
             k[j * nc + i] = kij;
         }
     }
     let b: Vec<NodeId> = (0..nc)
         .map(|i| {
-            let ja = dot(g, &w[i], &y0);
-            let s = g.add(ja, gamma[i]);
+            let lx = dot(g, left[i], x0);
+            let s = g.add(lx, gamma[i]);
             g.neg(s)
         })
         .collect();
     let forces = Factor::dense(g, &k, nc).solve(g, &b);
-    let z: Vec<NodeId> = (0..nv)
+    let x: Vec<NodeId> = (0..x0.len())
         .map(|r| {
-            let mut terms = vec![y0[r]];
-            for (row, &l) in u.iter().zip(&forces) {
-                terms.push(g.mul(row[r], l));
+            let mut terms = vec![x0[r]];
+            for (v, &l) in right.iter().zip(&forces) {
+                terms.push(g.mul(v[r], l));
             }
             g.sum(&terms)
         })
         .collect();
-    (factor.backward(g, &z), forces)
+    (x, forces)
 }
 
 fn dot(g: &mut Graph, a: &[NodeId], b: &[NodeId]) -> NodeId {
@@ -328,36 +318,15 @@ mod tests {
         use crate::ir::{Graph, NodeId};
         let parent = [None, Some(0), Some(1), Some(2), Some(3), Some(2), Some(5)];
         let n = parent.len();
-        let anc = |k: usize| {
-            let mut out = vec![k];
-            let mut at = parent[k];
-            while let Some(i) = at {
-                out.push(i);
-                at = parent[i];
-            }
-            out
-        };
-        let mut l = vec![0.0; n * n];
-        for k in 0..n {
-            for (pos, &i) in anc(k).iter().enumerate() {
-                l[k * n + i] = if pos == 0 {
-                    1.0
-                } else {
-                    0.2 + 0.05 * (k * i) as f64
-                };
-            }
-        }
-        let d: Vec<f64> = (0..n).map(|k| 2.0 - 0.2 * k as f64).collect();
-        let mut m = vec![0.0; n * n];
-        for i in 0..n {
-            for j in 0..n {
-                m[i * n + j] = (0..n).map(|k| l[k * n + i] * d[k] * l[k * n + j]).sum();
-            }
-        }
+        let (m, path) = crate::derive::ldlt::on_tree(
+            &parent,
+            |k, i| 0.2 + 0.05 * (k * i) as f64,
+            |k| 2.0 - 0.2 * k as f64,
+        );
         // Row 0 on the path to coordinate 4, row 1 on the path to 6.
         let mut jc = vec![0.0; 2 * n];
         for (r, tip) in [(0, 4), (1, 6)] {
-            for i in anc(tip) {
+            for &i in &path[tip] {
                 jc[r * n + i] = 0.5 - 0.1 * (i + r) as f64;
             }
         }

@@ -422,6 +422,14 @@ pub(crate) fn substitute(
     roots.iter().map(|r| map[r]).collect()
 }
 
+/// Which part of a solve [`Factor::through`] runs.
+#[derive(Clone, Copy)]
+enum Half {
+    Forward,
+    Backward,
+    Both,
+}
+
 /// A factorisation of the mass matrix on the graph ([`ldlt`]'s, through the scalar layer), for
 /// the solves of the forward-dynamics derivatives and the inverse mass matrix.
 pub(crate) enum Factor {
@@ -444,34 +452,32 @@ impl Factor {
 
     /// `x` with `M x = b`.
     pub(crate) fn solve(&self, g: &mut Graph, b: &[NodeId]) -> Vec<NodeId> {
-        let b: Vec<S<NodeId>> = b.iter().map(|&e| scalar(g, e)).collect();
-        let mut cx = Cx::new(g);
-        let x = match self {
-            Factor::Dense(f) => f.solve(&mut cx, &b),
-            Factor::Tree(f) => f.solve(&mut cx, &b),
-        };
-        x.into_iter().map(|v| cx.e(v)).collect()
+        self.through(g, b, Half::Both)
     }
 
     /// The first half of a solve (`L⁻¹ b` from the base, `L⁻ᵀ b` from the leaves): with the
     /// halves `y`, `z` of `b`, `c`, `bᵀ M⁻¹ c = Σ_k y_k z_k / D_k` ([`Factor::pivots_inverse`]).
     pub(crate) fn forward(&self, g: &mut Graph, b: &[NodeId]) -> Vec<NodeId> {
-        let b: Vec<S<NodeId>> = b.iter().map(|&e| scalar(g, e)).collect();
-        let mut cx = Cx::new(g);
-        let y = match self {
-            Factor::Dense(f) => f.forward(&mut cx, &b),
-            Factor::Tree(f) => f.forward(&mut cx, &b),
-        };
-        y.into_iter().map(|v| cx.e(v)).collect()
+        self.through(g, b, Half::Forward)
     }
 
     /// The second half of a solve: `M⁻¹ b` is `backward(forward(b))`.
     pub(crate) fn backward(&self, g: &mut Graph, y: &[NodeId]) -> Vec<NodeId> {
-        let y: Vec<S<NodeId>> = y.iter().map(|&e| scalar(g, e)).collect();
+        self.through(g, y, Half::Backward)
+    }
+
+    /// `b` through one half of a solve, or both.
+    fn through(&self, g: &mut Graph, b: &[NodeId], half: Half) -> Vec<NodeId> {
+        let b: Vec<S<NodeId>> = b.iter().map(|&e| scalar(g, e)).collect();
         let mut cx = Cx::new(g);
-        let x = match self {
-            Factor::Dense(f) => f.backward(&mut cx, &y),
-            Factor::Tree(f) => f.backward(&mut cx, &y),
+        let cx = &mut cx;
+        let x = match (self, half) {
+            (Factor::Dense(f), Half::Both) => f.solve(cx, &b),
+            (Factor::Dense(f), Half::Forward) => f.forward(cx, &b),
+            (Factor::Dense(f), Half::Backward) => f.backward(cx, &b),
+            (Factor::Tree(f), Half::Both) => f.solve(cx, &b),
+            (Factor::Tree(f), Half::Forward) => f.forward(cx, &b),
+            (Factor::Tree(f), Half::Backward) => f.backward(cx, &b),
         };
         x.into_iter().map(|v| cx.e(v)).collect()
     }

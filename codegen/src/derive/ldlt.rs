@@ -246,3 +246,41 @@ pub(crate) fn solve_tree<A: Algebra>(
 ) -> Vec<S<A::E>> {
     Tree::factor(cx, m, parent).solve(cx, b)
 }
+
+/// `M = Lᵀ D L`, row-major, for tests: `L` unit lower triangular with `off(k, i)` at each
+/// ancestor `i` of `k` (`parent` as [`Tree::factor`] takes it), `D` the diagonal `d(k)`; so
+/// `M` is symmetric positive definite (for positive `d`) with the tree's pattern. Also each
+/// coordinate's ancestors, itself first.
+#[cfg(test)]
+pub(crate) fn on_tree(
+    parent: &[Option<usize>],
+    off: impl Fn(usize, usize) -> f64,
+    d: impl Fn(usize) -> f64,
+) -> (Vec<f64>, Vec<Vec<usize>>) {
+    let n = parent.len();
+    let path: Vec<Vec<usize>> = (0..n)
+        .map(|k| {
+            let mut out = vec![k];
+            let mut at = parent[k];
+            while let Some(i) = at {
+                out.push(i);
+                at = parent[i];
+            }
+            out
+        })
+        .collect();
+    let mut l = vec![0.0; n * n];
+    for (k, anc) in path.iter().enumerate() {
+        l[k * n + k] = 1.0;
+        for &i in &anc[1..] {
+            l[k * n + i] = off(k, i);
+        }
+    }
+    let mut m = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            m[i * n + j] = (0..n).map(|k| l[k * n + i] * d(k) * l[k * n + j]).sum();
+        }
+    }
+    (m, path)
+}

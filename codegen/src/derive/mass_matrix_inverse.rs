@@ -80,33 +80,11 @@ mod tests {
             Some(5),
         ];
         let n = parent.len();
-        let anc = |k: usize| {
-            let mut out = vec![k];
-            let mut at = parent[k];
-            while let Some(i) = at {
-                out.push(i);
-                at = parent[i];
-            }
-            out
-        };
-        // L unit lower triangular on the ancestors, D positive: M = Lᵀ D L.
-        let mut l = vec![0.0; n * n];
-        for k in 0..n {
-            for (pos, &i) in anc(k).iter().enumerate() {
-                l[k * n + i] = if pos == 0 {
-                    1.0
-                } else {
-                    0.3 - 0.1 * (k + i) as f64 / 3.0
-                };
-            }
-        }
-        let d: Vec<f64> = (0..n).map(|k| 1.0 + 0.25 * k as f64).collect();
-        let mut values = vec![0.0; n * n];
-        for i in 0..n {
-            for j in 0..n {
-                values[i * n + j] = (0..n).map(|k| l[k * n + i] * d[k] * l[k * n + j]).sum();
-            }
-        }
+        let (values, _) = crate::derive::ldlt::on_tree(
+            &parent,
+            |k, i| 0.3 - 0.1 * (k + i) as f64 / 3.0,
+            |k| 1.0 + 0.25 * k as f64,
+        );
         let mut g = Graph::new();
         let m: Vec<NodeId> = values.iter().map(|&v| g.constant(v)).collect();
         let factor = Factor::tree(&mut g, &m, &parent);
