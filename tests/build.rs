@@ -10,11 +10,14 @@
 //! - the functions generated on request of the robots of `tests/fixtures/whole_body/`
 //!   (build/whole_body.rs), and the contact functions of those of `tests/fixtures/contacts/`
 //!   (build/contacts.rs), and the default functions of a few MJCF fixtures of
-//!   `tests/fixtures/mjcf/` (build/mjcf.rs);
+//!   `tests/fixtures/mjcf/` (build/mjcf.rs); every function of the robots with mimic joints
+//!   of `tests/fixtures/mimic/` (build/mimic.rs);
 //! - `$OUT_DIR/generated.rs`: the `include!`s, FFI declarations and registries the tests iterate.
 
 #[path = "build/contacts.rs"]
 mod contacts;
+#[path = "build/mimic.rs"]
+mod mimic;
 #[path = "build/mjcf.rs"]
 mod mjcf;
 #[path = "build/whole_body.rs"]
@@ -386,6 +389,15 @@ pub mod              {name} {{
     let (glue, mjcf_c) = mjcf::mjcf_variants(&manifest, &rust_dir, &c_dir, write, write_c);
     gen.push_str(&glue);
     c_files.extend(mjcf_c);
+    let emitted = whole_body::Emitted {
+        rust_dir: &rust_dir,
+        c_dir: &c_dir,
+        write,
+        write_c,
+    };
+    let (glue, mimic_c) = mimic::mimic_variants(&manifest, &emitted);
+    gen.push_str(&glue);
+    c_files.extend(mimic_c);
 
     let args = compile_c(&c_dir, &c_files, &out);
     let _ = writeln!(

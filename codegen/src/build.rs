@@ -105,6 +105,20 @@ pub enum Error {
         /// The robot's name.
         robot: String,
     },
+    /// `only` names a function not generated yet for a robot with joints that follow others.
+    #[error(
+        "no function `{name}` for `{robot}` yet: some of its joints follow others (mimic \
+         joints), and in its independent coordinates the joint-space dynamics, the frames, \
+         the derivatives, the regressor and the centroidal, energy and frame-motion functions \
+         are generated so far (docs/spec.md)"
+    )]
+    #[diagnostic(code(quasidyn::only))]
+    NotWithCouplings {
+        /// The name given.
+        name: String,
+        /// The robot's name.
+        robot: String,
+    },
     /// A contact asked for that the robot cannot have (an unknown frame or kind, a frame with
     /// two contacts).
     #[error("{0}")]
@@ -392,7 +406,9 @@ fn checked_module(
         // Joints come after the base's six coordinates with a floating base.
         let off = if module.floating() { 6 } else { 0 };
         let n = module.dof + off;
-        for (j, body) in robot.bodies.iter().enumerate() {
+        // One diagonal entry per coordinate (a joint that follows another is none).
+        for (j, body) in robot.coordinate_joints().into_iter().enumerate() {
+            let body = &robot.bodies[body];
             let diagonal = mass_matrix.outputs[0].values[(off + j) * n + off + j];
             if module.graph.as_const(diagonal) == Some(0.0) {
                 return Err(Error::SingularMassMatrix {

@@ -117,7 +117,8 @@ pub enum Command {
         #[arg(long, hide = true, default_value_t = 1.0, value_name = "SECONDS")]
         progress_after: f64,
     },
-    /// Validate an input; print `ok: NAME, N bodies` or the located error.
+    /// Validate an input; print `ok: NAME, N bodies` (and the coordinates, where joints follow
+    /// others) or the located error.
     Check {
         /// The robot to read and how to import it.
         #[command(flatten)]
@@ -539,8 +540,14 @@ fn check(path: &Path, options: &ImportOptions, verbose: bool) -> miette::Result<
         ignored,
     } = load_input_with(path, options)?;
     let n = robot.dof();
+    // Joints that follow others are no coordinates: say how many remain.
+    let coordinates = if robot.has_couplings() {
+        format!(", {} coordinates", robot.coordinate_joints().len())
+    } else {
+        String::new()
+    };
     sayln!(
-        "ok: {}, {n} {}",
+        "ok: {}, {n} {}{coordinates}",
         robot.name,
         if n == 1 { "body" } else { "bodies" }
     );

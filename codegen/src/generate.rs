@@ -1,14 +1,16 @@
 //! From a validated robot to the IR module every emitter reads.
 
 use crate::derive::{
-    centroidal, contact_dynamics, contact_jacobian, coriolis_matrix, derivatives, derive_with,
+    centroidal, contact_dynamics, contact_jacobian, coriolis_matrix, coupled_forward_dynamics,
+    coupled_forward_dynamics_derivatives, coupled_mass_matrix_inverse, derivatives, derive_with,
     elastic_dynamics, elastic_rates, frame_motion, joint_wrenches, kinetic_energy,
     mass_matrix_inverse, passive_forces, potential_energy, same_hinge_axis, shared_count,
-    spatial_derivatives, split_velocity_forces, standard_values, BaseSet, Coordinates, Derivatives,
-    Derived, DetachedBase, DetachedRegressor, Regressor,
+    spatial_derivatives, split_velocity_forces, standard_values, through_masters, BaseSet,
+    Contraction, Coordinates, Derivatives, Derived, DetachedBase, DetachedRegressor, Regressor,
 };
+use crate::functions::Dim;
 use crate::functions::{every_function_of, function_name, functions_of, Counts, Exists, CATALOGUE};
-use crate::ir::{Constant, Function, FunctionKind, Graph, Module, NodeId};
+use crate::ir::{Constant, Function, FunctionKind, Graph, JointInput, Module, NodeId};
 use crate::parallel::Background;
 use crate::progress::{Counter, Progress, Silent, Stage};
 use crate::{to_toml, BaseMotion, Robot, SymbolicInertial};
@@ -133,6 +135,12 @@ pub fn select_functions<S: AsRef<str>>(
                     robot: robot.name.clone(),
                 });
             }
+            None if robot.has_couplings() && couplings_lack(robot, name) => {
+                return Err(crate::Error::NotWithCouplings {
+                    name: name.to_owned(),
+                    robot: robot.name.clone(),
+                });
+            }
             None if robot.is_mujoco_floating() && mujoco_layout_lacks(robot, name) => {
                 return Err(crate::Error::NotInMujocoLayout {
                     name: name.to_owned(),
@@ -187,6 +195,21 @@ fn mujoco_layout_lacks(robot: &Robot, name: &str) -> bool {
     })
 }
 
+/// Whether `name` is a function or family the robot would have without its couplings but not
+/// with them.
+fn couplings_lack(robot: &Robot, name: &str) -> bool {
+    let mut uncoupled = robot.clone();
+    for body in &mut uncoupled.bodies {
+        body.mimic = None;
+    }
+    let frame_names: Vec<String> = robot.frames.iter().map(|f| f.name.clone()).collect();
+    every_function_of(&uncoupled).iter().any(|&k| {
+        !k.with_couplings()
+            && (function_name(k, &frame_names).as_deref() == Some(name)
+                || k.entry().group.family() == Some(name))
+    })
+}
+
 fn build(
     robot: &Robot,
     regroup: bool,
@@ -195,7 +218,12 @@ fn build(
 ) -> Module {
     let n = robot.dof();
     // MuJoCo's free-joint layout has a part of the functions so far (FunctionKind::in_mujoco_layout).
-    let layout_has = |kind: FunctionKind| !robot.is_mujoco_floating() || kind.in_mujoco_layout();
+    // Joints that follow others have a part of the functions so far (FunctionKind::with_couplings).
+    let coupled = robot.has_couplings();
+    let layout_has = |kind: FunctionKind| {
+        (!robot.is_mujoco_floating() || kind.in_mujoco_layout())
+            && (!coupled || kind.with_couplings())
+    };
     let wanted =
         |kind: FunctionKind| layout_has(kind) && only.is_none_or(|only| only.contains(&kind));
     let any = |kinds: &[FunctionKind]| kinds.iter().any(|&k| wanted(k));
@@ -317,6 +345,25 @@ fn build(
         want_m.then_some(&mut mass_matrix_out),
         fd,
     );
+    // With couplings the forward dynamics and its derivatives are solved in the independent
+    // coordinates.
+    let contraction = coupled.then(|| Contraction::of(robot));
+    let mut der = der;
+    let want_fd_derivatives = wanted(FunctionKind::ForwardDynamicsDerivatives);
+    if let (Some(map), true) = (&contraction, want_fd || want_fd_derivatives) {
+        let m = map.mass_matrix(&mut graph, &mass_matrix_out);
+        let h = map.force(&mut graph, &derived.nonlinear_effects);
+        let fd = coupled_forward_dynamics(&mut graph, robot, &m, &h);
+        if want_fd_derivatives {
+            let nv = map.full();
+            let contract = |g: &mut Graph, x: &[NodeId]| map.apply(g, x, (nv, true), (nv, true));
+            let dq = contract(&mut graph, &der.dtau_dq);
+            let dv = contract(&mut graph, &der.dtau_dqd);
+            [der.dqdd_dq, der.dqdd_dqd, der.minv] =
+                coupled_forward_dynamics_derivatives(&mut graph, robot, &m, &fd, [&dq, &dv]);
+        }
+        derived.forward_dynamics = fd;
+    }
 
     // Output names and shapes come from the catalogue; a function is its values per output.
     let counts = Counts {
@@ -435,14 +482,45 @@ fn build(
         &requested,
         &function,
     ));
+    let mut joint_names: Vec<String> = robot.bodies.iter().map(|b| b.joint_name.clone()).collect();
+    let mut joint_inputs = Vec::new();
+    if let Some(map) = &contraction {
+        for f in &mut functions {
+            contract_function(&mut graph, map, counts, f);
+        }
+        let roots: Vec<NodeId> = functions.iter().flat_map(Function::roots).collect();
+        let mut read = through_masters(&mut graph, robot, &roots).into_iter();
+        for f in &mut functions {
+            for out in &mut f.outputs {
+                for v in &mut out.values {
+                    *v = read.next().expect("one value per root");
+                }
+            }
+        }
+        joint_names = robot
+            .coordinate_joints()
+            .into_iter()
+            .map(|j| robot.bodies[j].joint_name.clone())
+            .collect();
+        joint_inputs = robot
+            .bodies
+            .iter()
+            .zip(robot.joint_coordinates())
+            .map(|(b, (coordinate, multiplier))| JointInput {
+                coordinate,
+                multiplier,
+                offset: b.mimic.map_or(0.0, |m| m.offset),
+            })
+            .collect();
+    }
     Module {
         robot_name: robot.name.clone(),
-        dof: n,
+        dof: joint_names.len(),
         graph,
         functions,
         spec_hash: spec_hash(robot),
         description: robot.description.clone().unwrap_or_default(),
-        joint_names: robot.bodies.iter().map(|b| b.joint_name.clone()).collect(),
+        joint_names,
         frame_names: robot.frames.iter().map(|f| f.name.clone()).collect(),
         motion: robot.motion,
         base_layout: robot.base_layout,
@@ -454,6 +532,25 @@ fn build(
             .collect(),
         w_names: robot.w_names(),
         constants: constants(robot, reg.standard, base.values),
+        joint_inputs,
+    }
+}
+
+/// `f`'s outputs in the independent coordinates: the coordinate dimensions (`Dim::N`) of
+/// each output contracted by `map`, except for the functions already solved in them
+/// ([`FunctionKind::solved_with_couplings`]), whose shapes alone change.
+fn contract_function(graph: &mut Graph, map: &Contraction, counts: Counts, f: &mut Function) {
+    let entry = f.kind.entry();
+    let solved = f.kind.solved_with_couplings();
+    let shapes = entry.output_shapes(map.reduced(), counts);
+    for ((out, spec), (rows, cols)) in f.outputs.iter_mut().zip(entry.outputs).zip(shapes) {
+        if !solved {
+            let rows_n = spec.rows == Dim::N;
+            let cols_n = spec.cols == Some(Dim::N);
+            out.values = map.apply(graph, &out.values, (out.rows, rows_n), (out.cols, cols_n));
+        }
+        out.rows = rows;
+        out.cols = cols;
     }
 }
 
@@ -505,7 +602,11 @@ fn on_request(
         let c = coriolis_matrix(graph, robot.dof() + base, base, mass_matrix);
         out.push(function(FunctionKind::CoriolisMatrix, vec![c]));
     }
-    if has(FunctionKind::MassMatrixInverse) {
+    if has(FunctionKind::MassMatrixInverse) && robot.has_couplings() {
+        let m = Contraction::of(robot).mass_matrix(graph, mass_matrix);
+        let minv = coupled_mass_matrix_inverse(graph, &m);
+        out.push(function(FunctionKind::MassMatrixInverse, vec![minv]));
+    } else if has(FunctionKind::MassMatrixInverse) {
         // A floating base's six coordinates carry each other and every root.
         let base = if robot.is_floating() { 6 } else { 0 };
         let mut parent: Vec<Option<usize>> = (0..base).map(|k: usize| k.checked_sub(1)).collect();

@@ -47,8 +47,8 @@ pub use generate::{
 pub use ir::{Function, FunctionKind, Graph, Module, NodeId, OpCount, Output, Var};
 pub use model::{
     BaseBody, BaseLayout, BaseMotion, Contact, ContactKind, ElasticJoint, Flex, FlexDirection,
-    Frame, JointKind, ParameterSet, PassiveJoint, Robot, RobotBody, SymbolicInertial, TendonSpring,
-    Topology, MAX_BODIES, MAX_FLEX_MODES,
+    Frame, JointKind, Mimic, ParameterSet, PassiveJoint, Robot, RobotBody, SymbolicInertial,
+    TendonSpring, Topology, MAX_BODIES, MAX_FLEX_MODES,
 };
 pub use params::{BodyParams, MethodParams};
 pub use progress::{Progress, Silent, Stage, Step};

@@ -84,6 +84,22 @@ pub struct RobotBody {
     /// A spring to a fixed reference and a damper acting on the joint coordinate itself (MuJoCo's
     /// joint `stiffness`, `springref` and `damping`), giving `passive_forces`; zero for none.
     pub passive: PassiveJoint,
+    /// Whether this joint follows another (URDF `<mimic>`, an MJCF `joint` equality with
+    /// `joint2`): it is then no coordinate of the generated functions.
+    pub mimic: Option<Mimic>,
+}
+
+/// A joint that follows another: `q = multiplier * q_master + offset` (so its rate and
+/// acceleration are `multiplier` times the master's); the force it transmits acts on the
+/// master's coordinate through the same factor.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Mimic {
+    /// The body whose joint it follows: an earlier or later body that follows none.
+    pub master: usize,
+    /// `dq / dq_master`.
+    pub multiplier: f64,
+    /// Its position when the master's is zero (rad or m).
+    pub offset: f64,
 }
 
 /// A joint's linear spring and damper: the force `-stiffness (q - reference) - damping qd`.
@@ -333,6 +349,35 @@ impl Robot {
     /// Number of joints (degrees of freedom).
     pub fn dof(&self) -> usize {
         self.bodies.len()
+    }
+
+    /// Whether some joint follows another ([`Mimic`]): the generated functions then take the
+    /// independent joints alone as coordinates.
+    pub fn has_couplings(&self) -> bool {
+        self.bodies.iter().any(|b| b.mimic.is_some())
+    }
+
+    /// The joints that are coordinates (those that follow no other), in body order: entry `r`
+    /// is the body of coordinate `r`.
+    pub fn coordinate_joints(&self) -> Vec<usize> {
+        (0..self.bodies.len())
+            .filter(|&j| self.bodies[j].mimic.is_none())
+            .collect()
+    }
+
+    /// For each joint, the coordinate it moves with and the factor: `(r, 1)` for a coordinate's
+    /// own joint, `(r, multiplier)` for a joint that follows coordinate `r`'s.
+    pub fn joint_coordinates(&self) -> Vec<(usize, f64)> {
+        let own = self.coordinate_joints();
+        let index = |j: usize| own.iter().position(|&k| k == j).unwrap_or(0);
+        self.bodies
+            .iter()
+            .enumerate()
+            .map(|(j, b)| match b.mimic {
+                Some(m) => (index(m.master), m.multiplier),
+                None => (index(j), 1.0),
+            })
+            .collect()
     }
 
     /// Whether the base moves along a prescribed trajectory (translating or not).

@@ -650,25 +650,51 @@ fn bad_name_is_rejected() {
     assert!(text(&run.stderr).contains("invalid name `9lives`"));
 }
 
+/// The Panda's whole tree, whose second finger mimics the first, generates in its eight
+/// independent coordinates; a mimic joint whose master is locked is refused, located, with
+/// nothing written; a function not generated with couplings yet is refused by name.
 #[test]
-fn urdf_tree_with_mimic_joints_is_refused_and_tip_picks_a_chain() {
+fn urdf_tree_with_mimic_joints_generates_in_independent_coordinates() {
     let out = tempfile::tempdir().unwrap();
     let dir = out.path().to_str().unwrap();
     let urdf = "tests/fixtures/urdf/panda.urdf";
-    // Without --tip, the whole tree: its second finger mimics the first.
     let run = quasidyn(&["generate", urdf, "--out", dir]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert_eq!(files_in(out.path()), ["panda.c", "panda.h"]);
+    let header = std::fs::read_to_string(out.path().join("panda.h")).unwrap();
+    assert!(header.contains("#define PANDA_DOF 8"), "{header}");
+    assert!(!header.contains("\"panda_finger_joint2\""), "{header}");
+
+    let locked = tempfile::tempdir().unwrap();
+    let dir = locked.path().to_str().unwrap();
+    let run = quasidyn(&[
+        "generate",
+        urdf,
+        "--lock",
+        "panda_finger_joint1",
+        "--out",
+        dir,
+    ]);
     assert_eq!(run.status.code(), Some(1));
     let stderr = text(&run.stderr);
     for part in [
         "panda.urdf:188:5: joint[panda_finger_joint2].mimic:",
-        "mimic joints are not supported",
+        "follows `panda_finger_joint1`, which is no",
     ] {
         assert!(stderr.contains(part), "{part}: {stderr}");
     }
-    assert!(files_in(out.path()).is_empty());
+    assert!(files_in(locked.path()).is_empty());
+
+    let run = quasidyn(&["stats", urdf, "--only", "centrifugal"]);
+    assert_eq!(run.status.code(), Some(1));
+    assert!(
+        text(&run.stderr).contains("some of its joints follow"),
+        "{}",
+        text(&run.stderr)
+    );
     let run = quasidyn(&["generate", urdf, "--tip", "panda_hand_tcp", "--out", dir]);
     assert!(run.status.success(), "{}", text(&run.stderr));
-    assert_eq!(files_in(out.path()), ["panda.c", "panda.h"]);
+    assert_eq!(files_in(locked.path()), ["panda.c", "panda.h"]);
 }
 
 /// Locking the fingers (`--lock`) imports the Panda's whole tree, mimic joint and all; a

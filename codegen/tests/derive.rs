@@ -302,6 +302,7 @@ fn body(joint: JointKind, axis: V, next: V, mass: f64, com: V, inertia: V) -> Ro
         flex: None,
         armature: 0.0,
         passive: Default::default(),
+        mimic: None,
     }
 }
 

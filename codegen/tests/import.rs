@@ -813,14 +813,69 @@ fn mimic_joints_are_named() {
                  <mimic joint=\"joint_8.0\" multiplier=\"0.5\"/></joint>\n\
                  <link name=\"link_9.0\"><inertial><mass value=\"1\"/>\
                  <inertia ixx=\"1\" iyy=\"1\" izz=\"1\"/></inertial></link>\n";
-    let e = urdf_err(&palm(mimic), None);
-    assert!(matches!(e, ImportError::UnsupportedJoint { .. }), "{e:?}");
+    // The whole tree: the joint follows joint_8.0, whose coordinate it reads.
+    let robot = import_urdf(&palm(mimic), "r.urdf", None).expect("import");
+    let k = robot
+        .bodies
+        .iter()
+        .position(|b| b.joint_name == "joint_9.0")
+        .unwrap();
+    let master = robot
+        .bodies
+        .iter()
+        .position(|b| b.joint_name == "joint_8.0")
+        .unwrap();
     assert_eq!(
-        e.to_string(),
-        "r.urdf:11:109: joint[joint_9.0].mimic: mimic joints are not supported: `joint_9.0` \
-         (mimics `joint_8.0`); every movable joint becomes an independent coordinate, so make \
-         it fixed, or choose a --tip whose path avoids it"
+        robot.bodies[k].mimic,
+        Some(quasidyn_codegen::Mimic {
+            master,
+            multiplier: 0.5,
+            offset: 0.0,
+        })
     );
+    assert_eq!(robot.coordinate_joints().len(), robot.dof() - 1);
+    // A follower of a follower follows the first master, the factors combined.
+    let chained = format!(
+        "{mimic}<joint name=\"joint_10.0\" type=\"revolute\"><parent link=\"link_9.0\"/>\
+         <child link=\"link_10.0\"/><axis xyz=\"1 0 0\"/>\
+         <mimic joint=\"joint_9.0\" multiplier=\"2\" offset=\"0.25\"/></joint>\n\
+         <link name=\"link_10.0\"><inertial><mass value=\"1\"/>\
+         <inertia ixx=\"1\" iyy=\"1\" izz=\"1\"/></inertial></link>\n"
+    );
+    let robot = import_urdf(&palm(&chained), "r.urdf", None).expect("import");
+    let last = robot
+        .bodies
+        .iter()
+        .position(|b| b.joint_name == "joint_10.0")
+        .unwrap();
+    assert_eq!(
+        robot.bodies[last].mimic,
+        Some(quasidyn_codegen::Mimic {
+            master,
+            multiplier: 1.0,
+            offset: 0.25,
+        })
+    );
+    // Refused, located: an unknown joint, a multiplier of zero, a loop.
+    for (tag, message) in [
+        (
+            "<mimic joint=\"joint_99\"/>",
+            "joint[joint_9.0].mimic: no joint named `joint_99` to follow",
+        ),
+        (
+            "<mimic joint=\"joint_8.0\" multiplier=\"0\"/>",
+            "joint[joint_9.0].mimic: a multiplier of 0 holds the joint at its offset",
+        ),
+        (
+            "<mimic joint=\"joint_9.0\"/>",
+            "joint[joint_9.0].mimic: the mimic tags form a loop",
+        ),
+    ] {
+        let xml = mimic.replace("<mimic joint=\"joint_8.0\" multiplier=\"0.5\"/>", tag);
+        let e = urdf_err(&palm(&xml), None).to_string();
+        assert!(e.starts_with("r.urdf:11:"), "{e}");
+        assert!(e.contains(message), "{e}");
+    }
     // Off the chain to a tip, a mimic joint is locked like any other.
     let robot = import_urdf(&palm(mimic), "r.urdf", Some("link_0.0")).expect("import");
     assert_eq!(robot.dof(), 1);

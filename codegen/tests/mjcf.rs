@@ -515,8 +515,8 @@ fn inactive_equalities_take_the_equality_defaults() {
 }
 
 /// Closed loops are refused with the way out (`ignore_equality`, which lists them as
-/// ignored), joint couplings are refused naming both joints, and inactive equalities are
-/// ignored and listed.
+/// ignored), joint couplings make a joint follow another (refused where only one is locked, or
+/// the polynomial is not linear), and inactive equalities are ignored and listed.
 #[test]
 fn equalities_are_refused_ignored_or_listed() {
     let two = "<joint name=\"j\"/><body name=\"c\"><joint name=\"k\"/><geom size=\"0.1\"/></body>";
@@ -548,13 +548,58 @@ fn equalities_are_refused_ignored_or_listed() {
         locks: joints.iter().map(|j| JointLock::at(*j, 0.1)).collect(),
         ..ImportOptions::default()
     };
-    for options in [ImportOptions::default(), ignoring, locking(&["k"])] {
-        let e = import_mjcf(&coupled, "m.xml", &options).unwrap_err();
-        assert_eq!(e.what(), "joint.joint2", "{e}");
+    for options in [ImportOptions::default(), ignoring] {
+        let robot = import_mjcf(&coupled, "m.xml", &options).unwrap().robot;
+        assert_eq!(
+            robot.bodies[1].mimic,
+            Some(quasidyn_codegen::Mimic {
+                master: 0,
+                multiplier: 1.0,
+                offset: 0.0,
+            })
+        );
+        assert_eq!(robot.coordinate_joints(), [0]);
+    }
+    for (locked, field) in [("k", "joint.joint1"), ("j", "joint.joint2")] {
+        let e = import_mjcf(&coupled, "m.xml", &locking(&[locked])).unwrap_err();
+        assert_eq!(e.what(), field, "{e}");
         assert!(
-            e.message().contains("`k` follows `j`") && e.message().contains("--lock"),
+            e.message().contains("`k` follows `j`")
+                && e.message().contains(&format!("`{locked}` is locked")),
             "{e}"
         );
+    }
+    // MuJoCo's `joint1 - qpos0_1 = c0 + c1 (joint2 - qpos0_2)`, `ref` in degrees.
+    let refs = "<joint name=\"j\" ref=\"30\"/><body name=\"c\"><joint name=\"k\" ref=\"-10\"/>\
+                <geom size=\"0.1\"/></body>";
+    let linear = model(
+        refs,
+        "<equality><joint joint1=\"k\" joint2=\"j\" polycoef=\"0.1 -2\"/></equality>",
+    );
+    let robot = import_mjcf(&linear, "m.xml", &ImportOptions::default())
+        .unwrap()
+        .robot;
+    let m = robot.bodies[1].mimic.expect("k follows j");
+    let (qpos0_j, qpos0_k) = (30f64.to_radians(), (-10f64).to_radians());
+    assert_eq!((m.master, m.multiplier), (0, -2.0));
+    assert!(
+        (m.offset - (0.1 + qpos0_k + 2.0 * qpos0_j)).abs() < 1e-15,
+        "{m:?}"
+    );
+    for (coefficients, message) in [
+        ("0 1 0.5 0 0", "only linear couplings"),
+        ("0.2 0", "with c1 = 0 holds `k` at c0"),
+    ] {
+        let xml = model(
+            two,
+            &format!(
+                "<equality><joint joint1=\"k\" joint2=\"j\" polycoef=\"{coefficients}\"/>\
+                 </equality>"
+            ),
+        );
+        let e = import_mjcf(&xml, "m.xml", &ImportOptions::default()).unwrap_err();
+        assert_eq!(e.what(), "joint.polycoef", "{e}");
+        assert!(e.message().contains(message), "{e}");
     }
     // Both joints locked: the coupling holds nothing, and is listed as ignored.
     let three = format!("{two}<body name=\"d\"><joint name=\"m\"/><geom size=\"0.1\"/></body>");

@@ -1156,3 +1156,73 @@ fn to_toml_round_trips() {
     odd.bodies[0].com = [1e-17, -2.5e10, 0.1 + 0.2];
     round_trips(&odd);
 }
+
+// ----------------------------------------------------------------------------- mimic joints
+
+/// Two bodies on the base, the second with `extra` lines (its `mimic`).
+fn follower(extra: &str) -> String {
+    format!(
+        "name = \"r\"\n[[body]]\njoint_name = \"a\"\njoint = \"revolute\"\naxis = \"z\"\n\
+         mass = 1.0\n[[body]]\njoint_name = \"b\"\njoint = \"prismatic\"\naxis = \"x\"\n\
+         mass = 1.0\nparent = \"base\"\n{extra}"
+    )
+}
+
+#[test]
+fn a_mimic_joint_follows_another_and_reads_back() {
+    let robot = parse(&follower(
+        "mimic = { joint = \"a\", multiplier = -0.5, offset = 0.1 }",
+    ));
+    assert_eq!(
+        robot.bodies[1].mimic,
+        Some(quasidyn_codegen::Mimic {
+            master: 0,
+            multiplier: -0.5,
+            offset: 0.1,
+        })
+    );
+    assert_eq!(robot.coordinate_joints(), [0]);
+    assert_eq!(robot.joint_coordinates(), [(0, 1.0), (0, -0.5)]);
+    assert_eq!(parse(&to_toml(&robot)), robot);
+    // The multiplier defaults to 1 and the offset to 0.
+    let plain = parse(&follower("mimic = { joint = \"a\" }"));
+    let m = plain.bodies[1].mimic.expect("follows");
+    assert_eq!((m.multiplier, m.offset), (1.0, 0.0));
+}
+
+#[test]
+fn rejects_bad_mimic_joints() {
+    rejects(
+        &follower("mimic = { joint = \"c\" }"),
+        13,
+        19,
+        "body[2].mimic.joint",
+        "no joint named \"c\" to follow",
+    );
+    rejects(
+        &follower("mimic = { joint = \"b\" }"),
+        13,
+        19,
+        "body[2].mimic.joint",
+        "cannot follow itself",
+    );
+    rejects(
+        &follower("mimic = { joint = \"a\", multiplier = 0.0 }"),
+        13,
+        9,
+        "body[2].mimic.multiplier",
+        "lock it instead",
+    );
+    let chained = format!(
+        "{}[[body]]\njoint_name = \"c\"\njoint = \"revolute\"\naxis = \"y\"\nmass = 1.0\n\
+         parent = \"base\"\nmimic = {{ joint = \"b\" }}\n",
+        follower("mimic = { joint = \"a\" }\n")
+    );
+    rejects(
+        &chained,
+        20,
+        19,
+        "body[3].mimic.joint",
+        "follows another joint itself",
+    );
+}

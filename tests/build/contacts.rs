@@ -46,14 +46,7 @@ pub fn contact_variants(
     write: fn(&Path, &str),
     write_c: fn(&Path, &quasidyn_codegen::CFiles) -> PathBuf,
 ) -> (String, Vec<PathBuf>) {
-    let dir = manifest.join("fixtures/contacts");
-    println!("cargo:rerun-if-changed={}", dir.display());
-    let mut fixtures: Vec<PathBuf> = fs::read_dir(&dir)
-        .expect("tests/fixtures/contacts exists")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    fixtures.sort();
+    let fixtures = crate::whole_body::json_fixtures(manifest, "contacts");
     let (mut glue, mut sources, mut registry) = (String::new(), Vec::new(), String::new());
     let mut batched = String::new();
     for path in &fixtures {

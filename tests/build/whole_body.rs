@@ -17,6 +17,20 @@ use quasidyn_codegen::{
 };
 use quasidyn_codegen::{FunctionKind, Module, Silent};
 
+/// The JSON fixtures of `manifest/fixtures/NAME`, sorted (and a rerun of the build script when
+/// the directory changes).
+pub(crate) fn json_fixtures(manifest: &Path, name: &str) -> Vec<PathBuf> {
+    let dir = manifest.join("fixtures").join(name);
+    println!("cargo:rerun-if-changed={}", dir.display());
+    let mut fixtures: Vec<PathBuf> = fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("tests/fixtures/{name}: {e}"))
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    fixtures.sort();
+    fixtures
+}
+
 /// Writes each fixture robot's code, returns the Rust glue and the C sources to compile.
 pub fn whole_body_variants(
     manifest: &Path,
@@ -25,14 +39,7 @@ pub fn whole_body_variants(
     write: fn(&Path, &str),
     write_c: fn(&Path, &quasidyn_codegen::CFiles) -> PathBuf,
 ) -> (String, Vec<PathBuf>) {
-    let dir = manifest.join("fixtures/whole_body");
-    println!("cargo:rerun-if-changed={}", dir.display());
-    let mut fixtures: Vec<PathBuf> = fs::read_dir(&dir)
-        .expect("tests/fixtures/whole_body exists")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    fixtures.sort();
+    let fixtures = json_fixtures(manifest, "whole_body");
     let (mut glue, mut sources, mut registry) = (String::new(), Vec::new(), String::new());
     for path in &fixtures {
         let text = fs::read_to_string(path).expect("fixture");

@@ -256,6 +256,15 @@ pub fn assert_close(what: &str, actual: &[f64], expected: &[f64], rel: f64) {
     }
 }
 
+/// The numbers of a JSON value, nested arrays flattened row-major.
+pub fn json_numbers(v: &serde_json::Value) -> Vec<f64> {
+    match v {
+        serde_json::Value::Array(items) => items.iter().flat_map(json_numbers).collect(),
+        serde_json::Value::Number(n) => vec![n.as_f64().expect("a number")],
+        other => panic!("not a number: {other}"),
+    }
+}
+
 /// Inputs of a call; each array has one entry per joint.
 #[derive(Clone, Debug, PartialEq)]
 pub struct State {

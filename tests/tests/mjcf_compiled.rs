@@ -6,7 +6,7 @@
 
 use quasidyn_codegen::FunctionKind;
 use quasidyn_tests::generated::MJCF;
-use quasidyn_tests::{assert_close, workspace_root};
+use quasidyn_tests::{assert_close, json_numbers as flat, workspace_root};
 use serde_json::Value;
 
 const REL: f64 = 1e-9;
@@ -14,15 +14,6 @@ const REL: f64 = 1e-9;
 fn fixture(name: &str) -> Value {
     let path = workspace_root().join(format!("tests/fixtures/mjcf/{name}.json"));
     serde_json::from_str(&std::fs::read_to_string(path).expect("fixture")).expect("json")
-}
-
-/// The numbers of `v`, nested arrays row-major.
-fn flat(v: &Value) -> Vec<f64> {
-    match v {
-        Value::Array(items) => items.iter().flat_map(flat).collect(),
-        Value::Number(n) => vec![n.as_f64().expect("a number")],
-        other => panic!("not a number: {other}"),
-    }
 }
 
 #[test]

@@ -26,6 +26,7 @@ mod centroidal;
 mod composite_derivatives;
 mod contacts;
 mod coriolis_matrix;
+mod couplings;
 mod derivatives;
 mod dynamics;
 mod elastic;
@@ -56,6 +57,10 @@ pub use centroidal::{centroidal, Centroidal};
 pub use composite_derivatives::{spatial_derivatives, SpatialDerivatives, SpatialFrame};
 pub use contacts::{contact_dynamics, contact_jacobian, ContactDynamics};
 pub use coriolis_matrix::coriolis_matrix;
+pub use couplings::{
+    coupled_forward_dynamics, coupled_forward_dynamics_derivatives, coupled_mass_matrix_inverse,
+    through_masters, Contraction,
+};
 pub use derivatives::{derivatives, Coordinates, Derivatives, Direction, SpatialForm};
 pub use elastic::{elastic_dynamics, elastic_rates, time_derivative, Elastic};
 pub use energy::{kinetic_energy, potential_energy};

@@ -4,7 +4,9 @@
 
 use super::EmitError;
 use crate::functions::{entry, Counts, Entry, Input};
-use crate::ir::{BaseVar, ElasticVar, Function, FunctionKind, Graph, Module, Node, NodeId, Var};
+use crate::ir::{
+    BaseVar, ElasticVar, Function, FunctionKind, Graph, JointInput, Module, Node, NodeId, Var,
+};
 use crate::model::{BaseLayout, BaseMotion};
 use crate::progress::{Counter, Progress, Stage};
 
@@ -230,7 +232,8 @@ pub(crate) fn plan_module(
         &lowered.functions,
         |f| {
             let base = (lowered.motion, lowered.base_layout);
-            plan_function(&lowered.graph, lowered.dof, counts, base, f)
+            let joints = (lowered.dof, lowered.joint_inputs.as_slice());
+            plan_function(&lowered.graph, joints, counts, base, f)
         },
         &mut |i| step.next(&names[i]),
         &mut |i, plan: Result<Plan, EmitError>| match plan {
@@ -259,7 +262,7 @@ fn shape_list(shapes: impl Iterator<Item = (usize, usize)>) -> String {
 
 fn plan_function(
     g: &Graph,
-    dof: usize,
+    (dof, joint_inputs): (usize, &[JointInput]),
     counts: Counts,
     (motion, layout): (BaseMotion, BaseLayout),
     f: &Function,
@@ -313,7 +316,7 @@ fn plan_function(
                     f.kind,
                     &inputs,
                     motion,
-                    dof,
+                    counts.dof,
                     counts,
                     *var,
                     &mut used_inputs,
@@ -355,6 +358,7 @@ fn plan_function(
 
     let mut b = Builder {
         motion,
+        joint_inputs,
         g,
         local: vec![None; g.len()],
         ready: ready_times(g),
@@ -528,6 +532,8 @@ struct Builder<'a> {
     /// How the base moves: a floating layout has the joints after the base's entries and
     /// rates in `v` and `a`; a prescribed base has arrays of its own.
     motion: BaseMotion,
+    /// How joints read the inputs ([`crate::ir::Module::joint_inputs`]).
+    joint_inputs: &'a [JointInput],
     g: &'a Graph,
     local: Vec<Option<String>>,
     /// Estimated cycle at which each node's value is ready ([`ready_times`]): the terms of a
@@ -540,7 +546,25 @@ impl Builder<'_> {
     fn input(&self, input: Input, j: usize) -> Ex {
         let floating = self.motion == BaseMotion::Floating;
         let input = if floating { input.floating() } else { input };
-        Ex::Input(input, input.joint_slot(j, floating))
+        let Some(c) = self.joint_inputs.get(j) else {
+            return Ex::Input(input, input.joint_slot(j, floating));
+        };
+        let own = Ex::Input(input, input.joint_slot(c.coordinate, floating));
+        let negative = c.multiplier < 0.0;
+        let size = c.multiplier.abs();
+        let scaled = if size == 1.0 {
+            own
+        } else {
+            Ex::Prod(vec![Ex::Lit(size), own])
+        };
+        match (input == Input::Q && c.offset != 0.0, negative) {
+            (true, _) => Ex::Sum(vec![
+                (negative, scaled),
+                (c.offset < 0.0, Ex::Lit(c.offset.abs())),
+            ]),
+            (false, true) => Ex::Neg(Box::new(scaled)),
+            (false, false) => scaled,
+        }
     }
 
     /// The angle of a trig leaf: `q[j]`, or a sum of joint positions for an unlowered mask.

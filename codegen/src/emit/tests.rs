@@ -161,6 +161,7 @@ fn toy(symbolic: bool, gravity: bool) -> Module {
         beta_names: Vec::new(),
         contacts: Vec::new(),
         w_names: Vec::new(),
+        joint_inputs: Vec::new(),
     }
 }
 

@@ -44,6 +44,21 @@ impl Printer<'_> {
             robot.name,
             robot.dof()
         );
+        // A joint that follows another reads its master's input (docs/spec.md).
+        for (k, body) in robot.bodies.iter().enumerate() {
+            if let Some(m) = body.mimic {
+                let _ = writeln!(
+                    out,
+                    "{c} q{} = {} q{} + {} (joint {} follows {}; its rates likewise)",
+                    k + 1,
+                    m.multiplier,
+                    m.master + 1,
+                    m.offset,
+                    body.joint_name,
+                    robot.bodies[m.master].joint_name
+                );
+            }
+        }
         let mut trig = Vec::new();
         let mut params = Vec::new();
         for (i, node) in graph.nodes().iter().enumerate() {

@@ -419,7 +419,10 @@ pub fn functions_of(robot: &Robot) -> Vec<FunctionKind> {
 /// order.
 pub fn every_function_of(robot: &Robot) -> Vec<FunctionKind> {
     let mut kinds = Vec::new();
-    let layout_has = |e: &&Entry| !robot.is_mujoco_floating() || e.kind.in_mujoco_layout();
+    let layout_has = |e: &&Entry| {
+        (!robot.is_mujoco_floating() || e.kind.in_mujoco_layout())
+            && (!robot.has_couplings() || e.kind.with_couplings())
+    };
     for e in CATALOGUE
         .iter()
         .filter(|e| e.exists.holds(robot))
@@ -479,6 +482,54 @@ impl FunctionKind {
                 | FunctionKind::FrameKinematics(_)
                 | FunctionKind::FrameJacobian(_)
                 | FunctionKind::PassiveForces
+        )
+    }
+
+    /// Whether the function is generated for a robot whose joints follow others (mimic joints,
+    /// [`crate::model::Mimic`]), in the independent coordinates. Those not yet: the velocity
+    /// split, the static joint reactions and joint wrenches (rows per joint), the base
+    /// regressor, the Coriolis matrix, the contact dynamics and the elastic functions.
+    pub fn with_couplings(self) -> bool {
+        matches!(
+            self,
+            FunctionKind::InverseDynamics
+                | FunctionKind::Gravity
+                | FunctionKind::NonlinearEffects
+                | FunctionKind::MassMatrix
+                | FunctionKind::ForwardDynamics
+                | FunctionKind::ForwardKinematics
+                | FunctionKind::Jacobian
+                | FunctionKind::FrameKinematics(_)
+                | FunctionKind::FrameJacobian(_)
+                | FunctionKind::InverseDynamicsDerivatives
+                | FunctionKind::GravityDerivatives
+                | FunctionKind::ForwardDynamicsDerivatives
+                | FunctionKind::Regressor
+                | FunctionKind::CenterOfMass
+                | FunctionKind::CenterOfMassJacobian
+                | FunctionKind::CenterOfMassAccelerationBias
+                | FunctionKind::CentroidalMomentumMatrix
+                | FunctionKind::CentroidalMomentum
+                | FunctionKind::CentroidalMomentumBias
+                | FunctionKind::MassMatrixInverse
+                | FunctionKind::KineticEnergy
+                | FunctionKind::PotentialEnergy
+                | FunctionKind::PassiveForces
+                | FunctionKind::FrameVelocity(_)
+                | FunctionKind::FrameAccelerationBias(_)
+                | FunctionKind::JacobianDerivative(_)
+                | FunctionKind::ContactJacobian
+        )
+    }
+
+    /// Whether the function's outputs are solved in the independent coordinates rather than
+    /// contracted from the full ones ([`FunctionKind::with_couplings`]).
+    pub fn solved_with_couplings(self) -> bool {
+        matches!(
+            self,
+            FunctionKind::ForwardDynamics
+                | FunctionKind::ForwardDynamicsDerivatives
+                | FunctionKind::MassMatrixInverse
         )
     }
 

@@ -141,6 +141,9 @@ pub(crate) struct ChainJoint {
     pub armature: f64,
     /// Its spring and damper ([`crate::RobotBody::passive`]).
     pub passive: crate::model::PassiveJoint,
+    /// The joint it follows ([`crate::RobotBody::mimic`]; `master` an index into
+    /// [`Chain::joints`]).
+    pub mimic: Option<crate::model::Mimic>,
 }
 
 /// A named frame fixed on a body, at the zero configuration in base axes.
@@ -219,6 +222,7 @@ impl Chain {
                     flex: None,
                     armature: j.armature,
                     passive: j.passive,
+                    mimic: j.mimic,
                 }
             })
             .collect::<Vec<_>>();

@@ -240,6 +240,7 @@ pub fn import_dh(text: &str, file_name: &str) -> Result<Robot, ImportError> {
             body: MassProps::in_base(&frame, mass, com, &inertia),
             armature: 0.0,
             passive: Default::default(),
+            mimic: None,
         });
     }
 

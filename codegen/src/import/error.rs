@@ -80,13 +80,14 @@ pub enum ImportError {
         /// What is wrong.
         message: String,
     },
-    /// A joint the method cannot express (floating, planar, unknown type; a mimic joint).
+    /// A joint the method cannot express (floating, planar, unknown type; a mimic joint whose
+    /// master is no coordinate).
     #[error("{at}: {what}: {message}")]
     #[diagnostic(
         code(quasidyn::import::unsupported_joint),
         help(
-            "only independent revolute, continuous, prismatic and fixed joints are supported \
-             (no floating, planar or mimic joints)"
+            "only revolute, continuous, prismatic and fixed joints are supported (no floating \
+             or planar joints), and a mimic joint must follow a joint that is a coordinate"
         )
     )]
     UnsupportedJoint {

@@ -15,7 +15,7 @@ use super::chain::{Chain, ChainFrame, ChainJoint, MassProps, Pose, V3};
 use super::error::ImportError;
 use super::lock::Locks;
 use super::mjcf_geom::{axis_angle, local_pose, shaped_pose, unit, Shape};
-use super::mjcf_ignored::{ignored_elements, read_equalities};
+use super::mjcf_ignored::{couple, ignored_elements, read_equalities};
 use super::mjcf_mass::{Compiler, Inertial, Item};
 pub use super::mjcf_parse::ReadInclude;
 use super::mjcf_parse::{read_document, Attrs, Count, Defaults, Element, MAIN_CLASS};
@@ -79,6 +79,7 @@ pub fn import_mjcf_reading(
         locks: Locks::with_own(&equalities.locks, &options.locks),
         locked: Vec::new(),
         spring_refs: Vec::new(),
+        qpos0: Vec::new(),
     };
     for world in root.children_named("worldbody") {
         model.walk(world, None, Pose::IDENTITY, MAIN_CLASS)?;
@@ -120,6 +121,14 @@ pub fn import_mjcf_reading(
     };
     let tendons = read_tendons(&root, &defaults, &robot, &joints)?;
     robot.tendons = tendons.springs;
+    let mut ignored = equalities.ignored;
+    couple(
+        &mut robot,
+        &equalities.couplings,
+        &model.qpos0,
+        &model.locked,
+        &mut ignored,
+    )?;
     let mut snaps = Vec::new();
     if options.snap {
         let size = robot
@@ -135,7 +144,6 @@ pub fn import_mjcf_reading(
         };
         super::urdf::snap_robot(&mut robot, size, &locs, &mut snaps);
     }
-    let mut ignored = equalities.ignored;
     ignored.extend(tendons.ignored);
     ignored.extend(ignored_elements(&root));
     ignored.sort_by_key(|i| (i.at.file.clone(), i.at.line, i.at.col));
@@ -236,6 +244,8 @@ pub(super) struct Model<'d, 'e> {
     locked: Vec<(String, f64)>,
     /// Each hinge's and slide's `qpos_spring` (its `springref`, a hinge's in radians).
     spring_refs: Vec<(String, f64)>,
+    /// Each hinge's and slide's `qpos0` (its `ref`, a hinge's in radians).
+    qpos0: Vec<(String, f64)>,
 }
 
 /// Elements that would add bodies, joints or mass this importer does not model.
@@ -548,6 +558,7 @@ impl<'d, 'e> Model<'d, 'e> {
             JointKind::Prismatic => spring_ref,
         };
         self.spring_refs.push((name.clone(), spring_ref));
+        self.qpos0.push((name.clone(), reference));
         if lock.is_some() {
             self.locked.push((name, value));
             return Ok(None);
@@ -716,6 +727,7 @@ impl Model<'_, '_> {
                         body: MassProps::ZERO,
                         armature: joint.armature,
                         passive: joint.passive,
+                        mimic: None,
                     },
                     at: joint.element.at(),
                 });

@@ -15,12 +15,28 @@ pub(super) struct Equalities<'e> {
     /// Inactive equalities, tendon and flex equalities, and with `ignore_loops` the closed
     /// loops (`connect`, `weld`).
     pub ignored: Vec<Ignored>,
+    /// Joints that follow others: `joint1 - qpos0_1 = c0 + c1 (joint2 - qpos0_2)`.
+    pub couplings: Vec<Coupling<'e>>,
+}
+
+/// An active `joint` equality with `joint2` and a linear `polycoef`.
+pub(super) struct Coupling<'e> {
+    /// The joint that follows.
+    pub joint1: String,
+    /// The joint it follows.
+    pub joint2: String,
+    /// `polycoef[0]`, `polycoef[1]` (not converted to the compiler's angle unit).
+    pub c0: f64,
+    pub c1: f64,
+    /// The equality element, for located errors.
+    pub element: &'e Element,
 }
 
 /// Reads the `<equality>` sections. An active `joint` equality without `joint2` locks its
-/// joint; one with `joint2` couples two joints (a mimic joint), which is refused unless the
-/// user locks both (`user_locks`; then it is ignored); an active `connect` or `weld` closes a
-/// loop, refused unless `ignore_loops` (then ignored, the spanning tree imported).
+/// joint; one with `joint2` couples two joints (a mimic joint: a [`Coupling`]; polynomial
+/// ones refused), ignored when the user locks both (`user_locks`); an active `connect` or
+/// `weld` closes a loop, refused unless `ignore_loops` (then ignored, the spanning tree
+/// imported).
 pub(super) fn read_equalities<'e>(
     root: &'e Element,
     defaults: &Defaults,
@@ -32,6 +48,7 @@ pub(super) fn read_equalities<'e>(
         locks: Vec::new(),
         lock_elements: Vec::new(),
         ignored: Vec::new(),
+        couplings: Vec::new(),
     };
     for e in root
         .children_named("equality")
@@ -58,14 +75,36 @@ pub(super) fn read_equalities<'e>(
                             .push(ignore("a coupling of two joints that are both locked"));
                         continue;
                     }
-                    return Err(e.unsupported(
-                        "joint2",
-                        format!(
-                            "joint couplings are not supported yet: `{joint1}` follows \
-                             `{joint2}` (a mimic joint); lock both with --lock, or make the \
-                             equality active=\"false\""
-                        ),
-                    ));
+                    let c = attrs
+                        .numbers("polycoef", Count::UpTo(5))?
+                        .unwrap_or_else(|| vec![0.0, 1.0]);
+                    let at = |k: usize| c.get(k).copied().unwrap_or(0.0);
+                    if (2..5).any(|k| at(k) != 0.0) {
+                        return Err(e.unsupported(
+                            "polycoef",
+                            format!(
+                                "`{joint1}` follows `{joint2}` through a polynomial; only \
+                                 linear couplings (polycoef=\"c0 c1 0 0 0\") are supported"
+                            ),
+                        ));
+                    }
+                    if at(1) == 0.0 {
+                        return Err(e.invalid(
+                            "polycoef",
+                            format!(
+                                "a coupling with c1 = 0 holds `{joint1}` at c0: use an equality \
+                                 without joint2 (or --lock {joint1})"
+                            ),
+                        ));
+                    }
+                    out.couplings.push(Coupling {
+                        joint1: joint1.to_owned(),
+                        joint2: joint2.to_owned(),
+                        c0: at(0),
+                        c1: at(1),
+                        element: e,
+                    });
+                    continue;
                 }
                 let coefficients = attrs.numbers("polycoef", Count::UpTo(5))?;
                 let offset = coefficients.map_or(0.0, |c| c[0]);
@@ -95,6 +134,90 @@ pub(super) fn read_equalities<'e>(
         }
     }
     Ok(out)
+}
+
+/// Makes each coupling's `joint1` follow its `joint2` in `robot` (whose joints are placed at
+/// `qpos = 0`): `qpos1 = c1 qpos2 + c0 + qpos0_1 - c1 qpos0_2`, `qpos0` (each joint's `ref`,
+/// in radians or metres) from `qpos0`. A coupling of two locked joints (`locked`) holds
+/// nothing and is listed in `ignored`.
+pub(super) fn couple(
+    robot: &mut crate::Robot,
+    couplings: &[Coupling<'_>],
+    qpos0: &[(String, f64)],
+    locked: &[(String, f64)],
+    ignored: &mut Vec<Ignored>,
+) -> Result<(), ImportError> {
+    for c in couplings {
+        let is_locked = |joint: &str| locked.iter().any(|(name, _)| name == joint);
+        let body = |joint: &str| robot.bodies.iter().position(|b| b.joint_name == joint);
+        match (is_locked(&c.joint1), is_locked(&c.joint2)) {
+            (true, true) => {
+                ignored.push(Ignored {
+                    at: c.element.at(),
+                    what: c.element.label(),
+                    why: "a coupling of two joints that are both locked".to_owned(),
+                });
+                continue;
+            }
+            (false, false) => {}
+            (one, _) => {
+                let (locked, other) = if one {
+                    (&c.joint1, &c.joint2)
+                } else {
+                    (&c.joint2, &c.joint1)
+                };
+                return Err(c.element.unsupported(
+                    if one { "joint1" } else { "joint2" },
+                    format!(
+                        "`{}` follows `{}`, and `{locked}` is locked: lock `{other}` too",
+                        c.joint1, c.joint2
+                    ),
+                ));
+            }
+        }
+        let find = |joint: &str, field: &str| {
+            body(joint).ok_or_else(|| {
+                c.element.invalid(
+                    field,
+                    format!("no hinge or slide joint named `{joint}` to couple"),
+                )
+            })
+        };
+        let (follower, master) = (find(&c.joint1, "joint1")?, find(&c.joint2, "joint2")?);
+        if follower == master {
+            return Err(c
+                .element
+                .invalid("joint2", "a joint cannot follow itself".to_owned()));
+        }
+        let chained = robot.bodies[master].mimic.is_some()
+            || robot.bodies[follower].mimic.is_some()
+            || robot
+                .bodies
+                .iter()
+                .any(|b| b.mimic.is_some_and(|m| m.master == follower));
+        if chained {
+            return Err(c.element.unsupported(
+                "joint1",
+                format!(
+                    "`{}` and `{}` are in another coupling too: each joint may follow one \
+                     joint that follows none",
+                    c.joint1, c.joint2
+                ),
+            ));
+        }
+        let reference = |joint: &str| {
+            qpos0
+                .iter()
+                .find(|(name, _)| name == joint)
+                .map_or(0.0, |(_, v)| *v)
+        };
+        robot.bodies[follower].mimic = Some(crate::model::Mimic {
+            master,
+            multiplier: c.c1,
+            offset: c.c0 + reference(&c.joint1) - c.c1 * reference(&c.joint2),
+        });
+    }
+    Ok(())
 }
 
 /// The elements of a model that do not enter the generated functions, in file order within

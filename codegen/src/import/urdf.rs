@@ -93,7 +93,10 @@ pub fn import_urdf_with(
     let moving = urdf.moving_joints(&cx, tip_index)?;
     let owner = urdf.owners(&moving);
     let (bodies, base_props) = urdf.mass_props(&cx, &moving, &owner, options)?;
-    let chain_joints = urdf.chain_joints(&cx, &moving, &owner, &bodies)?;
+    let mut chain_joints = urdf.chain_joints(&cx, &moving, &owner, &bodies)?;
+    for (joint, mimic) in chain_joints.iter_mut().zip(urdf.mimics(&cx, &moving)?) {
+        joint.mimic = mimic;
+    }
     let frames = urdf.link_frames(&cx, &owner, &named, tip_index, options)?;
 
     let (links, joints, tree) = (&urdf.links, &urdf.joints, &urdf.tree);
@@ -370,35 +373,6 @@ impl<'a, 'i> Urdf<'a, 'i> {
                 message: format!("no movable joint {between}"),
             });
         }
-        let mimics: Vec<usize> = moving
-            .iter()
-            .copied()
-            .filter(|&j| child(joints[j].node, "mimic").is_some())
-            .collect();
-        if let Some(&first) = mimics.first() {
-            let names: Vec<String> = mimics
-                .iter()
-                .map(|&j| {
-                    let target = child(joints[j].node, "mimic")
-                        .and_then(|m| m.attribute("joint"))
-                        .unwrap_or("?");
-                    format!("`{}` (mimics `{target}`)", joints[j].name)
-                })
-                .collect();
-            let el = child(joints[first].node, "mimic").unwrap_or(joints[first].node);
-            return Err(ImportError::UnsupportedJoint {
-                at: cx.node_loc(el),
-                what: format!("joint[{}].mimic", joints[first].name),
-                message: format!(
-                    "mimic joints are not supported: {}; every movable joint becomes an \
-                     independent coordinate, so make {} fixed, or choose a --tip whose path \
-                     avoids {}",
-                    names.join(", "),
-                    if mimics.len() == 1 { "it" } else { "them" },
-                    if mimics.len() == 1 { "it" } else { "them" },
-                ),
-            });
-        }
         if moving.len() > MAX_BODIES {
             return Err(ImportError::Invalid {
                 at: cx.node_loc(robot),
@@ -410,6 +384,88 @@ impl<'a, 'i> Urdf<'a, 'i> {
             });
         }
         Ok(moving)
+    }
+
+    /// The `<mimic>` of each moving joint: `q = multiplier * q_joint + offset` (multiplier 1
+    /// and offset 0 when absent), the joint followed a moving joint that follows none (a
+    /// chain of mimics is combined into one).
+    fn mimics(
+        &self,
+        cx: &UrdfSource,
+        moving: &[usize],
+    ) -> Result<Vec<Option<crate::model::Mimic>>, ImportError> {
+        let joints = &self.joints;
+        // Each moving joint's own tag: (joint followed, multiplier, offset).
+        let mut direct: Vec<Option<(usize, f64, f64)>> = Vec::with_capacity(moving.len());
+        for &j in moving {
+            let Some(node) = child(joints[j].node, "mimic") else {
+                direct.push(None);
+                continue;
+            };
+            let what = format!("joint[{}].mimic", joints[j].name);
+            let target = cx.required_attr(node, &what, "joint")?;
+            let Some(master) = joints.iter().position(|x| x.name == target) else {
+                return Err(ImportError::Invalid {
+                    at: cx.node_loc(node),
+                    what,
+                    message: format!("no joint named `{target}` to follow"),
+                });
+            };
+            let Some(k) = moving.iter().position(|&m| m == master) else {
+                return Err(ImportError::UnsupportedJoint {
+                    at: cx.node_loc(node),
+                    what,
+                    message: format!(
+                        "`{}` follows `{target}`, which is no coordinate here (fixed, locked, \
+                         or off the path to the tip): lock `{}` too (--lock {}=VALUE), or \
+                         choose a --tip whose path holds both",
+                        joints[j].name, joints[j].name, joints[j].name
+                    ),
+                });
+            };
+            let [multiplier] = cx.numbers(node, &what, "multiplier", Some([1.0]))?;
+            let [offset] = cx.numbers(node, &what, "offset", Some([0.0]))?;
+            if multiplier == 0.0 {
+                return Err(ImportError::Invalid {
+                    at: cx.node_loc(node),
+                    what,
+                    message: "a multiplier of 0 holds the joint at its offset: make it a \
+                              fixed joint, or lock it"
+                        .to_owned(),
+                });
+            }
+            direct.push(Some((k, multiplier, offset)));
+        }
+        // Follow each chain of mimics to a joint that follows none.
+        let mut out = Vec::with_capacity(moving.len());
+        for (k, tag) in direct.iter().enumerate() {
+            let Some(mut at) = *tag else {
+                out.push(None);
+                continue;
+            };
+            let mut steps = 0;
+            while let Some((next, multiplier, offset)) = direct[at.0] {
+                steps += 1;
+                if steps > moving.len() {
+                    let node =
+                        child(joints[moving[k]].node, "mimic").unwrap_or(joints[moving[k]].node);
+                    return Err(ImportError::Invalid {
+                        at: cx.node_loc(node),
+                        what: format!("joint[{}].mimic", joints[moving[k]].name),
+                        message: "the mimic tags form a loop: some joint must follow none"
+                            .to_owned(),
+                    });
+                }
+                // q = m1 (m2 q_next + o2) + o1.
+                at = (next, at.1 * multiplier, at.1 * offset + at.2);
+            }
+            out.push(Some(crate::model::Mimic {
+                master: at.0,
+                multiplier: at.1,
+                offset: at.2,
+            }));
+        }
+        Ok(out)
     }
 
     /// The body each link belongs to (an index into `moving`), `None` for the base.
@@ -522,6 +578,7 @@ impl<'a, 'i> Urdf<'a, 'i> {
                 body,
                 armature: 0.0,
                 passive: Default::default(),
+                mimic: None,
             });
         }
         Ok(chain_joints)

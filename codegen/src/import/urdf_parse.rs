@@ -93,7 +93,7 @@ impl UrdfSource<'_> {
     }
 
     /// `N` numbers separated by whitespace in attribute `attr`; `default` if it is absent.
-    fn numbers<const N: usize>(
+    pub(super) fn numbers<const N: usize>(
         &self,
         node: Node,
         what: &str,

@@ -19,6 +19,6 @@ pub use crate::inputs::{base_slot, BaseVar, ElasticInputs, ElasticVar};
 pub use count::OpCount;
 pub use eval::Env;
 pub use graph::{Graph, Param};
-pub use module::{Constant, Function, Module, Output, BASE_PARAMETERS};
+pub use module::{Constant, Function, JointInput, Module, Output, BASE_PARAMETERS};
 pub use node::{Node, NodeId, Operands, Var};
 pub use rules::{Rule, RuleStats};

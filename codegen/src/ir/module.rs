@@ -114,6 +114,23 @@ pub struct Module {
     pub w_names: Vec<String>,
     /// The contacts, in order: each one's frame name and kind (empty without).
     pub contacts: Vec<(String, crate::model::ContactKind)>,
+    /// How each joint's position, rate and acceleration (`Var::Q(j)`, ...) read the inputs,
+    /// which hold the `dof` coordinates; empty when every joint is its own coordinate (no joint
+    /// follows another).
+    pub joint_inputs: Vec<JointInput>,
+}
+
+/// How a joint reads the inputs: `q_j = multiplier * q[coordinate] + offset`, its rate and
+/// acceleration `multiplier` times the coordinate's (a joint that follows another, see
+/// [`crate::model::Mimic`]; a coordinate's own joint has multiplier 1 and offset 0).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct JointInput {
+    /// The entry of the inputs (after a floating base's).
+    pub coordinate: usize,
+    /// `dq_j / dq[coordinate]`.
+    pub multiplier: f64,
+    /// `q_j` where the coordinate is zero.
+    pub offset: f64,
 }
 
 /// Name of the constant holding the base parameters (its length is `NB`).
@@ -123,6 +140,15 @@ impl Module {
     /// Whether the base floats (the `NQ`/`NV` layout).
     pub fn floating(&self) -> bool {
         self.motion == BaseMotion::Floating
+    }
+
+    /// The number of joints: `dof`, or more when some follow others ([`Module::joint_inputs`]).
+    pub fn joints(&self) -> usize {
+        if self.joint_inputs.is_empty() {
+            self.dof
+        } else {
+            self.joint_inputs.len()
+        }
     }
 
     /// `NC`: the rows of the contacts (3 per point contact, 6 per 6d contact).
@@ -183,8 +209,8 @@ impl Module {
             nb: self.nb(),
             nbeta: self.nbeta(),
             nw: self.nw(),
-            dof: self.dof,
-            bodies: self.dof + usize::from(self.floating()),
+            dof: self.joints(),
+            bodies: self.joints() + usize::from(self.floating()),
             nc: self.nc(),
         }
     }
@@ -267,6 +293,7 @@ impl Module {
             beta_names: self.beta_names.clone(),
             contacts: self.contacts.clone(),
             w_names: self.w_names.clone(),
+            joint_inputs: self.joint_inputs.clone(),
         }
     }
 

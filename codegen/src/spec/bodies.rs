@@ -131,7 +131,72 @@ impl Validator<'_> {
             let idx = bodies.len() + 1;
             bodies.push(self.body_pass2(p, rb, idx, origin, carried)?);
         }
+        self.mimics(raw_bodies, &mut bodies)?;
         Ok(bodies)
+    }
+
+    /// `[body.mimic]` of every body: the joint named exists, is another body's, follows no
+    /// other joint itself and is not elastic, and neither is the follower.
+    fn mimics(
+        &self,
+        raw_bodies: &[Spanned<RawBody>],
+        bodies: &mut [RobotBody],
+    ) -> Result<(), SpecError> {
+        for (i, rb) in raw_bodies.iter().enumerate() {
+            let Some(m) = &rb.get_ref().mimic else {
+                continue;
+            };
+            let field = |k: &str| format!("body[{}].mimic.{k}", i + 1);
+            let raw = m.get_ref();
+            let name = raw.joint.get_ref();
+            let Some(master) = bodies.iter().position(|b| b.joint_name == *name) else {
+                return Err(self.err(
+                    raw.joint.span(),
+                    field("joint"),
+                    format!("no joint named \"{name}\" to follow"),
+                ));
+            };
+            let refuse = |message: String| Err(self.err(raw.joint.span(), field("joint"), message));
+            if master == i {
+                return refuse("a joint cannot follow itself".to_owned());
+            }
+            if raw_bodies[master].get_ref().mimic.is_some() {
+                return refuse(format!(
+                    "\"{name}\" follows another joint itself: name the joint it follows, with \
+                     the multipliers and offsets combined"
+                ));
+            }
+            let elastic = |b: &RobotBody| b.elastic.is_some() || b.flex.is_some();
+            if elastic(&bodies[master]) || elastic(&bodies[i]) {
+                return refuse(
+                    "a joint that follows another, and the joint it follows, must not be \
+                     elastic or carry a flexible link"
+                        .to_owned(),
+                );
+            }
+            let multiplier = match &raw.multiplier {
+                Some(n) => self.num(n, &field("multiplier"))?,
+                None => 1.0,
+            };
+            if multiplier == 0.0 {
+                return Err(self.err(
+                    m.span(),
+                    field("multiplier"),
+                    "a multiplier of 0 holds the joint at its offset: lock it instead (a fixed \
+                     joint)",
+                ));
+            }
+            let offset = match &raw.offset {
+                Some(n) => self.num(n, &field("offset"))?,
+                None => 0.0,
+            };
+            bodies[i].mimic = Some(crate::model::Mimic {
+                master,
+                multiplier,
+                offset,
+            });
+        }
+        Ok(())
     }
 
     fn body_pass1(
@@ -397,6 +462,7 @@ impl Validator<'_> {
             flex: p.flex,
             armature: p.armature,
             passive: p.passive,
+            mimic: None,
         })
     }
 

@@ -126,6 +126,16 @@ pub(super) struct RawBody {
     pub(super) armature: Option<Num>,
     pub(super) passive: Option<Spanned<RawPassive>>,
     pub(super) flex: Option<Spanned<RawFlex>>,
+    pub(super) mimic: Option<Spanned<RawMimic>>,
+}
+
+/// `[body.mimic]`: the joint follows another, `q = multiplier * q_joint + offset`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(super) struct RawMimic {
+    pub(super) joint: Spanned<String>,
+    pub(super) multiplier: Option<Num>,
+    pub(super) offset: Option<Num>,
 }
 
 /// `[body.passive]`: a spring to a fixed joint position and a damper on the joint's rate.

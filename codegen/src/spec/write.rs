@@ -103,6 +103,15 @@ pub fn to_toml(robot: &Robot) -> String {
         if b.armature != 0.0 {
             let _ = writeln!(s, "armature = {}", float(b.armature));
         }
+        if let Some(m) = b.mimic {
+            let _ = writeln!(
+                s,
+                "mimic = {{ joint = {}, multiplier = {}, offset = {} }}",
+                quote(&robot.bodies[m.master].joint_name),
+                float(m.multiplier),
+                float(m.offset)
+            );
+        }
         if let Some(e) = &b.elastic {
             let _ = writeln!(s, "stiffness = {}", float(e.stiffness));
             if let Some(d) = e.damping {

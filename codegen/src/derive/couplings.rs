@@ -1,0 +1,285 @@
+//! Joints that follow others (mimic joints): the functions in the independent coordinates.
+//!
+//! With `q_full = G q + offset` (a floating base's six coordinates and each independent joint
+//! map to themselves, a joint that follows another to its master's coordinate times its
+//! multiplier), the derivation runs over every joint as usual, each following joint reading
+//! its master's input through its factor (the emitters' [`crate::ir::JointInput`]). What is
+//! indexed by coordinates is then contracted with `G`: forces and the rows of derivatives
+//! `Gᵀ τ`, Jacobian columns `J G`, the mass matrix `Gᵀ M G`. The forward dynamics and the
+//! inverse mass matrix are solved on the contracted mass matrix.
+
+use rustc_hash::FxHashMap as HashMap;
+
+use super::derivatives::{substitute, Factor};
+use crate::ir::{Graph, NodeId, Var};
+use crate::Robot;
+
+/// The map from the full coordinates (a floating base's six, then every joint's) to the
+/// independent ones.
+#[derive(Clone, Debug)]
+pub struct Contraction {
+    /// A floating base's six coordinates (0 otherwise), which map to themselves.
+    base: usize,
+    /// Per joint: its coordinate among the independent joints and its factor.
+    joints: Vec<(usize, f64)>,
+    /// Independent joints.
+    coordinates: usize,
+}
+
+impl Contraction {
+    /// The contraction of `robot`'s coordinates.
+    pub fn of(robot: &Robot) -> Contraction {
+        Contraction {
+            base: if robot.is_floating() { 6 } else { 0 },
+            joints: robot.joint_coordinates(),
+            coordinates: robot.coordinate_joints().len(),
+        }
+    }
+
+    /// Full coordinates.
+    pub fn full(&self) -> usize {
+        self.base + self.joints.len()
+    }
+
+    /// Independent coordinates (with a floating base's six).
+    pub fn reduced(&self) -> usize {
+        self.base + self.coordinates
+    }
+
+    /// Where full coordinate `i` goes, and its factor.
+    fn image(&self, i: usize) -> (usize, f64) {
+        match i.checked_sub(self.base) {
+            None => (i, 1.0),
+            Some(j) => {
+                let (r, factor) = self.joints[j];
+                (self.base + r, factor)
+            }
+        }
+    }
+
+    /// `values` (`rows × cols` row-major) with the rows contracted if `rows_are_coordinates`
+    /// (then `rows` is [`Contraction::full`]) and the columns if `cols_are_coordinates`.
+    pub fn apply(
+        &self,
+        g: &mut Graph,
+        values: &[NodeId],
+        (rows, rows_are_coordinates): (usize, bool),
+        (cols, cols_are_coordinates): (usize, bool),
+    ) -> Vec<NodeId> {
+        let row_map = |i: usize| {
+            if rows_are_coordinates {
+                self.image(i)
+            } else {
+                (i, 1.0)
+            }
+        };
+        let col_map = |j: usize| {
+            if cols_are_coordinates {
+                self.image(j)
+            } else {
+                (j, 1.0)
+            }
+        };
+        let out_rows = if rows_are_coordinates {
+            self.reduced()
+        } else {
+            rows
+        };
+        let out_cols = if cols_are_coordinates {
+            self.reduced()
+        } else {
+            cols
+        };
+        let mut terms: Vec<Vec<NodeId>> = vec![Vec::new(); out_rows * out_cols];
+        for i in 0..rows {
+            let (r, fr) = row_map(i);
+            for j in 0..cols {
+                let (c, fc) = col_map(j);
+                let v = values[i * cols + j];
+                let factor = fr * fc;
+                let term = if factor == 1.0 {
+                    v
+                } else {
+                    let k = g.constant(factor);
+                    g.mul(k, v)
+                };
+                terms[r * out_cols + c].push(term);
+            }
+        }
+        terms.iter().map(|t| g.sum(t)).collect()
+    }
+
+    /// The mass matrix in the independent coordinates from the full one (`Gᵀ M G`).
+    pub fn mass_matrix(&self, g: &mut Graph, full: &[NodeId]) -> Vec<NodeId> {
+        let n = self.full();
+        self.apply(g, full, (n, true), (n, true))
+    }
+
+    /// A generalised force in the independent coordinates (`Gᵀ τ`).
+    pub fn force(&self, g: &mut Graph, full: &[NodeId]) -> Vec<NodeId> {
+        self.apply(g, full, (self.full(), true), (1, false))
+    }
+}
+
+/// `M⁻¹` of the contracted mass matrix `m` (`n×n` row-major, independent coordinates),
+/// factorised from the last coordinate: with the coordinates in body order (parents first)
+/// that keeps the tree's sparsity but where a coupling joins two branches.
+pub fn coupled_mass_matrix_inverse(g: &mut Graph, m: &[NodeId]) -> Vec<NodeId> {
+    let n = (m.len() as f64).sqrt() as usize;
+    let reversed = reverse_matrix(m, n);
+    let inverse = Factor::dense(g, &reversed, n).inverse(g);
+    reverse_matrix(&inverse, n)
+}
+
+/// Forward dynamics in the independent coordinates: `M a = τ - h` on the contracted mass
+/// matrix `m` and nonlinear effects `h`, with `τ` the inputs (a floating base's wrench, then
+/// the independent joints' forces), factorised as [`coupled_mass_matrix_inverse`].
+pub fn coupled_forward_dynamics(
+    g: &mut Graph,
+    robot: &Robot,
+    m: &[NodeId],
+    h: &[NodeId],
+) -> Vec<NodeId> {
+    let n = h.len();
+    let mut tau = Vec::with_capacity(n);
+    if robot.is_floating() {
+        for k in 0..6 {
+            tau.push(g.var(Var::Base(crate::ir::BaseVar::Wrench(k))));
+        }
+    }
+    for j in robot.coordinate_joints() {
+        let j = u16::try_from(j).expect("at most 64 joints");
+        tau.push(g.var(Var::Tau(j)));
+    }
+    let rhs: Vec<NodeId> = (0..n).rev().map(|i| g.sub(tau[i], h[i])).collect();
+    let reversed = reverse_matrix(m, n);
+    let mut a = Factor::dense(g, &reversed, n).solve(g, &rhs);
+    a.reverse();
+    a
+}
+
+/// The forward-dynamics derivatives in the independent coordinates, `[d q̈/dq, d q̈/dv, M⁻¹]`
+/// (each `n×n` row-major): `-M⁻¹ ∂τ/∂q` and `-M⁻¹ ∂τ/∂v` of the contracted inverse-dynamics
+/// derivatives `dtau_dq`, `dtau_dv` at the accelerations `fd` of the forward dynamics, with the
+/// contracted mass matrix `m` factorised as in [`coupled_forward_dynamics`].
+pub fn coupled_forward_dynamics_derivatives(
+    g: &mut Graph,
+    robot: &Robot,
+    m: &[NodeId],
+    fd: &[NodeId],
+    [dtau_dq, dtau_dv]: [&[NodeId]; 2],
+) -> [Vec<NodeId>; 3] {
+    let map = Contraction::of(robot);
+    let n = fd.len();
+    // Every full coordinate's acceleration is its image's times the factor.
+    let mut at_fd: HashMap<Var, NodeId> = HashMap::default();
+    for i in 0..map.full() {
+        let var = match i.checked_sub(map.base) {
+            None => Var::Base(crate::ir::BaseVar::Acc(
+                u8::try_from(i).expect("six base coordinates"),
+            )),
+            Some(j) => Var::Qdd(u16::try_from(j).expect("at most 64 joints")),
+        };
+        let (r, factor) = map.image(i);
+        let k = g.constant(factor);
+        let value = g.mul(k, fd[r]);
+        at_fd.insert(var, value);
+    }
+    let dtau_dq = substitute(g, dtau_dq, &at_fd);
+    let reversed = reverse_matrix(m, n);
+    let factor = Factor::dense(g, &reversed, n);
+    // -M⁻¹ b column by column, in the factor's (reversed) order.
+    let neg_solve = |g: &mut Graph, b: &[NodeId]| {
+        let mut out = vec![NodeId(0); n * n];
+        for c in 0..n {
+            let col: Vec<NodeId> = (0..n).rev().map(|i| g.neg(b[i * n + c])).collect();
+            for (i, x) in factor.solve(g, &col).into_iter().enumerate() {
+                out[(n - 1 - i) * n + c] = x;
+            }
+        }
+        out
+    };
+    let dq = neg_solve(g, &dtau_dq);
+    let dv = neg_solve(g, dtau_dv);
+    let minv = reverse_matrix(&factor.inverse(g), n);
+    [dq, dv, minv]
+}
+
+/// `roots` with each following joint's position, rate and acceleration written through its
+/// master's (`q = multiplier q_master + offset`), so that what cancels between the two folds
+/// away (the Panda's two fingers); sines and cosines of a follower's angle stay leaves, which
+/// the emitters read through the master's input ([`crate::ir::JointInput`]).
+pub fn through_masters(g: &mut Graph, robot: &Robot, roots: &[NodeId]) -> Vec<NodeId> {
+    let mut subs: HashMap<Var, NodeId> = HashMap::default();
+    let joint = |j: usize| u16::try_from(j).expect("at most 64 joints");
+    for (j, body) in robot.bodies.iter().enumerate() {
+        let Some(m) = body.mimic else {
+            continue;
+        };
+        let (j, k) = (joint(j), joint(m.master));
+        let factor = g.constant(m.multiplier);
+        for (var, master) in [
+            (Var::Q(j), Var::Q(k)),
+            (Var::Qd(j), Var::Qd(k)),
+            (Var::Qdd(j), Var::Qdd(k)),
+        ] {
+            let x = g.var(master);
+            let mut value = g.mul(factor, x);
+            if matches!(var, Var::Q(_)) {
+                let offset = g.constant(m.offset);
+                value = g.add(value, offset);
+            }
+            subs.insert(var, value);
+        }
+    }
+    substitute(g, roots, &subs)
+}
+
+/// `m` (`n×n` row-major) with its coordinates in reverse order.
+fn reverse_matrix(m: &[NodeId], n: usize) -> Vec<NodeId> {
+    (0..n * n)
+        .map(|k| m[(n - 1 - k / n) * n + (n - 1 - k % n)])
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::Env;
+
+    /// Two joints, the second following the first at -2: `Gᵀ M G` of a constant matrix, and
+    /// the forward dynamics of a 2×2 coupled system solved by hand.
+    #[test]
+    fn contracts_and_solves() {
+        let map = Contraction {
+            base: 0,
+            joints: vec![(0, 1.0), (0, -2.0), (1, 1.0)],
+            coordinates: 2,
+        };
+        let mut g = Graph::new();
+        let full = [4.0, 1.0, 0.5, 1.0, 3.0, 0.25, 0.5, 0.25, 2.0];
+        let m: Vec<NodeId> = full.iter().map(|&v| g.constant(v)).collect();
+        let reduced = map.mass_matrix(&mut g, &m);
+        let got = g.eval_many(&reduced, &Env::default());
+        // G = [[1, 0], [-2, 0], [0, 1]].
+        let gm = [[1.0, 0.0], [-2.0, 0.0], [0.0, 1.0]];
+        for r in 0..2 {
+            for c in 0..2 {
+                let want: f64 = (0..3)
+                    .flat_map(|i| (0..3).map(move |j| (i, j)))
+                    .map(|(i, j)| gm[i][r] * full[i * 3 + j] * gm[j][c])
+                    .sum();
+                assert!((got[r * 2 + c] - want).abs() < 1e-14, "({r}, {c})");
+            }
+        }
+        let inverse = coupled_mass_matrix_inverse(&mut g, &reduced);
+        let inv = g.eval_many(&inverse, &Env::default());
+        for r in 0..2 {
+            for c in 0..2 {
+                let p: f64 = (0..2).map(|k| got[r * 2 + k] * inv[k * 2 + c]).sum();
+                let want = if r == c { 1.0 } else { 0.0 };
+                assert!((p - want).abs() < 1e-14, "M M^-1 ({r}, {c}): {p}");
+            }
+        }
+    }
+}

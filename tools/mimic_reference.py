@@ -1,0 +1,344 @@
+#!/usr/bin/env python3
+"""Reference fixtures for robots with joints that follow others: URDF <mimic> tags against
+Pinocchio, MJCF joint equalities with joint2 against MuJoCo.
+
+Install:  pip install pin mujoco   (Pinocchio 4: `buildModelFromUrdf(..., mimic=True)`; MuJoCo 4)
+Run:      python3 tools/mimic_reference.py
+Writes:   tests/fixtures/mimic/NAME.json for each robot of ROBOTS below.
+
+Each URDF is read twice by Pinocchio's own parser: with `mimic=True` (the joints that follow
+others are no coordinates: Pinocchio 4's mimic model) and without (every joint a coordinate,
+the "full" model). With G the matrix that maps the independent coordinates to the full ones
+(q_full = G q + offset; a floating base's six coordinates map to themselves),
+every function is computed from the full model and projected: forces G^T tau, Jacobian
+columns J G, the mass matrix G^T M G, the forward dynamics solve(G^T M G, tau - G^T h), the
+inverse mass matrix inv(G^T M G), derivatives G^T (d tau / d q) G. Where Pinocchio's mimic
+model has the algorithm (rnea, crba, nonLinearEffects, computeGeneralizedGravity, the frames'
+poses and Jacobians, jacobianCenterOfMass, ccrba) the script checks, per state, that it
+gives the same (1e-10 relative): so the fixture is Pinocchio's mimic model wherever that
+exists, and its full model seen through the coupling elsewhere (aba, computeMinverse, the
+derivatives and the energies refuse mimic joints in Pinocchio 4.1).
+
+Per state, keyed by the generated function names (a frame F as the importer names the
+frames of a URDF tree: every moving leaf link, in Pinocchio's frame order):
+  q, v, a                   NQ, NV, NV (a is also the `tau` of forward_dynamics)
+  inverse_dynamics          rnea(q, v, a)
+  gravity, nonlinear_effects, mass_matrix (row-major)
+  forward_dynamics          M^-1 (a - h): the accelerations for the forces `a`
+  forward_kinematics_F      R (row-major) then p, world frame
+  jacobian_F                6 x NV, LOCAL_WORLD_ALIGNED
+  inverse_dynamics_derivatives  dtau/dq then dtau/dv (computeRNEADerivatives), row-major
+  gravity_derivatives       computeGeneralizedGravityDerivatives
+  forward_dynamics_derivatives  d qdd/dq, d qdd/dv, M^-1 at the forces `a`: -M^-1 times the
+                            projected computeRNEADerivatives at the accelerations
+                            M^-1 (a - h) (computeABADerivatives refuses mimic joints)
+  center_of_mass, center_of_mass_jacobian, center_of_mass_acceleration_bias (centerOfMass
+  at zero acceleration), centroidal_momentum_matrix, centroidal_momentum,
+  centroidal_momentum_bias (computeCentroidalMomentumTimeVariation at zero acceleration),
+  mass_matrix_inverse, kinetic_energy, potential_energy,
+  frame_velocity_F, frame_acceleration_bias_F (classical), jacobian_derivative_F
+The regressor is checked by the tests as Y(q, v, a) pi = inverse_dynamics (pi the generated
+standard parameters), so it has no entry here.
+
+For each MJCF model of MJCF_ROBOTS, MuJoCo itself (the equality is a constraint its solver
+enforces; these functions hold none): with G from its active joint equalities with joint2
+(qpos1 = c1 qpos2 + c0 + qpos0_1 - c1 qpos0_2) and the independent joints in MuJoCo's order,
+  inverse_dynamics          G^T (mj_fullM qacc + qfrc_bias) at the full state
+  gravity, nonlinear_effects, mass_matrix (G^T M G), forward_dynamics (tau = a),
+  passive_forces            G^T (qfrc_spring + qfrc_damper)
+  forward_kinematics_S, jacobian_S   site_xmat, site_xpos; mj_jacSite (jacp over jacr) G
+for every named site S; "functions" lists them (the functions generated for the fixture).
+
+States: a fixed seed per robot; joints uniform in [-1, 1] (rad, or [-0.05, 0.05] m for a
+prismatic joint), velocities and accelerations in [-2, 2]; a floating base at a position in
+[-1, 1] with a random unit quaternion.
+"""
+
+import json
+import pathlib
+
+import mujoco
+import numpy as np
+import pinocchio as pin
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+OUT = ROOT / "tests" / "fixtures" / "mimic"
+STATES = 12
+REL = 1e-10
+
+# name -> (URDF, floating base)
+ROBOTS = {
+    "mimic_tree": ("tests/fixtures/mimic/mimic_tree.urdf", False),
+    "mimic_tree_floating": ("tests/fixtures/mimic/mimic_tree.urdf", True),
+    "panda_fingers": ("tests/fixtures/urdf/panda.urdf", False),
+}
+
+
+# name -> MJCF model
+MJCF_ROBOTS = {
+    "synthetic_coupled": "tests/fixtures/mjcf/synthetic_coupled.xml",
+}
+
+
+def mujoco_fixture(name, path, seed):
+    model = mujoco.MjModel.from_xml_path(str(ROOT / path))
+    data = mujoco.MjData(model)
+    assert model.nq == model.nv, "hinges and slides only"
+    follows = {}
+    for k in range(model.neq):
+        if (model.eq_type[k] == mujoco.mjtEq.mjEQ_JOINT and model.eq_active0[k]
+                and model.eq_obj2id[k] >= 0):
+            c0, c1 = model.eq_data[k][:2]
+            assert not model.eq_data[k][2:5].any()
+            follows[int(model.eq_obj1id[k])] = (int(model.eq_obj2id[k]), c0, c1)
+    own = [j for j in range(model.njnt) if j not in follows]
+    G = np.zeros((model.nv, len(own)))
+    offset = np.zeros(model.nq)
+    for j in range(model.njnt):
+        if j in follows:
+            master, c0, c1 = follows[j]
+            G[model.jnt_dofadr[j], own.index(master)] = c1
+            offset[model.jnt_qposadr[j]] = c0 + model.qpos0[model.jnt_qposadr[j]] \
+                - c1 * model.qpos0[model.jnt_qposadr[master]]
+        else:
+            G[model.jnt_dofadr[j], own.index(j)] = 1.0
+    sites = [model.site(i).name for i in range(model.nsite)]
+    functions = ["inverse_dynamics", "gravity", "nonlinear_effects", "mass_matrix",
+                 "forward_dynamics", "passive_forces"]
+    functions += [f"forward_kinematics_{ident(s)}" for s in sites]
+    functions += [f"jacobian_{ident(s)}" for s in sites]
+    rng = np.random.default_rng(2000 + seed)
+    states = []
+    for _ in range(STATES):
+        q = np.array([model.qpos0[model.jnt_qposadr[j]] for j in own]) \
+            + rng.uniform(-1, 1, len(own)) * [0.05 if model.jnt_type[j] == 2 else 1 for j in own]
+        v, a = rng.uniform(-2, 2, len(own)), rng.uniform(-2, 2, len(own))
+        data.qpos[:] = G @ q + offset
+        data.qvel[:] = G @ v
+        mujoco.mj_forward(model, data)
+        full = np.zeros((model.nv, model.nv))
+        mujoco.mj_fullM(model, data, full)
+        M = G.T @ full @ G
+        bias = G.T @ data.qfrc_bias
+        passive = G.T @ (data.qfrc_spring + data.qfrc_damper)
+        out = {"q": q.tolist(), "v": v.tolist(), "a": a.tolist(),
+               "inverse_dynamics": (M @ a + bias).tolist(), "nonlinear_effects": bias.tolist(),
+               "mass_matrix": M.tolist(),
+               "forward_dynamics": np.linalg.solve(M, a - bias).tolist(),
+               "passive_forces": passive.tolist()}
+        for s in range(model.nsite):
+            jacp, jacr = np.zeros((3, model.nv)), np.zeros((3, model.nv))
+            mujoco.mj_jacSite(model, data, jacp, jacr, s)
+            out[f"forward_kinematics_{ident(sites[s])}"] = [
+                data.site_xmat[s].reshape(3, 3).tolist(), data.site_xpos[s].tolist()]
+            out[f"jacobian_{ident(sites[s])}"] = (np.vstack([jacp, jacr]) @ G).tolist()
+        data.qvel[:] = 0
+        mujoco.mj_forward(model, data)
+        out["gravity"] = (G.T @ data.qfrc_bias).tolist()
+        states.append(out)
+    doc = {
+        "name": name,
+        "input": path,
+        "floating_base": False,
+        "coordinates": [model.joint(j).name for j in own],
+        "frames": sites,
+        "functions": functions,
+        "generator": f"mujoco {mujoco.__version__}",
+        "states": states,
+    }
+    target = OUT / f"{name}.json"
+    target.write_text(json.dumps(doc, indent=1) + "\n")
+    print(f"wrote {target.relative_to(ROOT)}: {len(own)} coordinates, {len(sites)} frames")
+
+
+def load(path, floating, mimic):
+    if floating:
+        return pin.buildModelFromUrdf(str(ROOT / path), pin.JointModelFreeFlyer(), mimic=mimic)
+    return pin.buildModelFromUrdf(str(ROOT / path), mimic=mimic)
+
+
+def coupling(reduced, full, floating):
+    """G (full NV x reduced NV), the offsets of the full q's joints, the full q's indices."""
+    base = 6 if floating else 0
+    G = np.zeros((full.nv, reduced.nv))
+    G[:base, :base] = np.eye(base)
+    offset = np.zeros(full.nq)
+    # Joints of both models share names and order; a mimicking joint reads its primary's.
+    for j in range(1, full.njoints):
+        name = full.names[j]
+        if floating and j == 1:
+            continue
+        fj = full.joints[j]
+        rj = reduced.joints[reduced.getJointId(name)]
+        if rj.shortname() == "JointModelMimic":
+            mimic = rj.extract()
+            k = list(reduced.mimicking_joints).index(reduced.getJointId(name))
+            primary = reduced.joints[reduced.mimicked_joints[k]]
+            offset[fj.idx_q] = mimic.offset
+            G[fj.idx_v, primary.idx_v] = mimic.scaling
+        else:
+            G[fj.idx_v, rj.idx_v] = 1.0
+    return G, offset
+
+
+def full_q(reduced, full, floating, G, offset, q):
+    out = np.zeros(full.nq)
+    if floating:
+        out[:7] = q[:7]
+        out[7:] = G[6:, 6:] @ q[7:] + offset[7:]
+    else:
+        out[:] = G @ q + offset
+    return out
+
+
+def frames_of(model, path):
+    import xml.etree.ElementTree as ET
+    xml = ET.parse(ROOT / path).getroot()
+    parents = {j.find("parent").get("link") for j in xml.iter("joint")}
+    leaves = {link.get("name") for link in xml.iter("link")} - parents
+    out = []
+    for fid, frame in enumerate(model.frames):
+        if frame.type == pin.FrameType.BODY and frame.parentJoint != 0 and frame.name in leaves:
+            out.append((frame.name, fid))
+    return out
+
+
+def ident(name):
+    return "".join(c.lower() if c.isalnum() else "_" for c in name)
+
+
+def close(a, b, what):
+    a, b = np.asarray(a), np.asarray(b)
+    scale = max(1.0, float(np.abs(b).max()))
+    err = float(np.abs(a - b).max())
+    assert err <= REL * scale, f"{what}: Pinocchio's mimic model differs by {err}"
+
+
+def state(reduced, full, floating, G, offset, frames, rng):
+    nj = reduced.nq - (7 if floating else 0)
+    if floating:
+        quat = rng.normal(size=4)
+        quat /= np.linalg.norm(quat)
+        q = np.concatenate([rng.uniform(-1, 1, 3), quat, np.zeros(nj)])
+    else:
+        q = np.zeros(reduced.nq)
+    base = 7 if floating else 0
+    for j in range(1, reduced.njoints):
+        joint = reduced.joints[j]
+        if joint.shortname() in ("JointModelFreeFlyer", "JointModelMimic"):
+            continue
+        prismatic = joint.shortname().startswith("JointModelP")
+        q[joint.idx_q] = rng.uniform(-0.05, 0.05) if prismatic else rng.uniform(-1, 1)
+    assert base + nj == reduced.nq
+    v = rng.uniform(-2, 2, reduced.nv)
+    a = rng.uniform(-2, 2, reduced.nv)
+    qf, vf, af = full_q(reduced, full, floating, G, offset, q), G @ v, G @ a
+    zf = np.zeros(full.nv)
+    d, r = full.createData(), reduced.createData()
+
+    tau = G.T @ pin.rnea(full, d, qf, vf, af)
+    grav = G.T @ pin.computeGeneralizedGravity(full, d, qf)
+    nle = G.T @ pin.nonLinearEffects(full, d, qf, vf)
+    Mf = pin.crba(full, d, qf)
+    Mf = np.triu(Mf) + np.triu(Mf, 1).T
+    M = G.T @ Mf @ G
+    close(pin.rnea(reduced, r, q, v, a), tau, "rnea")
+    close(pin.computeGeneralizedGravity(reduced, r, q), grav, "gravity")
+    close(pin.nonLinearEffects(reduced, r, q, v), nle, "nle")
+    Mr = pin.crba(reduced, r, q)
+    close(np.triu(Mr) + np.triu(Mr, 1).T, M, "crba")
+    out = {
+        "q": q.tolist(),
+        "v": v.tolist(),
+        "a": a.tolist(),
+        "inverse_dynamics": tau.tolist(),
+        "gravity": grav.tolist(),
+        "nonlinear_effects": nle.tolist(),
+        "mass_matrix": M.tolist(),
+        "forward_dynamics": np.linalg.solve(M, a - nle).tolist(),
+        "mass_matrix_inverse": np.linalg.inv(M).tolist(),
+    }
+    dq, dv, _ = pin.computeRNEADerivatives(full, d, qf, vf, af)
+    out["inverse_dynamics_derivatives"] = [(G.T @ dq @ G).tolist(), (G.T @ dv @ G).tolist()]
+    dg = pin.computeGeneralizedGravityDerivatives(full, d, qf)
+    out["gravity_derivatives"] = (G.T @ dg @ G).tolist()
+    # At the accelerations of the forces `a`: d qdd = -M^-1 d tau (computeABADerivatives').
+    minv = np.linalg.inv(M)
+    a_fd = np.linalg.solve(M, a - nle)
+    dq, dv, _ = pin.computeRNEADerivatives(full, d, qf, vf, G @ a_fd)
+    out["forward_dynamics_derivatives"] = [(-minv @ G.T @ dq @ G).tolist(),
+                                            (-minv @ G.T @ dv @ G).tolist(), minv.tolist()]
+
+    pin.framesForwardKinematics(full, d, qf)
+    pin.framesForwardKinematics(reduced, r, q)
+    for name, fid in frames:
+        rid = reduced.getFrameId(name)
+        pose = d.oMf[fid]
+        close(r.oMf[rid].translation, pose.translation, f"{name} position")
+        jac = pin.computeFrameJacobian(full, d, qf, fid, pin.LOCAL_WORLD_ALIGNED) @ G
+        close(pin.computeFrameJacobian(reduced, r, q, rid, pin.LOCAL_WORLD_ALIGNED), jac,
+              f"{name} jacobian")
+        out[f"forward_kinematics_{ident(name)}"] = [pose.rotation.tolist(),
+                                                    pose.translation.tolist()]
+        out[f"jacobian_{ident(name)}"] = jac.tolist()
+
+    c = pin.centerOfMass(full, d, qf, vf, zf)
+    acom = d.acom[0].copy()
+    Jc = pin.jacobianCenterOfMass(full, d, qf) @ G
+    close(pin.jacobianCenterOfMass(reduced, r, q), Jc, "jacobianCenterOfMass")
+    Ag = pin.ccrba(full, d, qf, vf) @ G
+    hg = d.hg.np.copy()
+    close(pin.ccrba(reduced, r, q, v), Ag, "ccrba")
+    pin.computeCentroidalMomentumTimeVariation(full, d, qf, vf, zf)
+    out.update({
+        "center_of_mass": c.tolist(),
+        "center_of_mass_jacobian": Jc.tolist(),
+        "center_of_mass_acceleration_bias": acom.tolist(),
+        "centroidal_momentum_matrix": Ag.tolist(),
+        "centroidal_momentum": hg.tolist(),
+        "centroidal_momentum_bias": d.dhg.np.tolist(),
+        "kinetic_energy": float(pin.computeKineticEnergy(full, d, qf, vf)),
+        "potential_energy": float(pin.computePotentialEnergy(full, d, qf)),
+    })
+    pin.forwardKinematics(full, d, qf, vf, zf)
+    for name, fid in frames:
+        vel = pin.getFrameVelocity(full, d, fid, pin.LOCAL_WORLD_ALIGNED)
+        acc = pin.getFrameClassicalAcceleration(full, d, fid, pin.LOCAL_WORLD_ALIGNED)
+        out[f"frame_velocity_{ident(name)}"] = vel.np.tolist()
+        out[f"frame_acceleration_bias_{ident(name)}"] = acc.np.tolist()
+    pin.computeJointJacobiansTimeVariation(full, d, qf, vf)
+    for name, fid in frames:
+        jd = pin.getFrameJacobianTimeVariation(full, d, fid, pin.LOCAL_WORLD_ALIGNED) @ G
+        out[f"jacobian_derivative_{ident(name)}"] = jd.tolist()
+    return out
+
+
+def main():
+    OUT.mkdir(parents=True, exist_ok=True)
+    for seed, (name, (path, floating)) in enumerate(sorted(ROBOTS.items())):
+        reduced, full = load(path, floating, True), load(path, floating, False)
+        G, offset = coupling(reduced, full, floating)
+        frames = frames_of(full, path)
+        rng = np.random.default_rng(1000 + seed)
+        states = [state(reduced, full, floating, G, offset, frames, rng) for _ in range(STATES)]
+        coordinates = [reduced.names[j] for j in range(1, reduced.njoints)
+                       if reduced.joints[j].shortname() not in ("JointModelMimic",
+                                                                "JointModelFreeFlyer")]
+        doc = {
+            "name": name,
+            "input": path,
+            "floating_base": floating,
+            "coordinates": coordinates,
+            "frames": [f for f, _ in frames],
+            "generator": f"pinocchio {pin.__version__}",
+            "states": states,
+        }
+        target = OUT / f"{name}.json"
+        target.write_text(json.dumps(doc, indent=1) + "\n")
+        print(f"wrote {target.relative_to(ROOT)}: {reduced.nv} coordinates, {len(frames)} frames")
+    for seed, (name, path) in enumerate(sorted(MJCF_ROBOTS.items())):
+        mujoco_fixture(name, path, seed)
+
+
+if __name__ == "__main__":
+    main()
