@@ -856,6 +856,15 @@ fn mimic_joints_are_named() {
             offset: 0.25,
         })
     );
+    // Factors that overflow once combined are refused, located at the follower's tag.
+    let huge = chained
+        .replace("multiplier=\"0.5\"", "multiplier=\"1e200\"")
+        .replace("multiplier=\"2\"", "multiplier=\"1e200\"");
+    let e = urdf_err(&palm(&huge), None).to_string();
+    assert!(
+        e.contains("joint[joint_10.0].mimic") && e.contains("overflow"),
+        "{e}"
+    );
     // Refused, located: an unknown joint, a multiplier of zero, a loop.
     for (tag, message) in [
         (

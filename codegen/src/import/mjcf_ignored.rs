@@ -211,10 +211,17 @@ pub(super) fn couple(
                 .find(|(name, _)| name == joint)
                 .map_or(0.0, |(_, v)| *v)
         };
+        let offset = c.c0 + reference(&c.joint1) - c.c1 * reference(&c.joint2);
+        if !offset.is_finite() {
+            return Err(c.element.invalid(
+                "polycoef",
+                "the coupling's offset, c0 + qpos0_1 - c1 qpos0_2, overflows".to_owned(),
+            ));
+        }
         robot.bodies[follower].mimic = Some(crate::model::Mimic {
             master,
             multiplier: c.c1,
-            offset: c.c0 + reference(&c.joint1) - c.c1 * reference(&c.joint2),
+            offset,
         });
     }
     Ok(())

@@ -459,6 +459,16 @@ impl<'a, 'i> Urdf<'a, 'i> {
                 // q = m1 (m2 q_next + o2) + o1.
                 at = (next, at.1 * multiplier, at.1 * offset + at.2);
             }
+            if !at.1.is_finite() || !at.2.is_finite() || at.1 == 0.0 {
+                let node = child(joints[moving[k]].node, "mimic").unwrap_or(joints[moving[k]].node);
+                return Err(ImportError::NotFinite {
+                    at: cx.node_loc(node),
+                    what: format!("joint[{}].mimic", joints[moving[k]].name),
+                    message: "the mimic tags' multipliers and offsets, combined along the \
+                              chain of mimics, overflow or vanish"
+                        .to_owned(),
+                });
+            }
             out.push(Some(crate::model::Mimic {
                 master: at.0,
                 multiplier: at.1,
