@@ -360,7 +360,7 @@ fn build(
             let dq = contract(&mut graph, &der.dtau_dq);
             let dv = contract(&mut graph, &der.dtau_dqd);
             [der.dqdd_dq, der.dqdd_dqd, der.minv] =
-                coupled_forward_dynamics_derivatives(&mut graph, robot, &m, &fd, [&dq, &dv]);
+                coupled_forward_dynamics_derivatives(&mut graph, map, &m, &fd, [&dq, &dv]);
         }
         derived.forward_dynamics = fd;
     }

@@ -66,35 +66,16 @@ impl Contraction {
         (rows, rows_are_coordinates): (usize, bool),
         (cols, cols_are_coordinates): (usize, bool),
     ) -> Vec<NodeId> {
-        let row_map = |i: usize| {
-            if rows_are_coordinates {
-                self.image(i)
-            } else {
-                (i, 1.0)
-            }
-        };
-        let col_map = |j: usize| {
-            if cols_are_coordinates {
-                self.image(j)
-            } else {
-                (j, 1.0)
-            }
-        };
-        let out_rows = if rows_are_coordinates {
-            self.reduced()
-        } else {
-            rows
-        };
-        let out_cols = if cols_are_coordinates {
-            self.reduced()
-        } else {
-            cols
-        };
-        let mut terms: Vec<Vec<NodeId>> = vec![Vec::new(); out_rows * out_cols];
+        // An index of a coordinate dimension goes to its image; any other stays.
+        let map = |contracted: bool, i: usize| if contracted { self.image(i) } else { (i, 1.0) };
+        let size = |contracted: bool, n: usize| if contracted { self.reduced() } else { n };
+        let out_cols = size(cols_are_coordinates, cols);
+        let mut terms: Vec<Vec<NodeId>> =
+            vec![Vec::new(); size(rows_are_coordinates, rows) * out_cols];
         for i in 0..rows {
-            let (r, fr) = row_map(i);
+            let (r, fr) = map(rows_are_coordinates, i);
             for j in 0..cols {
-                let (c, fc) = col_map(j);
+                let (c, fc) = map(cols_are_coordinates, j);
                 let v = values[i * cols + j];
                 let factor = fr * fc;
                 let term = if factor == 1.0 {
@@ -121,27 +102,65 @@ impl Contraction {
     }
 }
 
+/// The contracted mass matrix (`n×n` row-major, independent coordinates in body order, parents
+/// first) factorised from the last coordinate: that keeps the tree's sparsity but where a
+/// coupling joins two branches. Vectors and results are in the caller's order.
+struct LeavesFirst {
+    factor: Factor,
+    n: usize,
+}
+
+impl LeavesFirst {
+    fn factor(g: &mut Graph, m: &[NodeId]) -> LeavesFirst {
+        let n = (m.len() as f64).sqrt() as usize;
+        LeavesFirst {
+            factor: Factor::dense(g, &reverse_matrix(m, n), n),
+            n,
+        }
+    }
+
+    /// `x` with `M x = b`.
+    fn solve(&self, g: &mut Graph, b: &[NodeId]) -> Vec<NodeId> {
+        let reversed: Vec<NodeId> = b.iter().rev().copied().collect();
+        let mut x = self.factor.solve(g, &reversed);
+        x.reverse();
+        x
+    }
+
+    /// `-M⁻¹ b` for `b` `n×n` row-major, column by column.
+    fn neg_solve_columns(&self, g: &mut Graph, b: &[NodeId]) -> Vec<NodeId> {
+        let n = self.n;
+        let mut out = vec![NodeId(0); n * n];
+        for c in 0..n {
+            let col: Vec<NodeId> = (0..n).map(|i| g.neg(b[i * n + c])).collect();
+            for (i, x) in self.solve(g, &col).into_iter().enumerate() {
+                out[i * n + c] = x;
+            }
+        }
+        out
+    }
+
+    fn inverse(&self, g: &mut Graph) -> Vec<NodeId> {
+        reverse_matrix(&self.factor.inverse(g), self.n)
+    }
+}
+
 /// `M⁻¹` of the contracted mass matrix `m` (`n×n` row-major, independent coordinates),
-/// factorised from the last coordinate: with the coordinates in body order (parents first)
-/// that keeps the tree's sparsity but where a coupling joins two branches.
+/// factorised leaves first ([`LeavesFirst`]).
 pub fn coupled_mass_matrix_inverse(g: &mut Graph, m: &[NodeId]) -> Vec<NodeId> {
-    let n = (m.len() as f64).sqrt() as usize;
-    let reversed = reverse_matrix(m, n);
-    let inverse = Factor::dense(g, &reversed, n).inverse(g);
-    reverse_matrix(&inverse, n)
+    LeavesFirst::factor(g, m).inverse(g)
 }
 
 /// Forward dynamics in the independent coordinates: `M a = τ - h` on the contracted mass
 /// matrix `m` and nonlinear effects `h`, with `τ` the inputs (a floating base's wrench, then
-/// the independent joints' forces), factorised as [`coupled_mass_matrix_inverse`].
+/// the independent joints' forces), factorised leaves first.
 pub fn coupled_forward_dynamics(
     g: &mut Graph,
     robot: &Robot,
     m: &[NodeId],
     h: &[NodeId],
 ) -> Vec<NodeId> {
-    let n = h.len();
-    let mut tau = Vec::with_capacity(n);
+    let mut tau = Vec::with_capacity(h.len());
     if robot.is_floating() {
         for k in 0..6 {
             tau.push(g.var(Var::Base(crate::ir::BaseVar::Wrench(k))));
@@ -151,26 +170,23 @@ pub fn coupled_forward_dynamics(
         let j = u16::try_from(j).expect("at most 64 joints");
         tau.push(g.var(Var::Tau(j)));
     }
-    let rhs: Vec<NodeId> = (0..n).rev().map(|i| g.sub(tau[i], h[i])).collect();
-    let reversed = reverse_matrix(m, n);
-    let mut a = Factor::dense(g, &reversed, n).solve(g, &rhs);
-    a.reverse();
-    a
+    // Built last coordinate first, the order the factor reads them in.
+    let mut rhs: Vec<NodeId> = (0..h.len()).rev().map(|i| g.sub(tau[i], h[i])).collect();
+    rhs.reverse();
+    LeavesFirst::factor(g, m).solve(g, &rhs)
 }
 
-/// The forward-dynamics derivatives in the independent coordinates, `[d q̈/dq, d q̈/dv, M⁻¹]`
-/// (each `n×n` row-major): `-M⁻¹ ∂τ/∂q` and `-M⁻¹ ∂τ/∂v` of the contracted inverse-dynamics
-/// derivatives `dtau_dq`, `dtau_dv` at the accelerations `fd` of the forward dynamics, with the
-/// contracted mass matrix `m` factorised as in [`coupled_forward_dynamics`].
+/// The forward-dynamics derivatives in the independent coordinates of `map`,
+/// `[d q̈/dq, d q̈/dv, M⁻¹]` (each `n×n` row-major): `-M⁻¹ ∂τ/∂q` and `-M⁻¹ ∂τ/∂v` of the
+/// contracted inverse-dynamics derivatives `dtau_dq`, `dtau_dv` at the accelerations `fd` of
+/// the forward dynamics, with the contracted mass matrix `m` factorised leaves first.
 pub fn coupled_forward_dynamics_derivatives(
     g: &mut Graph,
-    robot: &Robot,
+    map: &Contraction,
     m: &[NodeId],
     fd: &[NodeId],
     [dtau_dq, dtau_dv]: [&[NodeId]; 2],
 ) -> [Vec<NodeId>; 3] {
-    let map = Contraction::of(robot);
-    let n = fd.len();
     // Every full coordinate's acceleration is its image's times the factor.
     let mut at_fd: HashMap<Var, NodeId> = HashMap::default();
     for i in 0..map.full() {
@@ -186,23 +202,10 @@ pub fn coupled_forward_dynamics_derivatives(
         at_fd.insert(var, value);
     }
     let dtau_dq = substitute(g, dtau_dq, &at_fd);
-    let reversed = reverse_matrix(m, n);
-    let factor = Factor::dense(g, &reversed, n);
-    // -M⁻¹ b column by column, in the factor's (reversed) order.
-    let neg_solve = |g: &mut Graph, b: &[NodeId]| {
-        let mut out = vec![NodeId(0); n * n];
-        for c in 0..n {
-            let col: Vec<NodeId> = (0..n).rev().map(|i| g.neg(b[i * n + c])).collect();
-            for (i, x) in factor.solve(g, &col).into_iter().enumerate() {
-                out[(n - 1 - i) * n + c] = x;
-            }
-        }
-        out
-    };
-    let dq = neg_solve(g, &dtau_dq);
-    let dv = neg_solve(g, dtau_dv);
-    let minv = reverse_matrix(&factor.inverse(g), n);
-    [dq, dv, minv]
+    let factor = LeavesFirst::factor(g, m);
+    let dq = factor.neg_solve_columns(g, &dtau_dq);
+    let dv = factor.neg_solve_columns(g, dtau_dv);
+    [dq, dv, factor.inverse(g)]
 }
 
 /// `roots` with each following joint's position, rate and acceleration written through its
