@@ -146,7 +146,7 @@ impl LeavesFirst {
 }
 
 /// `M⁻¹` of the contracted mass matrix `m` (`n×n` row-major, independent coordinates),
-/// factorised leaves first ([`LeavesFirst`]).
+/// factorised leaves first.
 pub fn coupled_mass_matrix_inverse(g: &mut Graph, m: &[NodeId]) -> Vec<NodeId> {
     LeavesFirst::factor(g, m).inverse(g)
 }
