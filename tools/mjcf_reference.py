@@ -96,6 +96,18 @@ MODELS = ["synthetic_degree", "synthetic_radian", "synthetic_flags", "acrobot", 
 # inverse dynamics with the armature.
 INVERSE_CHECKED = ["synthetic_armature", "synthetic_free", "synthetic_armature_locked"]
 
+# Models whose first DERIVATIVE_STATES states also hold the derivatives (see derivatives()):
+# fixed bases (a chain, armature, a hand-written tree) and free ones in MuJoCo's layout.
+DERIVATIVES_CHECKED = ["synthetic_degree", "acrobot", "kinova_gen3", "synthetic_armature",
+                       "synthetic_free", "humanoid", "unitree_go2"]
+DERIVATIVE_STATES = 3
+
+# Models whose first DERIVATIVE_STATES states also hold the functions on request (see
+# whole_body()): the centre of mass and centroidal momentum, the energies and the frames'
+# motion. A floating base's are in MuJoCo's layout.
+WHOLE_BODY_CHECKED = ["synthetic_degree", "kinova_gen3", "synthetic_free", "humanoid",
+                      "unitree_go2"]
+
 DM_CONTROL_NOTICE = """\
 {name}.xml is dm_control's suite model dm_control/suite/{name}.xml, copied unchanged (with
 the suite's common/ files it includes), from https://github.com/google-deepmind/dm_control.
@@ -157,41 +169,46 @@ def random_state(model, rng):
     return q, rng.uniform(-2, 2, model.nv), rng.uniform(-3, 3, model.nv)
 
 
+def dynamics_at(model, data, qpos, qvel):
+    """qfrc_bias at qvel = 0, mj_fullM and qfrc_bias at (qpos, qvel); data is left there."""
+    data.qpos[:] = qpos
+    data.qvel[:] = 0
+    mujoco.mj_forward(model, data)
+    gravity = data.qfrc_bias.copy()
+    data.qvel[:] = qvel
+    mujoco.mj_forward(model, data)
+    mass = np.zeros((model.nv, model.nv))
+    mujoco.mj_fullM(model, data, mass)
+    return gravity, mass, data.qfrc_bias.copy()
+
+
+def frame_jacobians(model, data, sites, bodies):
+    """mj_jacSite of each site, then mj_jacBody of each body: jacp rows over jacr, 6 x nv."""
+    out = []
+    for kind, index in [("site", s) for s, _ in sites] + [("body", b) for b, _ in bodies]:
+        jacp = np.zeros((3, model.nv))
+        jacr = np.zeros((3, model.nv))
+        jac = mujoco.mj_jacSite if kind == "site" else mujoco.mj_jacBody
+        jac(model, data, jacp, jacr, index)
+        out.append(np.vstack([jacp, jacr]))
+    return out
+
+
 def evaluate(model, data, q, qd, qdd, tau_fd, sites, bodies, inverse=False):
     """MuJoCo's quantities at one state (see the module docstring); with `inverse`, checks that
     mj_inverse gives M qacc + qfrc_bias."""
     nv = model.nv
-    data.qpos[:] = q
-    data.qvel[:] = 0
-    mujoco.mj_forward(model, data)
-    gravity = data.qfrc_bias.copy()
-    data.qvel[:] = qd
-    mujoco.mj_forward(model, data)
-    mass = np.zeros((nv, nv))
-    mujoco.mj_fullM(model, data, mass)
-    bias = data.qfrc_bias.copy()
+    gravity, mass, bias = dynamics_at(model, data, q, qd)
     passive = data.qfrc_spring + data.qfrc_damper
-    frames = []
-    for s, name in sites:
-        jacp = np.zeros((3, nv))
-        jacr = np.zeros((3, nv))
-        mujoco.mj_jacSite(model, data, jacp, jacr, s)
-        frames.append({
-            "name": name,
-            "rotation": data.site_xmat[s].reshape(3, 3).tolist(),
-            "position": data.site_xpos[s].tolist(),
-            "jacobian": np.vstack([jacp, jacr]).tolist(),
-        })
-    for b, name in bodies:
-        jacp = np.zeros((3, nv))
-        jacr = np.zeros((3, nv))
-        mujoco.mj_jacBody(model, data, jacp, jacr, b)
-        frames.append({
-            "name": name,
-            "rotation": data.xmat[b].reshape(3, 3).tolist(),
-            "position": data.xpos[b].tolist(),
-            "jacobian": np.vstack([jacp, jacr]).tolist(),
-        })
+    poses = [(data.site_xmat[s], data.site_xpos[s]) for s, _ in sites]
+    poses += [(data.xmat[b], data.xpos[b]) for b, _ in bodies]
+    frames = [{
+        "name": name,
+        "rotation": rotation.reshape(3, 3).tolist(),
+        "position": position.tolist(),
+        "jacobian": jacobian.tolist(),
+    } for (_, name), (rotation, position), jacobian
+        in zip(sites + bodies, poses, frame_jacobians(model, data, sites, bodies))]
     tau = mass @ qdd + bias
     if inverse:
         data.qacc[:] = qdd
@@ -212,6 +229,138 @@ def evaluate(model, data, q, qd, qdd, tau_fd, sites, bodies, inverse=False):
         "frames": frames,
         **passive_forces(model, passive),
     }
+
+
+def tangent_derivative(f, h=0.02, levels=5):
+    """The derivative at 0 of the vector function f(t), by central differences at h, h/2, ..
+    extrapolated (Richardson) to order h^(2 levels), and the difference of the last two
+    orders (how far from converged it is)."""
+    table = []
+    for k in range(levels):
+        step = h / 2 ** k
+        row = [(f(step) - f(-step)) / (2 * step)]
+        for m in range(1, k + 1):
+            row.append(row[m - 1] + (row[m - 1] - table[k - 1][m - 1]) / (4 ** m - 1))
+        table.append(row)
+    return table[-1][-1], np.abs(table[-1][-1] - table[-1][-2])
+
+
+def derivatives(model, data, q, qd, qdd, tau_fd):
+    """MuJoCo's functions differentiated (the functions of evaluate(): tau = M qacc +
+    qfrc_bias, gravity = qfrc_bias at qvel = 0, qdd_fd = M^-1 (tau_fd - qfrc_bias)): d/dq
+    along MuJoCo's own tangent (column j moves qpos by mj_integratePos with qvel = e_j: a free
+    joint's position in world axes, its rotation about its body's axes), d/dqvel, and M^-1 =
+    d qdd_fd / d tau_fd. Row-major, [i][j] = d out_i / d in_j."""
+    nv = model.nv
+
+    def at(qpos, qvel):
+        gravity, mass, bias = dynamics_at(model, data, qpos, qvel)
+        return mass @ qdd + bias, gravity, np.linalg.solve(mass, tau_fd - bias), mass
+
+    def moved(j, t):
+        qpos = q.copy()
+        direction = np.zeros(nv)
+        direction[j] = 1.0
+        mujoco.mj_integratePos(model, qpos, direction, t)
+        return qpos
+
+    def columns(f):
+        """The derivative's columns; the extrapolation must have converged to 1e-10 of the
+        matrix's scale (a tenth of what the tests ask), else this fails."""
+        pairs = [tangent_derivative(lambda t: f(j, t)) for j in range(nv)]
+        matrix = np.array([p[0] for p in pairs]).T
+        err = max(p[1].max() for p in pairs) / max(1.0, np.abs(matrix).max())
+        assert err <= 1e-10, f"extrapolation did not converge: {err:e}"
+        return matrix
+
+    def along_q(k):
+        return columns(lambda j, t: at(moved(j, t), qd)[k])
+
+    def along_qd(k):
+        return columns(lambda j, t: at(q, qd + t * np.eye(nv)[j])[k])
+
+    mass = at(q, qd)[3]
+    return {
+        "dtau_dq": along_q(0).tolist(),
+        "dtau_dqd": along_qd(0).tolist(),
+        "dg_dq": along_q(1).tolist(),
+        "dqdd_dq": along_q(2).tolist(),
+        "dqdd_dqd": along_qd(2).tolist(),
+        "minv": np.linalg.inv(mass).tolist(),
+    }
+
+
+def whole_body(model, data, q, qd, sites, bodies):
+    """MuJoCo's model, summed body by body over the robot's bodies (those not welded to the
+    world): the centre of mass, its Jacobian (mass-weighted mj_jac at each body's centre), the
+    centroidal momentum (linear, then angular about the centre of mass, world axes) and its
+    matrix (the momentum of each unit qvel), the kinetic energy 1/2 qvel^T M qvel, the
+    potential energy -sum m g . x, and each frame's velocity J qvel and Jacobian. What changes
+    with time at qacc = 0 (the accelerations' biases, the Jacobians' derivatives) is the time
+    derivative along qpos(t) = mj_integratePos(qpos, qvel, t), qvel held: MuJoCo's qacc = 0
+    (extrapolated central differences, tangent_derivative)."""
+    nv = model.nv
+    robot = [b for b in range(1, model.nbody) if model.body_weldid[b] != 0]
+    mass = sum(model.body_mass[b] for b in robot)
+    gravity = np.zeros(3)
+    if not model.opt.disableflags & mujoco.mjtDisableBit.mjDSBL_GRAVITY:
+        gravity = model.opt.gravity.copy()
+
+    def at(qpos):
+        data.qpos[:] = qpos
+        data.qvel[:] = qd
+        mujoco.mj_forward(model, data)
+        com = sum(model.body_mass[b] * data.xipos[b] for b in robot) / mass
+        jac_com = np.zeros((3, nv))
+        momentum_matrix = np.zeros((6, nv))
+        for b in robot:
+            jacp = np.zeros((3, nv))
+            jacr = np.zeros((3, nv))
+            mujoco.mj_jac(model, data, jacp, jacr, data.xipos[b], b)
+            m = model.body_mass[b]
+            rot = data.ximat[b].reshape(3, 3)
+            inertia = rot @ np.diag(model.body_inertia[b]) @ rot.T
+            jac_com += m * jacp / mass
+            momentum_matrix[:3] += m * jacp
+            lever = data.xipos[b] - com
+            momentum_matrix[3:] += inertia @ jacr + m * np.cross(lever, jacp.T).T
+        frames = frame_jacobians(model, data, sites, bodies)
+        potential = -sum(model.body_mass[b] * gravity @ data.xipos[b] for b in robot)
+        full = np.zeros((nv, nv))
+        mujoco.mj_fullM(model, data, full)
+        return com, jac_com, momentum_matrix, frames, potential, full
+
+    def along_motion(f):
+        def moved(t):
+            qpos = q.copy()
+            mujoco.mj_integratePos(model, qpos, qd, t)
+            return f(at(qpos))
+        value, err = tangent_derivative(moved)
+        scale = max(1.0, np.abs(value).max())
+        assert err.max() <= 1e-10 * scale, f"extrapolation did not converge: {err.max() / scale:e}"
+        return value
+
+    com, jac_com, momentum_matrix, frames, potential, full = at(q)
+    out = {
+        "center_of_mass": com.tolist(),
+        "center_of_mass_jacobian": jac_com.tolist(),
+        "center_of_mass_acceleration_bias": along_motion(lambda a: a[1] @ qd).tolist(),
+        "centroidal_momentum_matrix": momentum_matrix.tolist(),
+        "centroidal_momentum": (momentum_matrix @ qd).tolist(),
+        "centroidal_momentum_bias": along_motion(lambda a: a[2] @ qd).tolist(),
+        "kinetic_energy": 0.5 * qd @ full @ qd,
+        "potential_energy": potential,
+        "mass_matrix_inverse": np.linalg.inv(full).tolist(),
+        "frames": [],
+    }
+    for k, (_, name) in enumerate(sites + bodies):
+        out["frames"].append({
+            "name": name,
+            "velocity": (frames[k] @ qd).tolist(),
+            "acceleration_bias": along_motion(lambda a: a[3][k] @ qd).tolist(),
+            "jacobian_derivative": along_motion(lambda a: a[3][k].ravel()).reshape(6, nv).tolist(),
+        })
+    return out
 
 
 def passive_forces(model, passive):
@@ -308,7 +457,7 @@ def write_fixture(name, seed):
     bodies = [(mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_BODY, n), n)
               for n in FRAME_BODIES.get(name, [])]
     states = []
-    for _ in range(STATES):
+    for s in range(STATES):
         q, qd, qdd = random_state(model, rng)
         tau_fd = rng.uniform(-5, 5, model.nv)
         for adr, value in fixed.items():
@@ -316,6 +465,10 @@ def write_fixture(name, seed):
         qd[locked_dofs] = 0
         qdd[locked_dofs] = 0
         state = evaluate(model, data, q, qd, qdd, tau_fd, sites, bodies, name in INVERSE_CHECKED)
+        if name in DERIVATIVES_CHECKED and s < DERIVATIVE_STATES:
+            state["derivatives"] = derivatives(model, data, q, qd, qdd, tau_fd)
+        if name in WHOLE_BODY_CHECKED and s < DERIVATIVE_STATES:
+            state["whole_body"] = whole_body(model, data, q, qd, sites, bodies)
         if root is not None or locks:
             state = restrict(state, qpos, dofs)
         if locks:

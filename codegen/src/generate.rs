@@ -6,11 +6,13 @@ use crate::derive::{
     elastic_dynamics, elastic_rates, frame_motion, joint_wrenches, kinetic_energy,
     mass_matrix_inverse, passive_forces, potential_energy, same_hinge_axis, shared_count,
     spatial_derivatives, split_velocity_forces, standard_values, through_masters, BaseSet,
-    Contraction, Coordinates, Derivatives, Derived, DetachedBase, DetachedRegressor, Regressor,
+    Contraction, Coordinates, Derivatives, Derived, DetachedBase, DetachedRegressor, MujocoLayout,
+    Regressor,
 };
 use crate::functions::Dim;
 use crate::functions::{every_function_of, function_name, functions_of, Counts, Exists, CATALOGUE};
 use crate::ir::{Constant, Function, FunctionKind, Graph, JointInput, Module, NodeId};
+use crate::model::BaseLayout;
 use crate::parallel::Background;
 use crate::progress::{Counter, Progress, Silent, Stage};
 use crate::{to_toml, BaseMotion, Robot, SymbolicInertial};
@@ -281,7 +283,7 @@ fn build(
         (Vec::new(), Vec::new(), Vec::new())
     };
 
-    // A floating base's derivatives are along the tangent of its pose (Pinocchio's); a
+    // A floating base's derivatives are along the tangent of its pose (its layout's); a
     // prescribed base's are with respect to the joints, its motion an input held fixed.
     let der = if !do_derivatives {
         Derivatives::default()
@@ -289,10 +291,12 @@ fn build(
         step.next("derivatives");
         let parent: Vec<Option<usize>> = robot.bodies.iter().map(|b| b.parent).collect();
         let coordinates = if robot.is_floating() {
-            Coordinates::floating(&mut graph, &parent)
+            Coordinates::floating_in(&mut graph, &parent, robot.base_layout)
         } else {
             Coordinates::joints(&parent)
         };
+        // The composite form is Pinocchio's layout's: MuJoCo's are taken on the graph alone.
+        let spatial = |g: &mut Graph, frame| spatial_derivatives(g, robot, regroup, frame);
         derivatives(
             &mut graph,
             &coordinates,
@@ -300,7 +304,7 @@ fn build(
             &derived.gravity,
             &derived.nonlinear_effects,
             &derived.mass_matrix,
-            Some(&|g: &mut Graph, frame| spatial_derivatives(g, robot, regroup, frame)),
+            (!robot.is_mujoco_floating()).then_some(&spatial),
         )
     };
     let reg = match detached_regressor {
@@ -574,9 +578,42 @@ fn on_request(
     function: &dyn Fn(FunctionKind, Vec<Vec<NodeId>>) -> Function,
 ) -> Vec<Function> {
     let has = |kind: FunctionKind| wanted(kind) && kind.entry().exists.holds(robot);
+    let frames = u16::try_from(robot.frames.len()).expect("frames fit u16");
+    let any_frame_motion = (0..frames).any(|k| {
+        FunctionKind::FRAME_MOTION
+            .iter()
+            .any(|kind| has(kind.for_frame(k)))
+    });
+    let any_centroidal = FunctionKind::CENTROIDAL.iter().any(|&k| has(k));
+    // MuJoCo's free-joint layout: the centroidal functions, the energies and the frames'
+    // motion are derived in Pinocchio's and read in MuJoCo's (derive/mujoco_layout.rs).
+    let energies = has(FunctionKind::KineticEnergy) || has(FunctionKind::PotentialEnergy);
+    let converts =
+        any_centroidal || energies || any_frame_motion || has(FunctionKind::ContactForwardDynamics);
+    let mujoco = (robot.is_mujoco_floating() && converts).then(|| MujocoLayout::new(graph));
+    let pinocchio = Robot {
+        base_layout: BaseLayout::Pinocchio,
+        ..robot.clone()
+    };
+    let derived_as = if mujoco.is_some() { &pinocchio } else { robot };
+    let read = |graph: &mut Graph, values: Vec<NodeId>| match &mujoco {
+        Some(layout) => layout.inputs(graph, &values),
+        None => values,
+    };
+    let motion_of = |graph: &mut Graph| {
+        let motion = frame_motion(graph, derived_as);
+        match &mujoco {
+            Some(layout) => layout.frame_motion(graph, &motion),
+            None => motion,
+        }
+    };
     let mut out = Vec::new();
-    if FunctionKind::CENTROIDAL.iter().any(|&k| has(k)) {
-        let c = centroidal(graph, robot);
+    if any_centroidal {
+        let c = centroidal(graph, derived_as);
+        let c = match &mujoco {
+            Some(layout) => layout.centroidal(graph, &c),
+            None => c,
+        };
         out.extend(
             [
                 (FunctionKind::CenterOfMass, vec![c.center_of_mass]),
@@ -622,25 +659,22 @@ fn on_request(
         out.push(function(FunctionKind::JointWrenches, vec![f, t]));
     }
     if has(FunctionKind::KineticEnergy) {
-        let t = kinetic_energy(graph, robot);
-        out.push(function(FunctionKind::KineticEnergy, vec![vec![t]]));
+        let t = kinetic_energy(graph, derived_as);
+        let t = read(graph, vec![t]);
+        out.push(function(FunctionKind::KineticEnergy, vec![t]));
     }
     if has(FunctionKind::PotentialEnergy) {
-        let v = potential_energy(graph, robot);
-        out.push(function(FunctionKind::PotentialEnergy, vec![vec![v]]));
+        let v = potential_energy(graph, derived_as);
+        let v = read(graph, vec![v]);
+        out.push(function(FunctionKind::PotentialEnergy, vec![v]));
     }
     if has(FunctionKind::PassiveForces) {
         let tau = passive_forces(graph, robot);
         out.push(function(FunctionKind::PassiveForces, vec![tau]));
     }
-    let frames = u16::try_from(robot.frames.len()).expect("frames fit u16");
-    let any_frame_motion = (0..frames).any(|k| {
-        FunctionKind::FRAME_MOTION
-            .iter()
-            .any(|kind| has(kind.for_frame(k)))
-    });
     if any_frame_motion {
-        for (k, m) in (0..frames).zip(frame_motion(graph, robot)) {
+        let motion = motion_of(graph);
+        for (k, m) in (0..frames).zip(motion) {
             out.extend(
                 [
                     (FunctionKind::FrameVelocity(k), m.velocity),
@@ -654,7 +688,7 @@ fn on_request(
         }
     }
     if has(FunctionKind::ContactForwardDynamics) {
-        let motion = frame_motion(graph, robot);
+        let motion = motion_of(graph);
         let c = contact_dynamics(
             graph,
             robot,

@@ -5,6 +5,8 @@
 // Matrix code reads best with explicit indices.
 #![allow(clippy::needless_range_loop)]
 
+mod fixture_data;
+
 use std::path::{Path, PathBuf};
 
 use quasidyn_codegen::import::{
@@ -337,16 +339,7 @@ fn urdf_case(name: &str) {
         .as_str()
         .map_or_else(|| format!("{name}.urdf"), str::to_owned);
     let xml = std::fs::read_to_string(dir.join(&file)).expect("urdf");
-    // Joints locked as `--lock JOINT=VALUE` (null: `--lock JOINT`, at zero).
-    let locks = doc["locks"].as_object().map_or_else(Vec::new, |locks| {
-        locks
-            .iter()
-            .map(|(joint, value)| match value.as_f64() {
-                Some(v) => JointLock::at(joint, v),
-                None => JointLock::at_reference(joint),
-            })
-            .collect()
-    });
+    let locks = fixture_data::fixture_locks(&doc);
     // Pinocchio reads the values as written: compare the literal import (the snapped one is
     // compared with the literal one in tests/snap.rs).
     let options = ImportOptions {

@@ -1,281 +1,18 @@
-//! MJCF import against MuJoCo: every model in tests/fixtures/mjcf/ (synthetic models,
-//! dm_control suite models and a MuJoCo Menagerie arm) imported, its functions built and
-//! evaluated (the expression graph, not compiled code) at the states `tools/mjcf_reference.py`
-//! computed with MuJoCo 4, at 1e-9 relative; and the located errors of what this slice
-//! refuses.
+//! MJCF import: what is read (compiler settings, defaults, includes, joints, armature,
+//! springs, equalities, locks, roots), the compiled C of free models against MuJoCo, and the
+//! located errors of what is refused. Every fixture model against MuJoCo is in
+//! `mjcf_against_mujoco.rs`.
+
+mod fixture_data;
 
 use std::path::PathBuf;
 
+use fixture_data::{assert_close, env, eval, fixture_dir, numbers};
 use quasidyn_codegen::import::{
     import_mjcf, import_mjcf_reading, ImportError, ImportOptions, JointLock,
 };
-use quasidyn_codegen::ir::Env;
-use quasidyn_codegen::{build_module_only, load_input_with, FunctionKind, Module};
+use quasidyn_codegen::{build_module_only, load_input_with, FunctionKind};
 use serde_json::Value;
-
-/// Agreement required with MuJoCo.
-const REL: f64 = 1e-9;
-
-const MODELS: [&str; 28] = [
-    "synthetic_degree",
-    "synthetic_radian",
-    "synthetic_flags",
-    "acrobot",
-    "cartpole",
-    "reacher",
-    "finger",
-    "kinova_gen3",
-    "pendulum",
-    "point_mass",
-    "ball_in_cup",
-    "swimmer",
-    "manipulator",
-    "stacker",
-    "synthetic_armature",
-    "synthetic_free",
-    "humanoid",
-    "cheetah",
-    "hopper",
-    "walker",
-    "fish",
-    "quadruped",
-    "unitree_go2",
-    "unitree_h1",
-    "leap_hand",
-    "synthetic_degree_locked",
-    "synthetic_armature_locked",
-    "humanoid_locked",
-];
-
-fn fixture_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/mjcf")
-}
-
-fn numbers(v: &Value) -> Vec<f64> {
-    match v {
-        Value::Array(items) => items.iter().flat_map(numbers).collect(),
-        Value::Number(n) => vec![n.as_f64().expect("a number")],
-        other => panic!("not a number: {other}"),
-    }
-}
-
-/// `|a − e| ≤ rel · max(1, ‖expected‖∞)` per entry.
-#[track_caller]
-fn assert_close(what: &str, actual: &[f64], expected: &[f64]) {
-    assert_eq!(actual.len(), expected.len(), "{what}: length");
-    let scale = expected.iter().fold(1.0_f64, |m, v| m.max(v.abs()));
-    for (k, (a, e)) in actual.iter().zip(expected).enumerate() {
-        assert!(
-            (a - e).abs() <= REL * scale,
-            "{what}[{k}]: got {a:e}, expected {e:e}"
-        );
-    }
-}
-
-fn eval(module: &Module, kind: FunctionKind, env: &Env) -> Vec<Vec<f64>> {
-    let function = module.function(kind).expect("function generated");
-    function
-        .outputs
-        .iter()
-        .map(|o| module.graph.eval_many(&o.values, env))
-        .collect()
-}
-
-/// The inputs of MuJoCo's `qpos`, `qvel`, `qacc` and generalised forces: with a free joint,
-/// its entries (7 of `qpos`, 6 of the others) are the base's, in MuJoCo's order.
-fn env(floating: bool, q: &[f64], qd: &[f64], qdd: &[f64], tau: &[f64]) -> Env {
-    let (nq, nv) = if floating { (7, 6) } else { (0, 0) };
-    let mut base = q[..nq].to_vec();
-    for v in [qd, qdd, tau] {
-        base.extend_from_slice(&v[..nv]);
-    }
-    Env {
-        q: q[nq..].to_vec(),
-        qd: qd[nv..].to_vec(),
-        qdd: qdd[nv..].to_vec(),
-        tau: tau[nv..].to_vec(),
-        params: Vec::new(),
-        base,
-        elastic: Default::default(),
-    }
-}
-
-#[test]
-fn every_function_matches_mujoco() {
-    check_models(false);
-}
-
-/// Snapping (on by default) moves values by far less than the agreement asked for.
-#[test]
-fn snapped_imports_still_match_mujoco() {
-    check_models(true);
-}
-
-fn check_models(snap: bool) {
-    for name in MODELS {
-        let fixture: Value = serde_json::from_str(
-            &std::fs::read_to_string(fixture_dir().join(format!("{name}.json"))).unwrap(),
-        )
-        .unwrap();
-        let frame_bodies = fixture["frame_bodies"].as_array().unwrap();
-        let options = ImportOptions {
-            snap,
-            frames: frame_bodies
-                .iter()
-                .map(|v| v.as_str().unwrap().to_owned())
-                .collect(),
-            root: fixture["root"].as_str().map(str::to_owned),
-            // Joints locked as `--lock JOINT=VALUE` (null: `--lock JOINT`, at qpos0).
-            locks: fixture["locks"].as_object().map_or_else(Vec::new, |locks| {
-                locks
-                    .iter()
-                    .map(|(joint, value)| match value.as_f64() {
-                        Some(v) => JointLock::at(joint, v),
-                        None => JointLock::at_reference(joint),
-                    })
-                    .collect()
-            }),
-            ..ImportOptions::default()
-        };
-        let file = fixture["file"]
-            .as_str()
-            .map_or_else(|| format!("{name}.xml"), str::to_owned);
-        let path = fixture_dir().join(file);
-        let robot = load_input_with(&path, &options)
-            .unwrap_or_else(|e| panic!("{name}: {e}"))
-            .robot;
-        let nv = robot.dof() + if robot.is_floating() { 6 } else { 0 };
-        assert_eq!(nv, fixture["dof"].as_u64().unwrap() as usize, "{name}");
-        let joints: Vec<String> = robot.bodies.iter().map(|b| b.joint_name.clone()).collect();
-        // A free joint is the floating base, not one of the method's joints.
-        let free: Vec<u64> = fixture["free_joints"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_u64().unwrap())
-            .collect();
-        assert_eq!(robot.is_floating(), !free.is_empty(), "{name}: floating");
-        assert_eq!(
-            robot.is_mujoco_floating(),
-            !free.is_empty(),
-            "{name}: layout"
-        );
-        // With a root, the joints of its tree alone.
-        let kept: Vec<u64> = fixture["kept_joints"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_u64().unwrap())
-            .collect();
-        let expected_joints: Vec<String> = fixture["joints"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .enumerate()
-            .filter(|(j, _)| kept.contains(&(*j as u64)) && !free.contains(&(*j as u64)))
-            .map(|(j, v)| v.as_str().map_or(format!("joint{j}"), str::to_owned))
-            .collect();
-        assert_eq!(joints, expected_joints, "{name}: joints in MuJoCo's order");
-        let frames: Vec<&str> = robot.frames.iter().map(|f| f.name.as_str()).collect();
-        let expected_frames: Vec<&str> = fixture["frames"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_str().unwrap())
-            .collect();
-        assert_eq!(frames, expected_frames, "{name}: frames");
-
-        let mut kinds = vec![
-            FunctionKind::InverseDynamics,
-            FunctionKind::Gravity,
-            FunctionKind::NonlinearEffects,
-            FunctionKind::MassMatrix,
-            FunctionKind::ForwardDynamics,
-        ];
-        for k in 0..frames.len() {
-            let k = u16::try_from(k).unwrap();
-            kinds.extend([
-                FunctionKind::FrameKinematics(k),
-                FunctionKind::FrameJacobian(k),
-            ]);
-        }
-        // The joints' springs and dampers, where the fixture has MuJoCo's (no tendon adds to
-        // them) and the model has any.
-        let passive = robot.has_passive_joints();
-        if passive {
-            kinds.push(FunctionKind::PassiveForces);
-        }
-        let module = build_module_only(&robot, Some(&kinds));
-        for (s, state) in fixture["states"].as_array().unwrap().iter().enumerate() {
-            let what = |f: &str| format!("{name} state {s} {f}");
-            let floating = robot.is_floating();
-            let mut env = env(
-                floating,
-                &numbers(&state["q"]),
-                &numbers(&state["qd"]),
-                &numbers(&state["qdd"]),
-                &numbers(&state["tau_fd"]),
-            );
-            let one = |kind, env: &Env| eval(&module, kind, env).remove(0);
-            let pairs = [
-                (FunctionKind::InverseDynamics, "tau"),
-                (FunctionKind::Gravity, "gravity"),
-                (FunctionKind::NonlinearEffects, "nonlinear_effects"),
-                (FunctionKind::MassMatrix, "mass_matrix"),
-                (FunctionKind::ForwardDynamics, "qdd_fd"),
-            ];
-            for (kind, key) in pairs {
-                assert_close(&what(key), &one(kind, &env), &numbers(&state[key]));
-            }
-            match (&state.get("passive_forces"), passive) {
-                (Some(expected), true) => assert_close(
-                    &what("passive_forces"),
-                    &one(FunctionKind::PassiveForces, &env),
-                    &numbers(expected),
-                ),
-                (Some(expected), false) => {
-                    assert!(numbers(expected).iter().all(|&f| f == 0.0), "{name}")
-                }
-                (None, _) => {}
-            }
-            for (k, frame) in state["frames"].as_array().unwrap().iter().enumerate() {
-                let kk = u16::try_from(k).unwrap();
-                let fk = eval(&module, FunctionKind::FrameKinematics(kk), &env);
-                let label = frame["name"].as_str().unwrap();
-                assert_close(
-                    &what(&format!("{label} R")),
-                    &fk[0],
-                    &numbers(&frame["rotation"]),
-                );
-                assert_close(
-                    &what(&format!("{label} p")),
-                    &fk[1],
-                    &numbers(&frame["position"]),
-                );
-                let jac = one(FunctionKind::FrameJacobian(kk), &env);
-                assert_close(
-                    &what(&format!("{label} J")),
-                    &jac,
-                    &numbers(&frame["jacobian"]),
-                );
-            }
-            // Forward dynamics driven by the inverse-dynamics torque gives back qacc.
-            let tau = numbers(&state["tau"]);
-            env = self::env(
-                floating,
-                &numbers(&state["q"]),
-                &numbers(&state["qd"]),
-                &numbers(&state["qdd"]),
-                &tau,
-            );
-            assert_close(
-                &what("qdd from tau"),
-                &one(FunctionKind::ForwardDynamics, &env),
-                &numbers(&state["qdd"]),
-            );
-        }
-    }
-}
 
 /// The error of importing `xml` (a single file; `files` are what includes can read).
 fn error_of(xml: &str, files: &[(&str, &str)]) -> ImportError {
@@ -392,7 +129,7 @@ fn free_joint_refusals_are_located() {
 /// The functions not derived in MuJoCo's layout yet are not generated, and asking for one
 /// says why.
 #[test]
-fn mujoco_layout_generates_the_dynamics_and_frames_and_says_what_it_lacks() {
+fn mujoco_layout_generates_dynamics_derivatives_frames_and_says_what_it_lacks() {
     let xml = floating("<freejoint/>", "<site name=\"toe\"/>", "");
     let robot = import_mjcf(&xml, "model.xml", &ImportOptions::default())
         .unwrap()
@@ -400,13 +137,12 @@ fn mujoco_layout_generates_the_dynamics_and_frames_and_says_what_it_lacks() {
     let every = quasidyn_codegen::functions::every_function_of(&robot);
     assert!(every.contains(&FunctionKind::InverseDynamics));
     assert!(every.contains(&FunctionKind::FrameJacobian(0)));
-    assert!(!every.contains(&FunctionKind::InverseDynamicsDerivatives));
-    assert!(!every.contains(&FunctionKind::Regressor));
-    for name in [
-        "inverse_dynamics_derivatives",
-        "centroidal",
-        "center_of_mass",
-    ] {
+    assert!(every.contains(&FunctionKind::InverseDynamicsDerivatives));
+    assert!(every.contains(&FunctionKind::ForwardDynamicsDerivatives));
+    assert!(every.contains(&FunctionKind::CenterOfMass));
+    assert!(every.contains(&FunctionKind::FrameVelocity(0)));
+    assert!(every.contains(&FunctionKind::Regressor));
+    for name in ["coriolis_matrix", "joint_wrenches"] {
         let e = quasidyn_codegen::select_functions(&robot, &[name]).unwrap_err();
         assert!(
             e.to_string().contains("MuJoCo's free-joint layout"),

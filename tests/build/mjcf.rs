@@ -1,4 +1,5 @@
-//! The default functions of a few MJCF fixtures (tests/fixtures/mjcf/, written by
+//! The default functions of a few MJCF fixtures (the derivatives and functions on request where
+//! the fixture has MuJoCo's; tests/fixtures/mjcf/, written by
 //! tools/mjcf_reference.py from MuJoCo itself), in Rust and C, and `MJCF`: each robot's
 //! functions called uniformly from either language (`tau` in the place of `a` for the forward
 //! dynamics), so that the compiled code is checked against MuJoCo as the expression graph is
@@ -23,6 +24,16 @@ const MJCF_COMPILED: [&str; 4] = [
     "kinova_gen3",
     "synthetic_armature_locked",
 ];
+
+/// The whole-body functions the fixtures hold MuJoCo's values of (tools/mjcf_reference.py).
+const WHOLE_BODY_CHECKED: [FunctionKind; 3] = [
+    FunctionKind::MassMatrixInverse,
+    FunctionKind::KineticEnergy,
+    FunctionKind::PotentialEnergy,
+];
+
+/// The most frames whose motion functions are compiled for one robot.
+const FRAME_MOTION_MAX_FRAMES: usize = 5;
 
 /// The import options a fixture records: frames on bodies, the tree kept, the joints locked.
 fn fixture_options(json: &serde_json::Value) -> ImportOptions {
@@ -88,6 +99,22 @@ pub fn mjcf_variants(
                 FunctionKind::FrameKinematics(k),
                 FunctionKind::FrameJacobian(k),
             ]);
+        }
+        // The derivatives, where the fixture has MuJoCo's.
+        if json["states"][0].get("derivatives").is_some() {
+            kinds.extend(FunctionKind::DERIVATIVES);
+        }
+        // The functions on request, where the fixture has MuJoCo's: the frames' motion only
+        // where there are a few frames (the humanoid's 25 would double this crate's build).
+        if json["states"][0].get("whole_body").is_some() {
+            kinds.extend(FunctionKind::CENTROIDAL);
+            kinds.extend(WHOLE_BODY_CHECKED);
+            if robot.frames.len() <= FRAME_MOTION_MAX_FRAMES {
+                for k in 0..robot.frames.len() {
+                    let k = u16::try_from(k).expect("a few frames");
+                    kinds.extend(FunctionKind::FRAME_MOTION.map(|kind| kind.for_frame(k)));
+                }
+            }
         }
         let module = build_module_only(&robot, Some(&kinds));
         let name = robot.name.clone();

@@ -2,7 +2,9 @@
 //! free model, a fixed-base arm, a model with locked joints and armature) compiled, in C and
 //! Rust, against MuJoCo itself (`tests/fixtures/mjcf/`, written by tools/mjcf_reference.py) at
 //! 1e-9 relative: `qpos`, `qvel` and `qacc` in, MuJoCo's `mj_fullM`, `qfrc_bias`, forward
-//! dynamics and sites' poses and `mj_jacSite` out.
+//! dynamics and sites' poses and `mj_jacSite` out, and where the fixture has them the
+//! derivatives of those functions along MuJoCo's tangent and the functions on request
+//! (centroidal, `M⁻¹`, energies, frames' motion).
 
 use quasidyn_codegen::FunctionKind;
 use quasidyn_tests::generated::MJCF;
@@ -22,12 +24,56 @@ fn compiled_mjcf_functions_match_mujoco() {
     for robot in MJCF {
         let doc = fixture(robot.fixture);
         let frames = doc["frames"].as_array().expect("frames").len();
-        // Every function of the fixture: five of the dynamics, two per frame.
-        assert_eq!(robot.kinds.len(), 5 + 2 * frames, "{}", robot.fixture);
-        for (s, state) in doc["states"].as_array().expect("states").iter().enumerate() {
+        // Every function of the fixture: five of the dynamics, two per frame, the three
+        // derivatives where it has them (its first states).
+        let states = doc["states"].as_array().expect("states");
+        let derivatives = states[0].get("derivatives").is_some();
+        let mut count = 5 + 2 * frames + if derivatives { 3 } else { 0 };
+        // The centroidal six, M^-1 and the two energies, and the frames' three motion
+        // functions where there are at most five frames.
+        if states[0].get("whole_body").is_some() {
+            count += 9 + if frames <= 5 { 3 * frames } else { 0 };
+        }
+        assert_eq!(robot.kinds.len(), count, "{}", robot.fixture);
+        for (s, state) in states.iter().enumerate() {
             let [q, qd, qdd, tau_fd] = ["q", "qd", "qdd", "tau_fd"].map(|k| flat(&state[k]));
+            let derived = |keys: &[&str]| -> Vec<f64> {
+                keys.iter()
+                    .flat_map(|k| flat(&state["derivatives"][*k]))
+                    .collect()
+            };
             for &(kind, name) in robot.kinds {
+                let has = state.get("derivatives").is_some();
                 let (third, expected) = match kind {
+                    FunctionKind::InverseDynamicsDerivatives if has => {
+                        (&qdd, derived(&["dtau_dq", "dtau_dqd"]))
+                    }
+                    FunctionKind::GravityDerivatives if has => (&qdd, derived(&["dg_dq"])),
+                    FunctionKind::ForwardDynamicsDerivatives if has => {
+                        (&tau_fd, derived(&["dqdd_dq", "dqdd_dqd", "minv"]))
+                    }
+                    FunctionKind::InverseDynamicsDerivatives
+                    | FunctionKind::GravityDerivatives
+                    | FunctionKind::ForwardDynamicsDerivatives => continue,
+                    FunctionKind::FrameVelocity(k)
+                    | FunctionKind::FrameAccelerationBias(k)
+                    | FunctionKind::JacobianDerivative(k) => {
+                        let Some(motion) = state.get("whole_body") else {
+                            continue;
+                        };
+                        let key = match kind {
+                            FunctionKind::FrameVelocity(_) => "velocity",
+                            FunctionKind::FrameAccelerationBias(_) => "acceleration_bias",
+                            _ => "jacobian_derivative",
+                        };
+                        (&qdd, flat(&motion["frames"][usize::from(k)][key]))
+                    }
+                    other if other.frame().is_none() && other.entry().group.on_request() => {
+                        let Some(motion) = state.get("whole_body") else {
+                            continue;
+                        };
+                        (&qdd, flat(&motion[other.name()]))
+                    }
                     FunctionKind::InverseDynamics => (&qdd, flat(&state["tau"])),
                     FunctionKind::Gravity => (&qdd, flat(&state["gravity"])),
                     FunctionKind::NonlinearEffects => (&qdd, flat(&state["nonlinear_effects"])),

@@ -19,6 +19,7 @@ use rustc_hash::FxHashMap as HashMap;
 use super::scalar::{Cx, S};
 use super::{fewer_operations, ldlt, SpatialDerivatives, SpatialFrame};
 use crate::ir::{BaseVar, Graph, Node, NodeId, Var};
+use crate::model::BaseLayout;
 
 /// The derivative outputs, row-major `N×N` (`[i*n + j] = ∂ out_i / ∂ in_j`).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -84,47 +85,39 @@ impl Coordinates {
     /// Both are exact for a quaternion of any length, since the functions normalise it: the
     /// rotation's direction is normal to `q` and scales with `|q|`.
     pub fn floating(g: &mut Graph, parent: &[Option<usize>]) -> Coordinates {
+        Coordinates::floating_in(g, parent, BaseLayout::Pinocchio)
+    }
+
+    /// A floating base in `layout`'s tangent: Pinocchio's as [`Coordinates::floating`]; MuJoCo's
+    /// as `mj_integratePos` moves a free joint, the position by `δ_lin` in world axes and the
+    /// quaternion (`w x y z`) by `½ q ⊗ (δ_ω, 0)`, a turn about the body's own axes.
+    pub fn floating_in(g: &mut Graph, parent: &[Option<usize>], layout: BaseLayout) -> Coordinates {
         let n = parent.len();
         let pose = |g: &mut Graph, k: u8| g.var(Var::Base(BaseVar::Pose(k)));
-        let [x, y, z, w] = [3, 4, 5, 6].map(|k| pose(g, k));
+        // The pose slots of the quaternion's x, y, z and w.
+        let slots: [u8; 4] = match layout {
+            BaseLayout::Pinocchio => [3, 4, 5, 6],
+            BaseLayout::Mujoco => [4, 5, 6, 3],
+        };
+        let [x, y, z, w] = slots.map(|k| pose(g, k));
         let half = g.constant(0.5);
         let mhalf = g.constant(-0.5);
         let scaled = |g: &mut Graph, c: NodeId, v: NodeId| g.mul(c, v);
-        // R of the normalised quaternion: 1 - 2s(..) on the diagonal, 2s(..) off it, with
-        // s = 1 / |q|².
-        let norm2 = {
-            let sq: Vec<NodeId> = [x, y, z, w].iter().map(|&c| g.mul(c, c)).collect();
-            g.sum(&sq)
-        };
-        let one = g.constant(1.0);
-        let two = g.constant(2.0);
-        let s2 = g.div(two, norm2);
-        let prod = |g: &mut Graph, a: NodeId, b: NodeId| g.mul(a, b);
-        let (xx, yy, zz) = (prod(g, x, x), prod(g, y, y), prod(g, z, z));
-        let (xy, xz, yz) = (prod(g, x, y), prod(g, x, z), prod(g, y, z));
-        let (xw, yw, zw) = (prod(g, x, w), prod(g, y, w), prod(g, z, w));
-        let diag = |g: &mut Graph, a: NodeId, b: NodeId| {
-            let t = g.add(a, b);
-            let t = g.mul(s2, t);
-            g.sub(one, t)
-        };
-        let off = |g: &mut Graph, a: NodeId, b: NodeId, sign: f64| {
-            let b = if sign < 0.0 { g.neg(b) } else { b };
-            let t = g.add(a, b);
-            g.mul(s2, t)
-        };
-        let r = [
-            [diag(g, yy, zz), off(g, xy, zw, -1.0), off(g, xz, yw, 1.0)],
-            [off(g, xy, zw, 1.0), diag(g, xx, zz), off(g, yz, xw, -1.0)],
-            [off(g, xz, yw, -1.0), off(g, yz, xw, 1.0), diag(g, xx, yy)],
-        ];
         let mut position = Vec::with_capacity(6 + n);
-        for k in 0..3 {
-            position.push(Direction::Tangent(
-                (0..3u8)
-                    .map(|c| (Var::Base(BaseVar::Pose(c)), r[usize::from(c)][k]))
-                    .collect(),
-            ));
+        match layout {
+            BaseLayout::Pinocchio => {
+                let r = rotation_of(g, [x, y, z, w]);
+                for k in 0..3 {
+                    position.push(Direction::Tangent(
+                        (0..3u8)
+                            .map(|c| (Var::Base(BaseVar::Pose(c)), r[usize::from(c)][k]))
+                            .collect(),
+                    ));
+                }
+            }
+            BaseLayout::Mujoco => {
+                position.extend((0..3).map(|k| Direction::Along(Var::Base(BaseVar::Pose(k)))));
+            }
         }
         // ½ q ⊗ (e_k, 0) = ½ (w e_k + v × e_k, -v_k), over (x, y, z, w).
         let rotation: [[(NodeId, NodeId); 4]; 3] = [
@@ -136,7 +129,7 @@ impl Coordinates {
             position.push(Direction::Tangent(
                 coefficients
                     .iter()
-                    .zip(3u8..)
+                    .zip(slots)
                     .map(|(&(c, v), k)| (Var::Base(BaseVar::Pose(k)), scaled(g, c, v)))
                     .collect(),
             ));
@@ -160,6 +153,37 @@ impl Coordinates {
                 .collect(),
         }
     }
+}
+
+/// `R` (world from base) of the quaternion `x y z w`, normalised: `1 - 2s(..)` on the diagonal,
+/// `2s(..)` off it, with `s = 1 / |q|²`.
+pub(crate) fn rotation_of(g: &mut Graph, [x, y, z, w]: [NodeId; 4]) -> [[NodeId; 3]; 3] {
+    let norm2 = {
+        let sq: Vec<NodeId> = [x, y, z, w].iter().map(|&c| g.mul(c, c)).collect();
+        g.sum(&sq)
+    };
+    let one = g.constant(1.0);
+    let two = g.constant(2.0);
+    let s2 = g.div(two, norm2);
+    let prod = |g: &mut Graph, a: NodeId, b: NodeId| g.mul(a, b);
+    let (xx, yy, zz) = (prod(g, x, x), prod(g, y, y), prod(g, z, z));
+    let (xy, xz, yz) = (prod(g, x, y), prod(g, x, z), prod(g, y, z));
+    let (xw, yw, zw) = (prod(g, x, w), prod(g, y, w), prod(g, z, w));
+    let diag = |g: &mut Graph, a: NodeId, b: NodeId| {
+        let t = g.add(a, b);
+        let t = g.mul(s2, t);
+        g.sub(one, t)
+    };
+    let off = |g: &mut Graph, a: NodeId, b: NodeId, sign: f64| {
+        let b = if sign < 0.0 { g.neg(b) } else { b };
+        let t = g.add(a, b);
+        g.mul(s2, t)
+    };
+    [
+        [diag(g, yy, zz), off(g, xy, zw, -1.0), off(g, xz, yw, 1.0)],
+        [off(g, xy, zw, 1.0), diag(g, xx, zz), off(g, yz, xw, -1.0)],
+        [off(g, xz, yw, -1.0), off(g, yz, xw, 1.0), diag(g, xx, yy)],
+    ]
 }
 
 /// Builds the derivatives by composite quantities ([`super::spatial_derivatives`]) in the

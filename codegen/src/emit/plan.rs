@@ -121,7 +121,9 @@ impl Plan {
             return Some(
                 "With the floating base in MuJoCo's layout, an output's `NV` entries (or rows, \
                  or columns) are MuJoCo's dofs: the base's translation (world axes), its \
-                 rotation (base axes), then the joints'.",
+                 rotation (base axes), then the joints'. A derivative's columns along `q` are \
+                 MuJoCo's tangent (`mj_integratePos`: the base moved in world axes, turned \
+                 about its own); \"zero acceleration\" is MuJoCo's `qacc = 0`.",
             );
         }
         (self.out_n != self.dof).then_some(

@@ -466,23 +466,19 @@ const fn kinds_in<const LEN: usize>(group: Group) -> [FunctionKind; LEN] {
 
 impl FunctionKind {
     /// Whether the function is generated for a floating base in MuJoCo's free-joint layout
-    /// ([`crate::BaseLayout::Mujoco`]): the joint-space dynamics and the frames' poses and
-    /// Jacobians so far. The others (derivatives along MuJoCo's tangent, regressors, the
-    /// functions on request) are not derived in that layout yet.
+    /// ([`crate::BaseLayout::Mujoco`]): all but the Coriolis matrix and the joint wrenches
+    /// (not derived in that layout yet), and those a floating base has in no layout (the
+    /// velocity split, the static reactions, the elastic functions).
     pub fn in_mujoco_layout(self) -> bool {
-        matches!(
+        !(matches!(
             self,
-            FunctionKind::InverseDynamics
-                | FunctionKind::Gravity
-                | FunctionKind::NonlinearEffects
-                | FunctionKind::MassMatrix
-                | FunctionKind::ForwardDynamics
-                | FunctionKind::ForwardKinematics
-                | FunctionKind::Jacobian
-                | FunctionKind::FrameKinematics(_)
-                | FunctionKind::FrameJacobian(_)
-                | FunctionKind::PassiveForces
-        )
+            FunctionKind::CoriolisMatrix
+                | FunctionKind::JointWrenches
+                | FunctionKind::Centrifugal
+                | FunctionKind::Coriolis
+                | FunctionKind::Gyroscopic
+                | FunctionKind::StaticJointReactions
+        ) || self.entry().group == Group::Elastic)
     }
 
     /// Whether the function is generated for a robot whose joints follow others (mimic joints,

@@ -1,0 +1,225 @@
+//! MuJoCo's free-joint layout for functions derived in Pinocchio's.
+//!
+//! The two layouts describe one motion: MuJoCo's `qpos` holds the quaternion `w x y z` where
+//! Pinocchio's holds `x y z w`, its `qvel` the base origin's velocity in world axes where
+//! Pinocchio's `v` holds it in base axes, and its `qacc` that velocity's rate where Pinocchio's
+//! `a` is `Rᵀ p'' - ω × v`. So, with `R` the base's attitude and `ω` its angular velocity (the
+//! same entries in both),
+//!
+//! ```text
+//! v_pin = Rᵀ v_mj,    a_pin = Rᵀ a_mj - ω × v_pin,    f_pin = Rᵀ f_mj   (linear parts)
+//! ```
+//!
+//! and `v_pin = T v_mj` with `T = diag(Rᵀ, I)`. A function derived in Pinocchio's layout is
+//! read in MuJoCo's by writing those inputs in MuJoCo's ([`MujocoLayout::inputs`]); then an
+//! output with columns over the velocities (a Jacobian) is `X T`
+//! ([`MujocoLayout::velocity_columns`]), and an acceleration at zero `qacc` gains what the
+//! base origin's acceleration `R (ω × v_pin)` at zero Pinocchio `a` added
+//! ([`MujocoLayout::acceleration_bias`]).
+
+use rustc_hash::FxHashMap as HashMap;
+
+use super::derivatives::{rotation_of, substitute};
+use super::{Centroidal, FrameMotion};
+use crate::ir::{BaseVar, Graph, NodeId, Var};
+
+/// The base's quantities in MuJoCo's inputs that the conversions read.
+pub struct MujocoLayout {
+    /// `R`, world from base, of MuJoCo's quaternion.
+    rotation: [[NodeId; 3]; 3],
+    /// `-ω × v_pin`: Pinocchio's `a` of the base's translation at MuJoCo's `qacc = 0`.
+    shift: [NodeId; 3],
+    /// Pinocchio's base inputs written in MuJoCo's.
+    subs: HashMap<Var, NodeId>,
+}
+
+impl MujocoLayout {
+    /// The conversion on `g`, built from MuJoCo's base inputs.
+    pub fn new(g: &mut Graph) -> MujocoLayout {
+        let base = |g: &mut Graph, v: BaseVar| g.var(Var::Base(v));
+        let [x, y, z, w] = [4, 5, 6, 3].map(|k| base(g, BaseVar::Pose(k)));
+        let rotation = rotation_of(g, [x, y, z, w]);
+        let turned_back = |g: &mut Graph, make: fn(u8) -> BaseVar| -> [NodeId; 3] {
+            let world = [0, 1, 2].map(|k| base(g, make(k)));
+            [0, 1, 2].map(|r| {
+                let terms: Vec<NodeId> = (0..3).map(|c| g.mul(rotation[c][r], world[c])).collect();
+                g.sum(&terms)
+            })
+        };
+        let v_pin = turned_back(g, BaseVar::Vel);
+        let a_lin = turned_back(g, BaseVar::Acc);
+        let f_pin = turned_back(g, BaseVar::Wrench);
+        let omega = [3, 4, 5].map(|k| base(g, BaseVar::Vel(k)));
+        let wxv = cross(g, omega, v_pin);
+        let shift = wxv.map(|c| g.neg(c));
+        let mut subs: HashMap<Var, NodeId> = HashMap::default();
+        // Pinocchio's x y z w at pose slots 3..7 are MuJoCo's slots 4, 5, 6 and 3.
+        for (pin, mj) in [(3u8, 4u8), (4, 5), (5, 6), (6, 3)] {
+            subs.insert(Var::Base(BaseVar::Pose(pin)), base(g, BaseVar::Pose(mj)));
+        }
+        for k in 0..3u8 {
+            let i = usize::from(k);
+            subs.insert(Var::Base(BaseVar::Vel(k)), v_pin[i]);
+            subs.insert(Var::Base(BaseVar::Acc(k)), g.add(a_lin[i], shift[i]));
+            subs.insert(Var::Base(BaseVar::Wrench(k)), f_pin[i]);
+        }
+        MujocoLayout {
+            rotation,
+            shift,
+            subs,
+        }
+    }
+
+    /// `values`, expressions of Pinocchio's base inputs, in MuJoCo's.
+    pub fn inputs(&self, g: &mut Graph, values: &[NodeId]) -> Vec<NodeId> {
+        substitute(g, values, &self.subs)
+    }
+
+    /// `x T` for `x` of `rows` rows over the `nv` velocities (row-major): its three columns
+    /// of the base's translation times `Rᵀ`.
+    pub fn velocity_columns(&self, g: &mut Graph, x: &[NodeId], rows: usize) -> Vec<NodeId> {
+        let nv = x.len() / rows;
+        let mut out = x.to_vec();
+        for r in 0..rows {
+            for c in 0..3 {
+                let terms: Vec<NodeId> = (0..3)
+                    .map(|k| g.mul(x[r * nv + k], self.rotation[c][k]))
+                    .collect();
+                out[r * nv + c] = g.sum(&terms);
+            }
+        }
+        out
+    }
+
+    /// An acceleration at zero acceleration input, `bias` (Pinocchio's, at `a = 0`), at
+    /// MuJoCo's `qacc = 0` instead: `bias + X_lin (-ω × v_pin)` with `X_lin` the three columns
+    /// of the base's translation of the matching Pinocchio-layout Jacobian `jacobian`
+    /// (`bias.len()` rows, row-major).
+    pub fn acceleration_bias(
+        &self,
+        g: &mut Graph,
+        bias: &[NodeId],
+        jacobian: &[NodeId],
+    ) -> Vec<NodeId> {
+        let nv = jacobian.len() / bias.len();
+        (0..bias.len())
+            .map(|r| {
+                let mut terms = vec![bias[r]];
+                terms.extend((0..3).map(|k| g.mul(jacobian[r * nv + k], self.shift[k])));
+                g.sum(&terms)
+            })
+            .collect()
+    }
+
+    /// A frame's acceleration at zero acceleration input, `bias` (6: the origin's linear
+    /// acceleration then the angular one, world axes; Pinocchio's at `a = 0`), at MuJoCo's
+    /// `qacc = 0`: a frame's Jacobian columns of the base's translation are `[R; 0]` in
+    /// Pinocchio's layout, so only the linear rows gain `R (-ω × v_pin)`.
+    pub fn frame_acceleration_bias(&self, g: &mut Graph, bias: &[NodeId]) -> Vec<NodeId> {
+        let mut out = bias.to_vec();
+        for (r, row) in self.rotation.iter().enumerate() {
+            let mut terms = vec![bias[r]];
+            terms.extend((0..3).map(|k| g.mul(row[k], self.shift[k])));
+            out[r] = g.sum(&terms);
+        }
+        out
+    }
+
+    /// A frame's Jacobian derivative (`6×NV`, Pinocchio's) in MuJoCo's layout: there the
+    /// columns of the base's translation are the constant `[I; 0]`, so their derivative is
+    /// zero, and the others are Pinocchio's.
+    pub fn frame_jacobian_derivative(&self, g: &mut Graph, jd: &[NodeId]) -> Vec<NodeId> {
+        let nv = jd.len() / 6;
+        let zero = g.constant(0.0);
+        let mut out = jd.to_vec();
+        for r in 0..6 {
+            for c in 0..3 {
+                out[r * nv + c] = zero;
+            }
+        }
+        out
+    }
+}
+
+impl MujocoLayout {
+    /// The centre of mass and centroidal momentum functions, derived in Pinocchio's layout,
+    /// in MuJoCo's.
+    pub fn centroidal(&self, g: &mut Graph, c: &Centroidal<NodeId>) -> Centroidal<NodeId> {
+        let jacobian = self.inputs(g, &c.jacobian);
+        let momentum_matrix = self.inputs(g, &c.momentum_matrix);
+        let acceleration_bias = self.inputs(g, &c.acceleration_bias);
+        let momentum_bias = self.inputs(g, &c.momentum_bias);
+        Centroidal {
+            center_of_mass: self.inputs(g, &c.center_of_mass),
+            acceleration_bias: self.acceleration_bias(g, &acceleration_bias, &jacobian),
+            momentum_bias: self.acceleration_bias(g, &momentum_bias, &momentum_matrix),
+            jacobian: self.velocity_columns(g, &jacobian, 3),
+            momentum_matrix: self.velocity_columns(g, &momentum_matrix, 6),
+            momentum: self.inputs(g, &c.momentum),
+        }
+    }
+
+    /// Each frame's motion, derived in Pinocchio's layout, in MuJoCo's.
+    pub fn frame_motion(
+        &self,
+        g: &mut Graph,
+        motion: &[FrameMotion<NodeId>],
+    ) -> Vec<FrameMotion<NodeId>> {
+        motion
+            .iter()
+            .map(|m| {
+                let bias = self.inputs(g, &m.acceleration_bias);
+                let jd = self.inputs(g, &m.jacobian_derivative);
+                FrameMotion {
+                    velocity: self.inputs(g, &m.velocity),
+                    acceleration_bias: self.frame_acceleration_bias(g, &bias),
+                    jacobian_derivative: self.frame_jacobian_derivative(g, &jd),
+                }
+            })
+            .collect()
+    }
+}
+
+fn cross(g: &mut Graph, a: [NodeId; 3], b: [NodeId; 3]) -> [NodeId; 3] {
+    [(1, 2), (2, 0), (0, 1)].map(|(i, j)| {
+        let p = g.mul(a[i], b[j]);
+        let q = g.mul(a[j], b[i]);
+        g.sub(p, q)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::Env;
+
+    /// A base turned a quarter turn about z, moving along its own x at 2 m/s and turning at
+    /// 3 rad/s about z: Pinocchio's inputs read from MuJoCo's.
+    #[test]
+    fn pinocchio_inputs_are_written_in_mujocos() {
+        let mut g = Graph::new();
+        let layout = MujocoLayout::new(&mut g);
+        let read: Vec<NodeId> = [BaseVar::Vel(0), BaseVar::Vel(1), BaseVar::Acc(1)]
+            .into_iter()
+            .chain((3..7).map(BaseVar::Pose))
+            .map(|v| g.var(Var::Base(v)))
+            .collect();
+        let values = layout.inputs(&mut g, &read);
+        let half = std::f64::consts::FRAC_1_SQRT_2;
+        // MuJoCo: w x y z of a quarter turn about z; the origin moves along world y.
+        let mut base = vec![0.0, 0.0, 0.0, half, 0.0, 0.0, half];
+        base.extend([0.0, 2.0, 0.0, 0.0, 0.0, 3.0]);
+        base.extend([0.0; 6]);
+        base.extend([0.0; 6]);
+        let env = Env {
+            base,
+            ..Env::default()
+        };
+        let got = g.eval_many(&values, &env);
+        // Base axes: along x at 2; at qacc = 0, a_pin = -ω × v = -(3 z × 2 x) = -6 y.
+        let expected = [2.0, 0.0, -6.0, 0.0, 0.0, half, half];
+        for (a, e) in got.iter().zip(expected) {
+            assert!((a - e).abs() < 1e-12, "{got:?}");
+        }
+    }
+}
