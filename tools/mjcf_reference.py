@@ -296,7 +296,8 @@ def whole_body(model, data, q, qd, sites, bodies):
     centroidal momentum (linear, then angular about the centre of mass, world axes) and its
     matrix (the momentum of each unit qvel), the kinetic energy 1/2 qvel^T M qvel, the
     potential energy -sum m g . x, and each frame's velocity J qvel and Jacobian. What changes
-    with time at qacc = 0 (the accelerations' biases, the Jacobians' derivatives) is the time
+    with time at qacc = 0 (the accelerations' biases, the Jacobians' and mj_fullM's
+    derivatives) is the time
     derivative along qpos(t) = mj_integratePos(qpos, qvel, t), qvel held: MuJoCo's qacc = 0
     (extrapolated central differences, tangent_derivative)."""
     nv = model.nv
@@ -351,6 +352,7 @@ def whole_body(model, data, q, qd, sites, bodies):
         "kinetic_energy": 0.5 * qd @ full @ qd,
         "potential_energy": potential,
         "mass_matrix_inverse": np.linalg.inv(full).tolist(),
+        "mass_matrix_rate": along_motion(lambda a: a[5].ravel()).reshape(nv, nv).tolist(),
         "frames": [],
     }
     for k, (_, name) in enumerate(sites + bodies):
@@ -361,6 +363,40 @@ def whole_body(model, data, q, qd, sites, bodies):
             "jacobian_derivative": along_motion(lambda a: a[3][k].ravel()).reshape(6, nv).tolist(),
         })
     return out
+
+
+def joint_wrenches(model, data, q, qd, qdd):
+    """{"joint_forces", "joint_moments"}: the wrench each hinge and slide transmits from its
+    body's parent to its body at (q, qd, qdd), world axes, the moment about the joint's origin
+    on the body's side (xanchor, moved by a slide's own displacement): MuJoCo's cfrc_int (after mj_rnePostConstraint at qacc = qdd, contacts and
+    constraints off, so that gravity and the motion alone make it), moved from the subtree's
+    centre of mass to the anchor. Joints of one body share its wrench."""
+    flags = model.opt.disableflags
+    model.opt.disableflags = flags | mujoco.mjtDisableBit.mjDSBL_CONTACT \
+        | mujoco.mjtDisableBit.mjDSBL_CONSTRAINT
+    data.qpos[:] = q
+    data.qvel[:] = qd
+    mujoco.mj_forward(model, data)
+    data.qacc[:] = qdd
+    mujoco.mj_rnePostConstraint(model, data)
+    forces, moments = [], []
+    for j in range(model.njnt):
+        moving = (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE))
+        if int(model.jnt_type[j]) not in moving:
+            continue
+        b = model.jnt_bodyid[j]
+        moment, force = data.cfrc_int[b][:3], data.cfrc_int[b][3:]
+        # MuJoCo's xanchor of a slide is where the joint starts, before it slides; the joint's
+        # origin on the body's side (quasidyn's, Pinocchio's) has slid with the body.
+        anchor = data.xanchor[j].copy()
+        if int(model.jnt_type[j]) == int(mujoco.mjtJoint.mjJNT_SLIDE):
+            adr = model.jnt_qposadr[j]
+            anchor += data.xaxis[j] * (q[adr] - model.qpos0[adr])
+        lever = data.subtree_com[model.body_rootid[b]] - anchor
+        forces.append(force.tolist())
+        moments.append((moment + np.cross(lever, force)).tolist())
+    model.opt.disableflags = flags
+    return {"joint_forces": forces, "joint_moments": moments}
 
 
 def passive_forces(model, passive):
@@ -469,6 +505,7 @@ def write_fixture(name, seed):
             state["derivatives"] = derivatives(model, data, q, qd, qdd, tau_fd)
         if name in WHOLE_BODY_CHECKED and s < DERIVATIVE_STATES:
             state["whole_body"] = whole_body(model, data, q, qd, sites, bodies)
+            state["whole_body"].update(joint_wrenches(model, data, q, qd, qdd))
         if root is not None or locks:
             state = restrict(state, qpos, dofs)
         if locks:

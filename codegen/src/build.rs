@@ -95,8 +95,7 @@ pub enum Error {
     /// `only` names a function not generated yet for a floating base in MuJoCo's layout.
     #[error(
         "no function `{name}` for `{robot}` yet: its floating base has MuJoCo's free-joint \
-         layout (qpos, qvel), in which the Coriolis matrix and the joint wrenches are not \
-         generated yet (docs/mjcf.md)"
+         layout (qpos, qvel), in which that function is not generated yet (docs/mjcf.md)"
     )]
     #[diagnostic(code(quasidyn::only))]
     NotInMujocoLayout {

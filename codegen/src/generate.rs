@@ -477,11 +477,22 @@ fn build(
     // when `only` names them.
     let requested =
         |kind: FunctionKind| layout_has(kind) && only.is_some_and(|only| only.contains(&kind));
+    // In MuJoCo's layout the Coriolis matrix is Pinocchio's, read in MuJoCo's: it needs the
+    // mass matrix of Pinocchio's layout (which does not depend on the base's pose).
+    let pinocchio_mass_matrix =
+        (robot.is_mujoco_floating() && requested(FunctionKind::CoriolisMatrix)).then(|| {
+            let pinocchio = Robot {
+                base_layout: BaseLayout::Pinocchio,
+                ..robot.clone()
+            };
+            derive_with(&mut graph, &pinocchio, regroup).mass_matrix
+        });
     functions.extend(on_request(
         &mut graph,
         robot,
         // The Coriolis matrix differentiates the mass matrix as the derivatives read it.
         &derived.mass_matrix,
+        pinocchio_mass_matrix.as_deref(),
         &contact_inputs,
         &requested,
         &function,
@@ -573,6 +584,7 @@ fn on_request(
     graph: &mut Graph,
     robot: &Robot,
     mass_matrix: &[NodeId],
+    pinocchio_mass_matrix: Option<&[NodeId]>,
     contact_inputs: &ContactInputs,
     wanted: &dyn Fn(FunctionKind) -> bool,
     function: &dyn Fn(FunctionKind, Vec<Vec<NodeId>>) -> Function,
@@ -585,11 +597,16 @@ fn on_request(
             .any(|kind| has(kind.for_frame(k)))
     });
     let any_centroidal = FunctionKind::CENTROIDAL.iter().any(|&k| has(k));
-    // MuJoCo's free-joint layout: the centroidal functions, the energies and the frames'
-    // motion are derived in Pinocchio's and read in MuJoCo's (derive/mujoco_layout.rs).
+    // MuJoCo's free-joint layout: the centroidal functions, the joint wrenches, the energies,
+    // the frames' motion and the Coriolis matrix are derived in Pinocchio's and read in MuJoCo's
+    // (derive/mujoco_layout.rs).
     let energies = has(FunctionKind::KineticEnergy) || has(FunctionKind::PotentialEnergy);
-    let converts =
-        any_centroidal || energies || any_frame_motion || has(FunctionKind::ContactForwardDynamics);
+    let converts = any_centroidal
+        || energies
+        || any_frame_motion
+        || has(FunctionKind::ContactForwardDynamics)
+        || has(FunctionKind::CoriolisMatrix)
+        || has(FunctionKind::JointWrenches);
     let mujoco = (robot.is_mujoco_floating() && converts).then(|| MujocoLayout::new(graph));
     let pinocchio = Robot {
         base_layout: BaseLayout::Pinocchio,
@@ -636,7 +653,15 @@ fn on_request(
     }
     if has(FunctionKind::CoriolisMatrix) {
         let base = if robot.is_floating() { 6 } else { 0 };
-        let c = coriolis_matrix(graph, robot.dof() + base, base, mass_matrix);
+        let nv = robot.dof() + base;
+        let c = match (&mujoco, pinocchio_mass_matrix) {
+            (Some(layout), Some(m)) => {
+                let c = coriolis_matrix(graph, nv, base, m);
+                let c = layout.inputs(graph, &c);
+                layout.coriolis_matrix(graph, &c, mass_matrix)
+            }
+            _ => coriolis_matrix(graph, nv, base, mass_matrix),
+        };
         out.push(function(FunctionKind::CoriolisMatrix, vec![c]));
     }
     if has(FunctionKind::MassMatrixInverse) && robot.has_couplings() {
@@ -655,7 +680,7 @@ fn on_request(
         out.push(function(FunctionKind::MassMatrixInverse, vec![minv]));
     }
     if has(FunctionKind::JointWrenches) {
-        let [f, t] = joint_wrenches(graph, robot);
+        let [f, t] = joint_wrenches(graph, derived_as).map(|w| read(graph, w));
         out.push(function(FunctionKind::JointWrenches, vec![f, t]));
     }
     if has(FunctionKind::KineticEnergy) {

@@ -11,7 +11,7 @@ use fixture_data::{assert_close, env, eval, fixture_dir, numbers};
 use quasidyn_codegen::import::{
     import_mjcf, import_mjcf_reading, ImportError, ImportOptions, JointLock,
 };
-use quasidyn_codegen::{build_module_only, load_input_with, FunctionKind};
+use quasidyn_codegen::{build_module_only, load_input_with, BaseLayout, FunctionKind, Robot};
 use serde_json::Value;
 
 /// The error of importing `xml` (a single file; `files` are what includes can read).
@@ -126,28 +126,33 @@ fn free_joint_refusals_are_located() {
     assert!(e.message().contains("alignfree"), "{e}");
 }
 
-/// The functions not derived in MuJoCo's layout yet are not generated, and asking for one
-/// says why.
+/// A free joint's floating base in MuJoCo's layout has every function Pinocchio's layout
+/// has.
 #[test]
-fn mujoco_layout_generates_dynamics_derivatives_frames_and_says_what_it_lacks() {
+fn mujoco_layout_has_every_function_of_pinocchios() {
     let xml = floating("<freejoint/>", "<site name=\"toe\"/>", "");
     let robot = import_mjcf(&xml, "model.xml", &ImportOptions::default())
         .unwrap()
         .robot;
+    assert!(robot.is_mujoco_floating());
+    let pinocchio = Robot {
+        base_layout: BaseLayout::Pinocchio,
+        ..robot.clone()
+    };
     let every = quasidyn_codegen::functions::every_function_of(&robot);
-    assert!(every.contains(&FunctionKind::InverseDynamics));
-    assert!(every.contains(&FunctionKind::FrameJacobian(0)));
-    assert!(every.contains(&FunctionKind::InverseDynamicsDerivatives));
-    assert!(every.contains(&FunctionKind::ForwardDynamicsDerivatives));
-    assert!(every.contains(&FunctionKind::CenterOfMass));
-    assert!(every.contains(&FunctionKind::FrameVelocity(0)));
-    assert!(every.contains(&FunctionKind::Regressor));
-    for name in ["coriolis_matrix", "joint_wrenches"] {
-        let e = quasidyn_codegen::select_functions(&robot, &[name]).unwrap_err();
-        assert!(
-            e.to_string().contains("MuJoCo's free-joint layout"),
-            "{name}: {e}"
-        );
+    assert_eq!(
+        every,
+        quasidyn_codegen::functions::every_function_of(&pinocchio)
+    );
+    for kind in [
+        FunctionKind::InverseDynamicsDerivatives,
+        FunctionKind::Regressor,
+        FunctionKind::CenterOfMass,
+        FunctionKind::CoriolisMatrix,
+        FunctionKind::JointWrenches,
+        FunctionKind::FrameVelocity(0),
+    ] {
+        assert!(every.contains(&kind), "{kind:?}");
     }
 }
 

@@ -147,6 +147,7 @@ fn check_models(snap: bool) {
             kinds.extend(FunctionKind::CENTROIDAL);
             kinds.extend([
                 FunctionKind::MassMatrixInverse,
+                FunctionKind::JointWrenches,
                 FunctionKind::KineticEnergy,
                 FunctionKind::PotentialEnergy,
             ]);
@@ -280,6 +281,10 @@ fn check_whole_body(module: &Module, what: &dyn Fn(&str) -> String, env: &Env, e
     for (kind, key) in pairs {
         let got = eval(module, kind, env).remove(0);
         assert_close(&what(key), &got, &numbers(&expected[key]));
+    }
+    let wrenches = eval(module, FunctionKind::JointWrenches, env);
+    for (got, key) in wrenches.iter().zip(["joint_forces", "joint_moments"]) {
+        assert_close(&what(key), got, &numbers(&expected[key]));
     }
     for (k, frame) in expected["frames"].as_array().unwrap().iter().enumerate() {
         let k = u16::try_from(k).unwrap();
@@ -461,5 +466,60 @@ fn regressors_give_mujocos_inverse_dynamics() {
                 assert_close(&format!("{name} state {s} {kind:?}"), &product, &tau);
             }
         }
+    }
+}
+
+/// The Coriolis matrix (not unique) by what it is for, against MuJoCo: `C qvel + qfrc_bias` at
+/// rest is `qfrc_bias`, and `M' − 2C` is skew with `M'` MuJoCo's `mj_fullM` differentiated
+/// along its motion at `qacc = 0`; for free models in MuJoCo's layout and fixed ones.
+#[test]
+fn the_coriolis_matrix_gives_mujocos_bias_and_a_skew_rate() {
+    for name in ["synthetic_free", "humanoid", "unitree_go2", "kinova_gen3"] {
+        let fixture = fixture(name);
+        let path = fixture_dir().join(format!("{name}.xml"));
+        let robot = load_input_with(&path, &ImportOptions::default())
+            .unwrap()
+            .robot;
+        let module = build_module_only(&robot, Some(&[FunctionKind::CoriolisMatrix]));
+        let mut checked = 0;
+        for (s, state) in fixture["states"].as_array().unwrap().iter().enumerate() {
+            let Some(motion) = state.get("whole_body") else {
+                continue;
+            };
+            let what = |f: &str| format!("{name} state {s} {f}");
+            let qd = numbers(&state["qd"]);
+            let nv = qd.len();
+            let env = env(
+                robot.is_floating(),
+                &numbers(&state["q"]),
+                &qd,
+                &numbers(&state["qdd"]),
+                &numbers(&state["tau_fd"]),
+            );
+            let c = eval(&module, FunctionKind::CoriolisMatrix, &env).remove(0);
+            let gravity = numbers(&state["gravity"]);
+            let bias: Vec<f64> = (0..nv)
+                .map(|i| gravity[i] + (0..nv).map(|j| c[i * nv + j] * qd[j]).sum::<f64>())
+                .collect();
+            assert_close(
+                &what("C qd + g"),
+                &bias,
+                &numbers(&state["nonlinear_effects"]),
+            );
+            let rate = numbers(&motion["mass_matrix_rate"]);
+            let skew: Vec<f64> = (0..nv * nv)
+                .map(|k| {
+                    let t = (k % nv) * nv + k / nv;
+                    (rate[k] - 2.0 * c[k]) + (rate[t] - 2.0 * c[t])
+                })
+                .collect();
+            // Zero, on the scale of M'.
+            let scale = rate.iter().fold(1.0_f64, |m, x| m.max(x.abs()));
+            let zero = vec![0.0; nv * nv];
+            let scaled: Vec<f64> = skew.iter().map(|x| x / scale).collect();
+            assert_close(&what("(M' - 2C) + its transpose"), &scaled, &zero);
+            checked += 1;
+        }
+        assert_eq!(checked, 3, "{name}: the states with MuJoCo's motion");
     }
 }

@@ -29,6 +29,8 @@ pub struct MujocoLayout {
     rotation: [[NodeId; 3]; 3],
     /// `-ω × v_pin`: Pinocchio's `a` of the base's translation at MuJoCo's `qacc = 0`.
     shift: [NodeId; 3],
+    /// `ω`, the base's angular velocity in its own axes (the same inputs in both layouts).
+    omega: [NodeId; 3],
     /// Pinocchio's base inputs written in MuJoCo's.
     subs: HashMap<Var, NodeId>,
 }
@@ -50,7 +52,7 @@ impl MujocoLayout {
         let a_lin = turned_back(g, BaseVar::Acc);
         let f_pin = turned_back(g, BaseVar::Wrench);
         let omega = [3, 4, 5].map(|k| base(g, BaseVar::Vel(k)));
-        let wxv = cross(g, omega, v_pin);
+        let wxv = g.cross(omega, v_pin);
         let shift = wxv.map(|c| g.neg(c));
         let mut subs: HashMap<Var, NodeId> = HashMap::default();
         // Pinocchio's x y z w at pose slots 3..7 are MuJoCo's slots 4, 5, 6 and 3.
@@ -66,6 +68,7 @@ impl MujocoLayout {
         MujocoLayout {
             rotation,
             shift,
+            omega,
             subs,
         }
     }
@@ -109,6 +112,49 @@ impl MujocoLayout {
                 g.sum(&terms)
             })
             .collect()
+    }
+
+    /// The Coriolis matrix in MuJoCo's layout from Pinocchio's, `c` (`NV×NV`, already read in
+    /// MuJoCo's inputs), and MuJoCo's mass matrix `m`: with `v_pin = T v_mj` and
+    /// `a_pin = T a_mj + T' v_mj`, `Tᵀ (M_pin a_pin + C_pin v_pin) = M_mj a_mj + C_mj v_mj` for
+    /// `C_mj = Tᵀ C_pin T + M_mj T⁻¹ T'`, and `T⁻¹ T' = diag(-[R ω]×, 0)`. `M_mj' - 2 C_mj` stays
+    /// skew: it is `Tᵀ (M_pin' - 2 C_pin) T` plus `T'ᵀ M_pin T` less its transpose.
+    pub fn coriolis_matrix(&self, g: &mut Graph, c: &[NodeId], m: &[NodeId]) -> Vec<NodeId> {
+        let nv = m.len().isqrt();
+        let mut out = self.velocity_columns(g, c, nv);
+        // Tᵀ: the base translation's rows turned into world axes.
+        for col in 0..nv {
+            let rows: Vec<NodeId> = (0..3)
+                .map(|r| {
+                    let terms: Vec<NodeId> = (0..3)
+                        .map(|k| g.mul(self.rotation[r][k], out[k * nv + col]))
+                        .collect();
+                    g.sum(&terms)
+                })
+                .collect();
+            for (r, x) in rows.into_iter().enumerate() {
+                out[r * nv + col] = x;
+            }
+        }
+        // M_mj diag(-[ω_w]×, 0), ω_w = R ω: a row `r` of M's first three columns times
+        // -[ω_w]× is `ω_w × r`.
+        let omega_world: Vec<NodeId> = (0..3)
+            .map(|r| {
+                let terms: Vec<NodeId> = (0..3)
+                    .map(|k| g.mul(self.rotation[r][k], self.omega[k]))
+                    .collect();
+                g.sum(&terms)
+            })
+            .collect();
+        let w = [omega_world[0], omega_world[1], omega_world[2]];
+        for row in 0..nv {
+            let m_row = [m[row * nv], m[row * nv + 1], m[row * nv + 2]];
+            let add = g.cross(w, m_row);
+            for (c, a) in add.into_iter().enumerate() {
+                out[row * nv + c] = g.add(out[row * nv + c], a);
+            }
+        }
+        out
     }
 
     /// A frame's acceleration at zero acceleration input, `bias` (6: the origin's linear
@@ -178,14 +224,6 @@ impl MujocoLayout {
             })
             .collect()
     }
-}
-
-fn cross(g: &mut Graph, a: [NodeId; 3], b: [NodeId; 3]) -> [NodeId; 3] {
-    [(1, 2), (2, 0), (0, 1)].map(|(i, j)| {
-        let p = g.mul(a[i], b[j]);
-        let q = g.mul(a[j], b[i]);
-        g.sub(p, q)
-    })
 }
 
 #[cfg(test)]

@@ -466,15 +466,12 @@ const fn kinds_in<const LEN: usize>(group: Group) -> [FunctionKind; LEN] {
 
 impl FunctionKind {
     /// Whether the function is generated for a floating base in MuJoCo's free-joint layout
-    /// ([`crate::BaseLayout::Mujoco`]): all but the Coriolis matrix and the joint wrenches
-    /// (not derived in that layout yet), and those a floating base has in no layout (the
+    /// ([`crate::BaseLayout::Mujoco`]): all but those a floating base has in no layout (the
     /// velocity split, the static reactions, the elastic functions).
     pub fn in_mujoco_layout(self) -> bool {
         !(matches!(
             self,
-            FunctionKind::CoriolisMatrix
-                | FunctionKind::JointWrenches
-                | FunctionKind::Centrifugal
+            FunctionKind::Centrifugal
                 | FunctionKind::Coriolis
                 | FunctionKind::Gyroscopic
                 | FunctionKind::StaticJointReactions

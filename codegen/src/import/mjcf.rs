@@ -542,15 +542,20 @@ impl<'d, 'e> Model<'d, 'e> {
         // at `qpos = 0`.
         let lock = self.locks.take(&name);
         let value = lock.map_or(0.0, |at| at.value(reference));
-        let anchor = add(pose.p, mat_vec(&pose.r, pos_body));
+        let mut anchor = add(pose.p, mat_vec(&pose.r, pos_body));
         let axis = mat_vec(&pose.r, axis_body);
-        // MuJoCo moves the body by `qpos - ref`.
+        // MuJoCo moves the body by `qpos - ref`. A slide's anchor is the body's point, so it
+        // moves with it (the pole is where the joint's origin is at `qpos = 0`).
         match kind {
             JointKind::Revolute => {
                 pose.r = mul(&pose.r, &axis_angle(axis_body, value - reference));
                 pose.p = sub(anchor, mat_vec(&pose.r, pos_body));
             }
-            JointKind::Prismatic => pose.p = add(pose.p, scale(axis, value - reference)),
+            JointKind::Prismatic => {
+                let slid = scale(axis, value - reference);
+                pose.p = add(pose.p, slid);
+                anchor = add(anchor, slid);
+            }
         }
         let spring_ref = attrs.number("springref", 0.0)?;
         let spring_ref = match kind {
