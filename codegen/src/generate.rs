@@ -7,12 +7,11 @@ use crate::derive::{
     mass_matrix_inverse, passive_forces, potential_energy, same_hinge_axis, shared_count,
     spatial_derivatives, split_velocity_forces, standard_values, through_masters, BaseSet,
     Contraction, Coordinates, Derivatives, Derived, DetachedBase, DetachedRegressor, MujocoLayout,
-    Regressor,
+    Regressor, SpatialDerivatives,
 };
 use crate::functions::Dim;
 use crate::functions::{every_function_of, function_name, functions_of, Counts, Exists, CATALOGUE};
 use crate::ir::{Constant, Function, FunctionKind, Graph, JointInput, Module, NodeId};
-use crate::model::BaseLayout;
 use crate::parallel::Background;
 use crate::progress::{Counter, Progress, Silent, Stage};
 use crate::{to_toml, BaseMotion, Robot, SymbolicInertial};
@@ -185,10 +184,7 @@ pub fn select_functions<S: AsRef<str>>(
 /// Whether `name` is a function or family the robot would have in Pinocchio's layout but not
 /// in MuJoCo's.
 fn mujoco_layout_lacks(robot: &Robot, name: &str) -> bool {
-    let pinocchio = Robot {
-        base_layout: crate::model::BaseLayout::Pinocchio,
-        ..robot.clone()
-    };
+    let pinocchio = robot.in_pinocchio_layout();
     let frame_names: Vec<String> = robot.frames.iter().map(|f| f.name.clone()).collect();
     every_function_of(&pinocchio).iter().any(|&k| {
         !k.in_mujoco_layout()
@@ -285,6 +281,9 @@ fn build(
 
     // A floating base's derivatives are along the tangent of its pose (its layout's); a
     // prescribed base's are with respect to the joints, its motion an input held fixed.
+    // MuJoCo's layout takes the composite form of Pinocchio's, which reads Pinocchio's mass
+    // matrix (derive/mujoco_layout.rs); the Coriolis matrix reads it too.
+    let mut pinocchio_mass_matrix = None;
     let der = if !do_derivatives {
         Derivatives::default()
     } else {
@@ -295,8 +294,27 @@ fn build(
         } else {
             Coordinates::joints(&parent)
         };
-        // The composite form is Pinocchio's layout's: MuJoCo's are taken on the graph alone.
-        let spatial = |g: &mut Graph, frame| spatial_derivatives(g, robot, regroup, frame);
+        // The composite form is Pinocchio's layout's: MuJoCo's is Pinocchio's read in MuJoCo's.
+        let pinocchio = robot
+            .is_mujoco_floating()
+            .then(|| robot.in_pinocchio_layout());
+        if let Some(pinocchio) = &pinocchio {
+            pinocchio_mass_matrix = Some(derive_with(&mut graph, pinocchio, regroup).mass_matrix);
+        }
+        let spatial = |g: &mut Graph, frame| match (&pinocchio, &pinocchio_mass_matrix) {
+            (Some(pinocchio), Some(m_pin)) => {
+                let s = spatial_derivatives(g, pinocchio, regroup, frame)?;
+                let layout = MujocoLayout::new(g);
+                let s = SpatialDerivatives {
+                    dtau_dq: layout.inputs(g, &s.dtau_dq),
+                    dtau_dqd: layout.inputs(g, &s.dtau_dqd),
+                    dg_dq: layout.inputs(g, &s.dg_dq),
+                };
+                let (tau, gravity) = (&derived.inverse_dynamics, &derived.gravity);
+                Some(layout.derivatives(g, &s, m_pin, tau, gravity))
+            }
+            _ => spatial_derivatives(g, robot, regroup, frame),
+        };
         derivatives(
             &mut graph,
             &coordinates,
@@ -304,7 +322,7 @@ fn build(
             &derived.gravity,
             &derived.nonlinear_effects,
             &derived.mass_matrix,
-            (!robot.is_mujoco_floating()).then_some(&spatial),
+            Some(&spatial),
         )
     };
     let reg = match detached_regressor {
@@ -479,14 +497,11 @@ fn build(
         |kind: FunctionKind| layout_has(kind) && only.is_some_and(|only| only.contains(&kind));
     // In MuJoCo's layout the Coriolis matrix is Pinocchio's, read in MuJoCo's: it needs the
     // mass matrix of Pinocchio's layout (which does not depend on the base's pose).
-    let pinocchio_mass_matrix =
-        (robot.is_mujoco_floating() && requested(FunctionKind::CoriolisMatrix)).then(|| {
-            let pinocchio = Robot {
-                base_layout: BaseLayout::Pinocchio,
-                ..robot.clone()
-            };
-            derive_with(&mut graph, &pinocchio, regroup).mass_matrix
-        });
+    let pinocchio_mass_matrix = match pinocchio_mass_matrix {
+        Some(m) if requested(FunctionKind::CoriolisMatrix) => Some(m),
+        _ => (robot.is_mujoco_floating() && requested(FunctionKind::CoriolisMatrix))
+            .then(|| derive_with(&mut graph, &robot.in_pinocchio_layout(), regroup).mass_matrix),
+    };
     functions.extend(on_request(
         &mut graph,
         robot,
@@ -608,11 +623,8 @@ fn on_request(
         || has(FunctionKind::CoriolisMatrix)
         || has(FunctionKind::JointWrenches);
     let mujoco = (robot.is_mujoco_floating() && converts).then(|| MujocoLayout::new(graph));
-    let pinocchio = Robot {
-        base_layout: BaseLayout::Pinocchio,
-        ..robot.clone()
-    };
-    let derived_as = if mujoco.is_some() { &pinocchio } else { robot };
+    let pinocchio = mujoco.as_ref().map(|_| robot.in_pinocchio_layout());
+    let derived_as = pinocchio.as_ref().unwrap_or(robot);
     let read = |graph: &mut Graph, values: Vec<NodeId>| match &mujoco {
         Some(layout) => layout.inputs(graph, &values),
         None => values,

@@ -398,6 +398,15 @@ impl Robot {
         self.is_floating() && self.base_layout == BaseLayout::Mujoco
     }
 
+    /// The same robot with its floating base in Pinocchio's layout: MuJoCo's functions that
+    /// are derived in Pinocchio's layout and read in MuJoCo's start from it.
+    pub fn in_pinocchio_layout(&self) -> Robot {
+        Robot {
+            base_layout: BaseLayout::Pinocchio,
+            ..self.clone()
+        }
+    }
+
     /// Whether every body is carried by the one listed before it (the first by the base):
     /// a serial chain, which has a tool (`forward_kinematics`, `jacobian`).
     pub fn is_chain(&self) -> bool {

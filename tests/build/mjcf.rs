@@ -25,11 +25,14 @@ const MJCF_COMPILED: [&str; 4] = [
     "synthetic_armature_locked",
 ];
 
-/// The whole-body functions the fixtures hold MuJoCo's values of (tools/mjcf_reference.py).
-const WHOLE_BODY_CHECKED: [FunctionKind; 3] = [
+/// The whole-body functions the fixtures hold MuJoCo's values of (tools/mjcf_reference.py),
+/// and the Coriolis matrix, checked by what it gives with them.
+const WHOLE_BODY_CHECKED: [FunctionKind; 5] = [
     FunctionKind::MassMatrixInverse,
     FunctionKind::KineticEnergy,
     FunctionKind::PotentialEnergy,
+    FunctionKind::JointWrenches,
+    FunctionKind::CoriolisMatrix,
 ];
 
 /// The most frames whose motion functions are compiled for one robot.

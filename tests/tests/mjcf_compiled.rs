@@ -4,7 +4,8 @@
 //! 1e-9 relative: `qpos`, `qvel` and `qacc` in, MuJoCo's `mj_fullM`, `qfrc_bias`, forward
 //! dynamics and sites' poses and `mj_jacSite` out, and where the fixture has them the
 //! derivatives of those functions along MuJoCo's tangent and the functions on request
-//! (centroidal, `M⁻¹`, energies, frames' motion).
+//! (centroidal, `M⁻¹`, energies, joint wrenches, frames' motion; the Coriolis matrix by the
+//! bias and the skew rate it gives).
 
 use quasidyn_codegen::FunctionKind;
 use quasidyn_tests::generated::MJCF;
@@ -29,10 +30,10 @@ fn compiled_mjcf_functions_match_mujoco() {
         let states = doc["states"].as_array().expect("states");
         let derivatives = states[0].get("derivatives").is_some();
         let mut count = 5 + 2 * frames + if derivatives { 3 } else { 0 };
-        // The centroidal six, M^-1 and the two energies, and the frames' three motion
-        // functions where there are at most five frames.
+        // The centroidal six, M^-1, the two energies, the joint wrenches and the Coriolis
+        // matrix, and the frames' three motion functions where there are at most five frames.
         if states[0].get("whole_body").is_some() {
-            count += 9 + if frames <= 5 { 3 * frames } else { 0 };
+            count += 11 + if frames <= 5 { 3 * frames } else { 0 };
         }
         assert_eq!(robot.kinds.len(), count, "{}", robot.fixture);
         for (s, state) in states.iter().enumerate() {
@@ -68,6 +69,25 @@ fn compiled_mjcf_functions_match_mujoco() {
                         };
                         (&qdd, flat(&motion["frames"][usize::from(k)][key]))
                     }
+                    FunctionKind::JointWrenches => {
+                        let Some(motion) = state.get("whole_body") else {
+                            continue;
+                        };
+                        let mut wrenches = flat(&motion["joint_forces"]);
+                        wrenches.extend(flat(&motion["joint_moments"]));
+                        (&qdd, wrenches)
+                    }
+                    FunctionKind::CoriolisMatrix => {
+                        let Some(motion) = state.get("whole_body") else {
+                            continue;
+                        };
+                        for (language, call) in [("rust", robot.rust), ("c", robot.c)] {
+                            let what = format!("{} state {s} {name} ({language})", robot.fixture);
+                            let c = call(kind, &q, &qd, &qdd);
+                            check_coriolis_matrix(&what, &c, state, motion);
+                        }
+                        continue;
+                    }
                     other if other.frame().is_none() && other.entry().group.on_request() => {
                         let Some(motion) = state.get("whole_body") else {
                             continue;
@@ -97,4 +117,29 @@ fn compiled_mjcf_functions_match_mujoco() {
             }
         }
     }
+}
+
+/// The Coriolis matrix (not unique) by what it is for, against MuJoCo: `C qvel + qfrc_bias` at
+/// rest is `qfrc_bias`, and `M' - 2C` is skew with `M'` MuJoCo's `mj_fullM` differentiated
+/// along its motion.
+fn check_coriolis_matrix(what: &str, c: &[f64], state: &Value, motion: &Value) {
+    let qd = flat(&state["qd"]);
+    let nv = qd.len();
+    assert_eq!(c.len(), nv * nv, "{what}");
+    let gravity = flat(&state["gravity"]);
+    let bias: Vec<f64> = (0..nv)
+        .map(|i| gravity[i] + (0..nv).map(|j| c[i * nv + j] * qd[j]).sum::<f64>())
+        .collect();
+    let nle = flat(&state["nonlinear_effects"]);
+    assert_close(&format!("{what}: C qd + g"), &bias, &nle, REL);
+    let rate = flat(&motion["mass_matrix_rate"]);
+    let scale = rate.iter().fold(1.0_f64, |m, x| m.max(x.abs()));
+    let skew: Vec<f64> = (0..nv * nv)
+        .map(|k| {
+            let t = (k % nv) * nv + k / nv;
+            ((rate[k] - 2.0 * c[k]) + (rate[t] - 2.0 * c[t])) / scale
+        })
+        .collect();
+    let what = format!("{what}: (M' - 2C) + its transpose, on the scale of M'");
+    assert_close(&what, &skew, &vec![0.0; nv * nv], REL);
 }

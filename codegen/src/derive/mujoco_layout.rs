@@ -20,7 +20,7 @@
 use rustc_hash::FxHashMap as HashMap;
 
 use super::derivatives::{rotation_of, substitute};
-use super::{Centroidal, FrameMotion};
+use super::{Centroidal, FrameMotion, SpatialDerivatives};
 use crate::ir::{BaseVar, Graph, NodeId, Var};
 
 /// The base's quantities in MuJoCo's inputs that the conversions read.
@@ -31,6 +31,10 @@ pub struct MujocoLayout {
     shift: [NodeId; 3],
     /// `ω`, the base's angular velocity in its own axes (the same inputs in both layouts).
     omega: [NodeId; 3],
+    /// `v_pin = Rᵀ v_mj`, the base origin's velocity in base axes.
+    v_pin: [NodeId; 3],
+    /// `Rᵀ a_mj`, the base origin's acceleration in base axes.
+    a_in_base: [NodeId; 3],
     /// Pinocchio's base inputs written in MuJoCo's.
     subs: HashMap<Var, NodeId>,
 }
@@ -69,6 +73,8 @@ impl MujocoLayout {
             rotation,
             shift,
             omega,
+            v_pin,
+            a_in_base: a_lin,
             subs,
         }
     }
@@ -188,6 +194,98 @@ impl MujocoLayout {
 }
 
 impl MujocoLayout {
+    /// The derivatives of the inverse dynamics and gravity along MuJoCo's tangent from
+    /// Pinocchio's, `s` (by composite quantities, already read in MuJoCo's inputs), with
+    /// Pinocchio's mass matrix `m_pin` and MuJoCo's inverse dynamics `tau` and gravity
+    /// `gravity` (`NV` each, for the force's rate).
+    ///
+    /// MuJoCo's `τ = S τ_pin` with `S = diag(R, I)`, Pinocchio's inputs `v_b = Rᵀ v_mj` and
+    /// `a_b = Rᵀ a_mj - ω × v_b` (and `∂τ_pin/∂a_b` the mass matrix's first three columns
+    /// `M₃`). Along MuJoCo's turn `R → R exp([e_k]× θ)` the velocities and accelerations in
+    /// world axes are held, so `v_b` and `a_b` turn the other way (`∂v_b/∂θ = [v_b]×`,
+    /// `∂a_b/∂θ = [Rᵀ a_mj]× - [ω]× [v_b]×`) and `S`'s force turns with the base
+    /// (`(R e_k) × f_mj`); the base's position enters neither. Over the velocities,
+    /// `∂τ/∂v_mj = S (∂τ_pin/∂v_b - M₃ [ω]×) Rᵀ` and `∂τ/∂ω = S (∂τ_pin/∂ω + M₃ [v_b]×)`.
+    pub fn derivatives(
+        &self,
+        g: &mut Graph,
+        s: &SpatialDerivatives<NodeId>,
+        m_pin: &[NodeId],
+        tau: &[NodeId],
+        gravity: &[NodeId],
+    ) -> SpatialDerivatives<NodeId> {
+        let nv = tau.len();
+        let zero = g.constant(0.0);
+        let three = |x: &[NodeId], r: usize, c: usize| {
+            [x[r * nv + c], x[r * nv + c + 1], x[r * nv + c + 2]]
+        };
+        let mut dq = s.dtau_dq.clone();
+        let mut dv = s.dtau_dqd.clone();
+        let mut dg = s.dg_dq.clone();
+        for r in 0..nv {
+            let m = three(m_pin, r, 0);
+            let (v_lin, v_ang, x_ang) = (three(&dv, r, 0), three(&dv, r, 3), three(&dq, r, 3));
+            // Over the velocities.
+            let m_w = g.cross(m, self.omega);
+            let y: [NodeId; 3] = [0, 1, 2].map(|k| g.sub(v_lin[k], m_w[k]));
+            let m_v = g.cross(m, self.v_pin);
+            for k in 0..3 {
+                dv[r * nv + k] = self.turn(g, k, y);
+                dv[r * nv + 3 + k] = g.add(v_ang[k], m_v[k]);
+            }
+            // Along the pose: the turn's columns, none for the position.
+            let v_v = g.cross(v_lin, self.v_pin);
+            let m_a = g.cross(m, self.a_in_base);
+            let m_wv = g.cross(m_w, self.v_pin);
+            for k in 0..3 {
+                let terms = [
+                    (x_ang[k], 1.0),
+                    (v_v[k], 1.0),
+                    (m_a[k], 1.0),
+                    (m_wv[k], -1.0),
+                ];
+                dq[r * nv + 3 + k] = g.sum_signed(&terms);
+                dq[r * nv + k] = zero;
+                dg[r * nv + k] = zero;
+            }
+        }
+        for x in [&mut dq, &mut dv, &mut dg] {
+            self.force_rows(g, x, nv);
+        }
+        // The force turns with the base: (R e_k) × f in the turn's column k.
+        for (x, f) in [(&mut dq, tau), (&mut dg, gravity)] {
+            for k in 0..3 {
+                let axis = [0, 1, 2].map(|i| self.rotation[i][k]);
+                let turned = g.cross(axis, [f[0], f[1], f[2]]);
+                for (i, t) in turned.into_iter().enumerate() {
+                    x[i * nv + 3 + k] = g.add(x[i * nv + 3 + k], t);
+                }
+            }
+        }
+        SpatialDerivatives {
+            dtau_dq: dq,
+            dtau_dqd: dv,
+            dg_dq: dg,
+        }
+    }
+
+    /// Component `i` of `R y`.
+    fn turn(&self, g: &mut Graph, i: usize, y: [NodeId; 3]) -> NodeId {
+        let terms: Vec<NodeId> = (0..3).map(|k| g.mul(self.rotation[i][k], y[k])).collect();
+        g.sum(&terms)
+    }
+
+    /// `S x` for `x` (`NV×NV`, row-major): its first three rows (the base's force) turned
+    /// into world axes.
+    fn force_rows(&self, g: &mut Graph, x: &mut [NodeId], nv: usize) {
+        for c in 0..nv {
+            let y = [0, 1, 2].map(|r| x[r * nv + c]);
+            for i in 0..3 {
+                x[i * nv + c] = self.turn(g, i, y);
+            }
+        }
+    }
+
     /// The centre of mass and centroidal momentum functions, derived in Pinocchio's layout,
     /// in MuJoCo's.
     pub fn centroidal(&self, g: &mut Graph, c: &Centroidal<NodeId>) -> Centroidal<NodeId> {
