@@ -11,11 +11,13 @@
 //! the mass matrix's diagonal.
 //!
 //! Potential energy `V = -g · Σ m_i c_i` over the bodies (Pinocchio's `computePotentialEnergy`,
-//! zero with every centre of mass at the world origin): the first moments `m p + R h` of the
-//! bodies summed in the base frame, then moved into the world by a floating base's pose.
+//! zero with every centre of mass at the world origin), without any body's absolute
+//! orientation: with `γ_i` gravity in body `i`'s frame (`γ_i = Rotᵢᵀ γ_p`, outwards from the
+//! base's), `g · Σ m_i c_i = Σ_i γ_i · (h_i + Σ_k M_k o_k)` over the bodies `k` that body `i`
+//! carries (`M_k` the mass of `k`'s subtree, `o_k` its pole in `i`'s frame), the base's own
+//! term likewise, plus a floating base's `M g · p_base`.
 
 use super::dynamics::Bodies;
-use super::kinematics::base_poles;
 use super::moving_base::{base3, base_rotation};
 use super::params::{base_body_params, BodyInertia};
 use super::scalar::{k3, zero3, Cx, Vec3, S};
@@ -99,36 +101,62 @@ fn body_energy<A: Algebra>(
 /// `V(q)` of `robot` (a fixed or floating base).
 pub fn potential_energy<A: Algebra>(alg: &mut A, robot: &Robot) -> A::E {
     let robot = &super::prepare(robot);
+    let n = robot.dof();
+    let topo = robot.topology();
     let mut cx = Cx::new(alg);
     let cx = &mut cx;
     let (bodies, ()) = Bodies::derive(cx, robot, robot, |_, _, _| ());
-    let poles = base_poles(cx, robot, &bodies.ori, &bodies.poles);
-    // Σ m p + R h over the bodies, base frame.
-    let mut mass = S::K(0.0);
-    let mut first = zero3();
-    for (j, body) in bodies.par.body.iter().enumerate() {
-        let mp = cx.scale(body.m, &poles[j]);
-        let rh = cx.mat_vec(&bodies.ori.abs[j], &body.h);
-        first = cx.vadd(&first, &mp);
-        first = cx.vadd(&first, &rh);
-        mass = cx.add(mass, body.m);
-    }
-    let minus_g = k3(robot.gravity.map(|g| -g));
-    let v = match &robot.base_body {
-        Some(body) if robot.is_floating() => {
-            let par = base_body_params(cx, body);
-            first = cx.vadd(&first, &par.h);
-            mass = cx.add(mass, par.m);
-            // In the world: m_total p_base + R_base (first moment about the base origin).
-            let rot = base_rotation(cx);
-            let position = base3(cx, BaseVar::Pose);
-            let turned = cx.mat_vec(&rot, &first);
-            let moved = cx.scale(mass, &position);
-            let world = cx.vadd(&turned, &moved);
-            cx.dot(&minus_g, &world)
+    // Each subtree's mass (children come after their carriers).
+    let mut subtree: Vec<S<A::E>> = bodies.par.body.iter().map(|b| b.m).collect();
+    for j in (0..n).rev() {
+        if let Some(p) = topo.parent(j) {
+            subtree[p] = cx.add(subtree[p], subtree[j]);
         }
-        _ => cx.dot(&minus_g, &first),
+    }
+    let floating = robot.is_floating();
+    let base = match &robot.base_body {
+        Some(body) if floating => Some(base_body_params(cx, body)),
+        _ => None,
     };
+    // What each body (and the base) holds up, in its own frame: its first moment, and its
+    // carried subtrees' masses at their poles.
+    let mut held: Vec<Vec3<A::E>> = bodies.par.body.iter().map(|b| b.h).collect();
+    let mut held_by_base = base.as_ref().map_or_else(zero3, |b| b.h);
+    let mut mass = base.as_ref().map_or(S::K(0.0), |b| b.m);
+    for j in 0..n {
+        let moment = cx.scale(subtree[j], &bodies.poles.o[j]);
+        match topo.parent(j) {
+            Some(p) => held[p] = cx.vadd(&held[p], &moment),
+            None => {
+                held_by_base = cx.vadd(&held_by_base, &moment);
+                mass = cx.add(mass, subtree[j]);
+            }
+        }
+    }
+    // Gravity in each body's frame, outwards from the base's.
+    let gravity = k3(robot.gravity);
+    let rot = floating.then(|| base_rotation(cx));
+    let in_base = match &rot {
+        Some(rot) => cx.mat_t_vec(rot, &gravity),
+        None => gravity,
+    };
+    let mut lifted = cx.dot(&in_base, &held_by_base);
+    let mut in_body: Vec<Vec3<A::E>> = Vec::with_capacity(n);
+    for j in 0..n {
+        let carrier = topo.parent(j).map_or(in_base, |p| in_body[p]);
+        let g = cx.mat_t_vec(&bodies.ori.local[j], &carrier);
+        let term = cx.dot(&g, &held[j]);
+        lifted = cx.add(lifted, term);
+        in_body.push(g);
+    }
+    if rot.is_some() {
+        // The whole mass at the base's position in the world.
+        let position = base3(cx, BaseVar::Pose);
+        let at = cx.dot(&gravity, &position);
+        let at = cx.mul(mass, at);
+        lifted = cx.add(lifted, at);
+    }
+    let v = cx.neg(lifted);
     cx.e(v)
 }
 
