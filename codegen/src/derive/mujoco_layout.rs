@@ -129,30 +129,10 @@ impl MujocoLayout {
         let nv = m.len().isqrt();
         let mut out = self.velocity_columns(g, c, nv);
         // Tᵀ: the base translation's rows turned into world axes.
-        for col in 0..nv {
-            let rows: Vec<NodeId> = (0..3)
-                .map(|r| {
-                    let terms: Vec<NodeId> = (0..3)
-                        .map(|k| g.mul(self.rotation[r][k], out[k * nv + col]))
-                        .collect();
-                    g.sum(&terms)
-                })
-                .collect();
-            for (r, x) in rows.into_iter().enumerate() {
-                out[r * nv + col] = x;
-            }
-        }
+        self.force_rows(g, &mut out, nv);
         // M_mj diag(-[ω_w]×, 0), ω_w = R ω: a row `r` of M's first three columns times
         // -[ω_w]× is `ω_w × r`.
-        let omega_world: Vec<NodeId> = (0..3)
-            .map(|r| {
-                let terms: Vec<NodeId> = (0..3)
-                    .map(|k| g.mul(self.rotation[r][k], self.omega[k]))
-                    .collect();
-                g.sum(&terms)
-            })
-            .collect();
-        let w = [omega_world[0], omega_world[1], omega_world[2]];
+        let w = [0, 1, 2].map(|r| self.turn(g, r, self.omega));
         for row in 0..nv {
             let m_row = [m[row * nv], m[row * nv + 1], m[row * nv + 2]];
             let add = g.cross(w, m_row);
