@@ -14,6 +14,8 @@
 //!   of `tests/fixtures/mimic/` (build/mimic.rs);
 //! - `$OUT_DIR/generated.rs`: the `include!`s, FFI declarations and registries the tests iterate.
 
+#[path = "build/c_compile.rs"]
+mod c_compile;
 #[path = "build/contacts.rs"]
 mod contacts;
 #[path = "build/mimic.rs"]
@@ -62,8 +64,6 @@ const PENDULUM_BATCH: usize = 64;
 const BENCH_BATCHES: [usize; 3] = [4, 8, 64];
 /// Operations per part of the modules generated in parts (`parted_variants`).
 const PARTED_OPERATIONS: usize = 40;
-/// The flags the issue requires on every C compile (checked on the compiler's command line).
-const STRICT_FLAGS: [&str; 5] = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"];
 
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
@@ -74,6 +74,8 @@ fn main() {
     fs::create_dir_all(c_dir.join("header_only")).expect("create c dir");
     println!("cargo:rerun-if-changed={}", robots_dir.display());
     println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rerun-if-changed=build");
+    let args = c_compile::start(&c_dir, &out);
 
     let mut specs: Vec<PathBuf> = fs::read_dir(&robots_dir)
         .expect("robots/ exists")
@@ -399,7 +401,7 @@ pub mod              {name} {{
     gen.push_str(&glue);
     c_files.extend(mimic_c);
 
-    let args = compile_c(&c_dir, &c_files, &out);
+    c_compile::finish(&c_files, &out);
     let _ = writeln!(
         gen,
         "/// Every generated robot, sorted by spec file name.\npub static ROBOTS: \
@@ -1203,6 +1205,7 @@ fn write_c(c_dir: &Path, c: &quasidyn_codegen::CFiles) -> PathBuf {
     write(&c_dir.join(&c.header_name), &c.header);
     let source = c_dir.join(c.source_name.as_deref().expect("a source file"));
     write(&source, c.source.as_deref().expect("a source file"));
+    c_compile::submit(&source);
     source
 }
 
@@ -1270,53 +1273,4 @@ fn header_only_wrapper(name: &str, prefix: &str, header: &str) -> String {
         );
     }
     s
-}
-
-/// Compiles the generated C into one static library with the strict flags; returns the
-/// compiler arguments used.
-fn compile_c(c_dir: &Path, files: &[PathBuf], out: &Path) -> Vec<String> {
-    let mut build = cc::Build::new();
-    build
-        .include(c_dir)
-        .std("c99")
-        .warnings(true)
-        .extra_warnings(true)
-        .warnings_into_errors(true)
-        .flag("-pedantic");
-    let compiler = build.get_compiler();
-    assert!(
-        !compiler.is_like_msvc(),
-        "the strict C99 flags need a GCC-compatible compiler"
-    );
-    let args: Vec<String> = compiler
-        .args()
-        .iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
-    for flag in STRICT_FLAGS {
-        assert!(
-            args.iter().any(|a| a == flag),
-            "{flag} missing from the C compiler arguments {args:?}"
-        );
-    }
-    // Flags from CFLAGS come after ours and could switch warnings off again (`-w`): these
-    // probes must fail to compile, or the strict compile proves nothing.
-    for (what, probe) in [
-        (
-            "-Wextra -Werror",
-            "int f(int x);\nint f(int x) { return 0; }\n",
-        ),
-        ("-pedantic -Werror", "/* an empty translation unit */\n"),
-    ] {
-        let path = out.join("strict_probe.c");
-        write(&path, probe);
-        let mut b = build.clone();
-        b.file(&path).cargo_metadata(false).cargo_warnings(false);
-        assert!(
-            b.try_compile("strict_probe").is_err(),
-            "a C file with a warning compiled: {what} not effective"
-        );
-    }
-    build.files(files).compile("quasidyn_generated_c");
-    args
 }
