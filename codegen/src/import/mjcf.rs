@@ -14,15 +14,15 @@ use std::collections::HashMap;
 use super::chain::{Chain, ChainFrame, ChainJoint, MassProps, Pose, V3};
 use super::error::ImportError;
 use super::lock::Locks;
-use super::mjcf_geom::{axis_angle, local_pose, shaped_pose, unit, Shape};
+use super::mjcf_geom::{local_pose, shaped_pose, Shape};
 use super::mjcf_ignored::{couple, ignored_elements, read_equalities};
+use super::mjcf_joint::{Joint, JointRead, JointReader};
 use super::mjcf_mass::{Compiler, Inertial, Item};
 pub use super::mjcf_parse::ReadInclude;
-use super::mjcf_parse::{read_document, Attrs, Count, Defaults, Element, MAIN_CLASS};
+use super::mjcf_parse::{read_document, Attrs, Defaults, Element, MAIN_CLASS};
 use super::mjcf_tendon::{read_tendons, TendonJoints};
 use super::{ImportOptions, Imported};
-use crate::mat3::{add, mat_vec, mul, scale, sub};
-use crate::model::{BaseLayout, JointKind, PassiveJoint, MAX_BODIES};
+use crate::model::{BaseLayout, MAX_BODIES};
 use crate::names::frame_ident;
 
 /// Imports an MJCF document held in memory; an `<include>` is a located error (there is no
@@ -75,23 +75,26 @@ pub fn import_mjcf_reading(
         defaults: &defaults,
         compiler: &compiler,
         bodies: Vec::new(),
-        joints: 0,
-        locks: Locks::with_own(&equalities.locks, &options.locks),
-        locked: Vec::new(),
-        spring_refs: Vec::new(),
-        qpos0: Vec::new(),
+        reader: JointReader::new(
+            &defaults,
+            &compiler,
+            Locks::with_own(&equalities.locks, &options.locks),
+        ),
     };
     for world in root.children_named("worldbody") {
         model.walk(world, None, Pose::IDENTITY, MAIN_CLASS)?;
     }
-    if let Some(lock) = model.locks.unused() {
+    if let Some(lock) = model.reader.locks.unused() {
         let message = format!("no hinge or slide joint named `{}` to lock", lock.joint);
         return Err(match lock.own {
             Some(k) => equalities.lock_elements[k].invalid("joint1", message),
             None => root.invalid("", message),
         });
     }
-    model.actuator_armature(&root)?;
+    model.reader.actuator_armature(
+        &root,
+        model.bodies.iter_mut().flat_map(|b| b.joints.iter_mut()),
+    )?;
     model.scale_total_mass();
     let name = root.attr("model").map_or_else(
         || {
@@ -116,8 +119,8 @@ pub fn import_mjcf_reading(
         super::chain::make_floating(&mut robot, &base, BaseLayout::Mujoco);
     }
     let joints = TendonJoints {
-        spring_refs: &model.spring_refs,
-        locked: &model.locked,
+        spring_refs: &model.reader.spring_refs,
+        locked: &model.reader.locked,
     };
     let tendons = read_tendons(&root, &defaults, &robot, &joints)?;
     robot.tendons = tendons.springs;
@@ -125,8 +128,8 @@ pub fn import_mjcf_reading(
     couple(
         &mut robot,
         &equalities.couplings,
-        &model.qpos0,
-        &model.locked,
+        &model.reader.qpos0,
+        &model.reader.locked,
         &mut ignored,
     )?;
     let mut snaps = Vec::new();
@@ -196,26 +199,6 @@ fn refuse_unsupported(root: &Element, defaults: &Defaults) -> Result<(), ImportE
     Ok(())
 }
 
-/// A hinge or slide joint at `qpos = 0`, in world axes.
-struct Joint<'e> {
-    element: &'e Element,
-    name: String,
-    kind: JointKind,
-    anchor: V3,
-    axis: V3,
-    /// `armature`, plus that of the actuators driving the joint (each times its gear squared).
-    armature: f64,
-    /// `stiffness`, `springref` and `damping`.
-    passive: PassiveJoint,
-}
-
-/// What a joint element is: a free joint (the body is the floating base) or a joint of the
-/// method's.
-enum JointRead<'e> {
-    Free,
-    Moving(Joint<'e>),
-}
-
 /// A body read: its pose at `qpos = 0`, joints, mass (in its own frame) and named sites.
 pub(super) struct Body<'e> {
     element: &'e Element,
@@ -236,16 +219,8 @@ pub(super) struct Model<'d, 'e> {
     pub(super) compiler: &'d Compiler,
     /// Bodies in MuJoCo's order (the world not included).
     pub(super) bodies: Vec<Body<'e>>,
-    /// Joints read so far (for the names of unnamed ones).
-    joints: usize,
-    /// The joints to fix at a value (`--lock`), and which of them were found.
-    locks: Locks<'d>,
-    /// The joints fixed so far, and their values.
-    locked: Vec<(String, f64)>,
-    /// Each hinge's and slide's `qpos_spring` (its `springref`, a hinge's in radians).
-    spring_refs: Vec<(String, f64)>,
-    /// Each hinge's and slide's `qpos0` (its `ref`, a hinge's in radians).
-    qpos0: Vec<(String, f64)>,
+    /// The joints read so far, and what the chain needs of them.
+    reader: JointReader<'d>,
 }
 
 /// Elements that would add bodies, joints or mass this importer does not model.
@@ -364,7 +339,7 @@ impl<'d, 'e> Model<'d, 'e> {
         let mut joints = Vec::new();
         let mut free = false;
         for item in &items {
-            match self.joint(item, &mut pose)? {
+            match self.reader.joint(item, &mut pose)? {
                 Some(JointRead::Moving(joint)) => joints.push(joint),
                 Some(JointRead::Free) => {
                     if parent.is_some() {
@@ -431,242 +406,6 @@ impl<'d, 'e> Model<'d, 'e> {
         }
         Ok(())
     }
-
-    /// A free joint read (counted for the names of unnamed joints); it cannot be locked.
-    fn free(&mut self, element: &'e Element) -> Result<Option<JointRead<'e>>, ImportError> {
-        self.joints += 1;
-        if let Some(name) = element.attr("name") {
-            if self.locks.take(name).is_some() {
-                return Err(element.unsupported(
-                    "",
-                    format!("free joint `{name}` cannot be locked (hinge and slide joints can)"),
-                ));
-            }
-        }
-        Ok(Some(JointRead::Free))
-    }
-
-    /// The joint `item`, if it is one, with `pose` (the body's) moved by its `-ref`, or to its
-    /// value if it is locked (it is then no joint: `None`).
-    fn joint(
-        &mut self,
-        item: &Item<'e>,
-        pose: &mut Pose,
-    ) -> Result<Option<JointRead<'e>>, ImportError> {
-        let element = item.element;
-        if element.tag == "freejoint" {
-            // `<freejoint>` takes no default class: armature, damping and stiffness are zero.
-            let attrs = Attrs::plain(element);
-            if attrs.keyword("align", &["false", "true", "auto"])? == Some("true") {
-                return Err(attrs.element.unsupported(
-                    "align",
-                    "align=\"true\" (the free body's frame moved to its inertial frame) is not \
-                     supported yet: qpos would then be the pose of MuJoCo's principal axes"
-                        .to_owned(),
-                ));
-            }
-            return self.free(element);
-        }
-        if element.tag != "joint" {
-            return Ok(None);
-        }
-        let attrs = self.defaults.attrs(element, &item.class)?;
-        let types = ["hinge", "slide", "ball", "free"];
-        let kind = match attrs.keyword("type", &types)?.unwrap_or("hinge") {
-            "hinge" => JointKind::Revolute,
-            "slide" => JointKind::Prismatic,
-            "free" => {
-                let passive = ["stiffness", "damping"]
-                    .into_iter()
-                    .find(|&key| attrs.number(key, 0.0).is_ok_and(|v| v != 0.0));
-                if let Some(key) = passive {
-                    return Err(attrs
-                        .element
-                        .unsupported(key, format!("{key} on a free joint is not supported yet")));
-                }
-                if non_negative_armature(&attrs)? != 0.0 {
-                    return Err(attrs.element.unsupported(
-                        "armature",
-                        "armature on a free joint is not supported yet".to_owned(),
-                    ));
-                }
-                if attrs.keyword("align", &["false", "true", "auto"])? == Some("true") {
-                    return Err(attrs.element.unsupported(
-                        "align",
-                        "align=\"true\" (the free body's frame moved to its inertial frame) is \
-                         not supported yet"
-                            .to_owned(),
-                    ));
-                }
-                return self.free(element);
-            }
-            other => {
-                return Err(attrs.element.unsupported_joint(
-                    "type",
-                    format!(
-                        "{other} joints are not supported yet (hinge, slide and free joints are)"
-                    ),
-                ))
-            }
-        };
-        let armature = non_negative_armature(&attrs)?;
-        let passive = self.passive(&attrs, kind)?;
-        // Limits do not enter these functions, but MuJoCo refuses a range it cannot place.
-        let range = attrs.array::<2>("range")?.unwrap_or_default();
-        if !self.compiler.autolimits && range != [0.0; 2] && attrs.get("limited").is_none() {
-            return Err(attrs.invalid(
-                "range",
-                "with <compiler autolimits=\"false\">, a joint with a range needs `limited`"
-                    .to_owned(),
-            ));
-        }
-        let at_body = mat_vec(
-            &item.frame.r,
-            attrs.array::<3>("axis")?.unwrap_or([0.0, 0.0, 1.0]),
-        );
-        let axis_body = unit(&at_body)
-            .ok_or_else(|| attrs.invalid("axis", "the axis is (nearly) zero".to_owned()))?;
-        let pos_body = item
-            .frame
-            .then(&Pose::trans(attrs.array::<3>("pos")?.unwrap_or_default()))
-            .p;
-        let reference = match kind {
-            JointKind::Revolute => self.compiler.angles.radians(attrs.number("ref", 0.0)?),
-            JointKind::Prismatic => attrs.number("ref", 0.0)?,
-        };
-        self.joints += 1;
-        let name = element
-            .attr("name")
-            .map_or_else(|| format!("joint{}", self.joints - 1), str::to_owned);
-        // A locked joint stays at its value (`qpos0 = ref` by default); the others are placed
-        // at `qpos = 0`.
-        let lock = self.locks.take(&name);
-        let value = lock.map_or(0.0, |at| at.value(reference));
-        let mut anchor = add(pose.p, mat_vec(&pose.r, pos_body));
-        let axis = mat_vec(&pose.r, axis_body);
-        // MuJoCo moves the body by `qpos - ref`. A slide's anchor is the body's point, so it
-        // moves with it (the pole is where the joint's origin is at `qpos = 0`).
-        match kind {
-            JointKind::Revolute => {
-                pose.r = mul(&pose.r, &axis_angle(axis_body, value - reference));
-                pose.p = sub(anchor, mat_vec(&pose.r, pos_body));
-            }
-            JointKind::Prismatic => {
-                let slid = scale(axis, value - reference);
-                pose.p = add(pose.p, slid);
-                anchor = add(anchor, slid);
-            }
-        }
-        let spring_ref = attrs.number("springref", 0.0)?;
-        let spring_ref = match kind {
-            JointKind::Revolute => self.compiler.angles.radians(spring_ref),
-            JointKind::Prismatic => spring_ref,
-        };
-        self.spring_refs.push((name.clone(), spring_ref));
-        self.qpos0.push((name.clone(), reference));
-        if lock.is_some() {
-            self.locked.push((name, value));
-            return Ok(None);
-        }
-        Ok(Some(JointRead::Moving(Joint {
-            element,
-            name,
-            kind,
-            anchor,
-            axis,
-            armature,
-            passive,
-        })))
-    }
-
-    /// Adds every actuator's armature to the joint it drives, times the square of its gear
-    /// (MuJoCo adds `armature gear²` to that joint's diagonal entry of the mass matrix). Only
-    /// through a `joint` or `jointinparent` transmission: through a tendon, a site, a slider
-    /// crank or a body the moment arm depends on the configuration, and that is refused.
-    fn actuator_armature(&mut self, root: &Element) -> Result<(), ImportError> {
-        for e in root
-            .children_named("actuator")
-            .flat_map(|section| section.children.iter())
-        {
-            let attrs = self.defaults.attrs(e, MAIN_CLASS)?;
-            let armature = non_negative_armature(&attrs)?;
-            if armature == 0.0 {
-                continue;
-            }
-            let Some(target) = e.attr("joint").or_else(|| e.attr("jointinparent")) else {
-                return Err(e.unsupported(
-                    "armature",
-                    "actuator armature is supported through a joint transmission only (through \
-                     a tendon, site or body its moment arm changes with the configuration)"
-                        .to_owned(),
-                ));
-            };
-            if self.locked.iter().any(|(name, _)| name == target) {
-                // A locked joint does not move: its actuator's armature does nothing.
-                continue;
-            }
-            let gear = attrs.numbers("gear", Count::UpTo(6))?.map_or(1.0, |g| g[0]);
-            let joint = self
-                .bodies
-                .iter_mut()
-                .flat_map(|b| b.joints.iter_mut())
-                .find(|j| j.element.attr("name") == Some(target))
-                .ok_or_else(|| {
-                    let field = if e.attr("joint").is_some() {
-                        "joint"
-                    } else {
-                        "jointinparent"
-                    };
-                    e.invalid(field, format!("no hinge or slide joint named `{target}`"))
-                })?;
-            joint.armature += armature * gear * gear;
-        }
-        Ok(())
-    }
-}
-
-impl Model<'_, '_> {
-    /// A hinge's or slide's `stiffness` and `damping` (non-negative, as MuJoCo requires) and
-    /// `springref` (in the compiler's angle unit for a hinge, as `ref`); `springdamper`, which
-    /// MuJoCo turns into a stiffness and damping from the joint's inertia, is refused.
-    fn passive(&self, attrs: &Attrs<'_>, kind: JointKind) -> Result<PassiveJoint, ImportError> {
-        let read = |key: &str| -> Result<f64, ImportError> {
-            let v = attrs.number(key, 0.0)?;
-            if v < 0.0 {
-                return Err(attrs.invalid(key, format!("{key} must not be negative, got {v}")));
-            }
-            Ok(v)
-        };
-        let (stiffness, damping) = (read("stiffness")?, read("damping")?);
-        if let Some(sd) = attrs.array::<2>("springdamper")? {
-            if sd != [0.0; 2] {
-                return Err(attrs.element.unsupported(
-                    "springdamper",
-                    "springdamper (a stiffness and damping MuJoCo derives from the joint's \
-                     inertia) is not supported yet: give stiffness and damping"
-                        .to_owned(),
-                ));
-            }
-        }
-        let reference = attrs.number("springref", 0.0)?;
-        let reference = match kind {
-            JointKind::Revolute => self.compiler.angles.radians(reference),
-            JointKind::Prismatic => reference,
-        };
-        Ok(PassiveJoint::new(stiffness, damping, reference))
-    }
-}
-
-/// An element's `armature` (0 if absent), refused if negative.
-fn non_negative_armature(attrs: &Attrs<'_>) -> Result<f64, ImportError> {
-    let armature = attrs.number("armature", 0.0)?;
-    if armature < 0.0 {
-        return Err(attrs.invalid(
-            "armature",
-            format!("armature must not be negative, got {armature}"),
-        ));
-    }
-    Ok(armature)
 }
 
 /// A chain joint and where it is written (for snaps).

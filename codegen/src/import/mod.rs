@@ -13,6 +13,7 @@ mod lock;
 pub mod mjcf;
 mod mjcf_geom;
 mod mjcf_ignored;
+mod mjcf_joint;
 mod mjcf_mass;
 mod mjcf_parse;
 mod mjcf_tendon;
