@@ -37,6 +37,19 @@ frames of a URDF tree: every moving leaf link, in Pinocchio's frame order):
   centroidal_momentum_bias (computeCentroidalMomentumTimeVariation at zero acceleration),
   mass_matrix_inverse, kinetic_energy, potential_energy,
   frame_velocity_F, frame_acceleration_bias_F (classical), jacobian_derivative_F
+  coriolis_matrix           G^T computeCoriolisMatrix G, checked per state: C v = h - g, and on
+                            a fixed base the Christoffel matrix of central differences of
+                            G^T M G (Pinocchio 4.1's mimic model gives another matrix, whose
+                            C v is not h - g)
+  joint_wrenches            data.f after rnea(q_full, G v, G a) of the full model for every
+                            joint (the followers too, in the order "joints" lists), turned into
+                            world axes (tools/whole_body_reference.py's): forces, then moments
+  contact_jacobian, contact_forward_dynamics   for the robots with contacts: the contacts'
+                            rows of the frames' Jacobians times G, and a then lambda of
+                            M a + h = tau + Jc^T lambda, Jc a + gamma = 0 (tau = `a`, gamma a
+                            point contact's classical acceleration and a 6d contact's spatial
+                            one at zero acceleration, from the full model) by the dense solve
+                            of Jc M^-1 Jc^T (constraintDynamics refuses mimic joints)
 The regressor is checked by the tests as Y(q, v, a) pi = inverse_dynamics (pi the generated
 standard parameters), so it has no entry here.
 
@@ -61,16 +74,19 @@ import mujoco
 import numpy as np
 import pinocchio as pin
 
+from whole_body_reference import joint_wrenches
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 OUT = ROOT / "tests" / "fixtures" / "mimic"
 STATES = 12
 REL = 1e-10
 
-# name -> (URDF, floating base)
+# name -> (URDF, floating base, contacts as `--contact` names them)
 ROBOTS = {
-    "mimic_tree": ("tests/fixtures/mimic/mimic_tree.urdf", False),
-    "mimic_tree_floating": ("tests/fixtures/mimic/mimic_tree.urdf", True),
-    "panda_fingers": ("tests/fixtures/urdf/panda.urdf", False),
+    "mimic_tree": ("tests/fixtures/mimic/mimic_tree.urdf", False, []),
+    "mimic_tree_floating": ("tests/fixtures/mimic/mimic_tree.urdf", True,
+                            ["wrist:6d", "finger_a"]),
+    "panda_fingers": ("tests/fixtures/urdf/panda.urdf", False, ["panda_rightfinger"]),
 }
 
 
@@ -214,7 +230,52 @@ def close(a, b, what):
     assert err <= REL * scale, f"{what}: Pinocchio's mimic model differs by {err}"
 
 
-def state(reduced, full, floating, G, offset, frames, rng):
+def christoffel(mass_matrix, q, v, step=1e-6):
+    """sum_k 1/2 (dM_ij/dq_k + dM_ik/dq_j - dM_jk/dq_i) v_k, by central differences."""
+    n = len(v)
+    dm = [(mass_matrix(q + step * e) - mass_matrix(q - step * e)) / (2 * step)
+          for e in np.eye(n)]
+    return np.array([[sum(0.5 * (dm[k][i, j] + dm[j][i, k] - dm[i][j, k]) * v[k]
+                          for k in range(n)) for j in range(n)] for i in range(n)])
+
+
+def contact_dynamics(full, d, qf, vf, G, frames, contacts, M, nle, tau):
+    """Jc (the contacts' rows of the frames' LOCAL_WORLD_ALIGNED Jacobians, times G) and the
+    accelerations and forces of M a + h = tau + Jc^T lambda, Jc a + gamma = 0 (gamma: a point
+    contact's classical acceleration, a 6d contact's spatial one, at zero acceleration), by the
+    dense solve of Jc M^-1 Jc^T (constraintDynamics refuses mimic joints in Pinocchio 4.1)."""
+    lwa = pin.LOCAL_WORLD_ALIGNED
+    ids = dict(frames)
+    pin.forwardKinematics(full, d, qf, vf, np.zeros(full.nv))
+    pin.computeJointJacobians(full, d, qf)
+    pin.updateFramePlacements(full, d)
+    jc, gamma = [], []
+    for contact in contacts:
+        frame, six = contact.removesuffix(":6d"), contact.endswith(":6d")
+        fid = ids[frame]
+        jf = pin.getFrameJacobian(full, d, fid, lwa) @ G
+        acc = pin.getFrameClassicalAcceleration(full, d, fid, lwa).vector
+        if six:
+            vel = pin.getFrameVelocity(full, d, fid, lwa).vector
+            spatial = pin.getFrameAcceleration(full, d, fid, lwa).vector
+            lin = acc[:3] - np.cross(vel[3:], vel[:3])
+            close(np.concatenate([lin, acc[3:]]), spatial, f"{frame} spatial acceleration")
+            jc.append(jf)
+            gamma.append(spatial)
+        else:
+            jc.append(jf[:3])
+            gamma.append(acc[:3])
+    jc, gamma = np.vstack(jc), np.concatenate(gamma)
+    minv = np.linalg.inv(M)
+    k_op = jc @ minv @ jc.T
+    assert np.linalg.cond(k_op) < 1e6, f"dependent contacts {contacts}: {np.linalg.cond(k_op)}"
+    lam = np.linalg.solve(k_op, -(jc @ minv @ (tau - nle) + gamma))
+    acc = minv @ (tau - nle + jc.T @ lam)
+    close(jc @ acc + gamma, np.zeros(len(gamma)), "Jc a + gamma")
+    return jc, acc, lam
+
+
+def state(reduced, full, floating, G, offset, frames, contacts, rng):
     nj = reduced.nq - (7 if floating else 0)
     if floating:
         quat = rng.normal(size=4)
@@ -268,6 +329,17 @@ def state(reduced, full, floating, G, offset, frames, rng):
     dq, dv, _ = pin.computeRNEADerivatives(full, d, qf, vf, G @ a_fd)
     out["forward_dynamics_derivatives"] = [(-minv @ G.T @ dq @ G).tolist(),
                                             (-minv @ G.T @ dv @ G).tolist(), minv.tolist()]
+    # Pinocchio 4.1's computeCoriolisMatrix on the mimic model is not the reduced mass
+    # matrix's Christoffel matrix (its C v is not h - g): the full one seen through G is.
+    C = G.T @ pin.computeCoriolisMatrix(full, d, qf, vf) @ G
+    close(C @ v, nle - grav, "C v = h - g")
+    if not floating:
+        def mass_matrix(x):
+            mf = pin.crba(full, full.createData(), full_q(reduced, full, floating, G, offset, x))
+            return G.T @ (np.triu(mf) + np.triu(mf, 1).T) @ G
+        scale = max(1.0, float(np.abs(C).max()))
+        assert np.abs(christoffel(mass_matrix, q, v) - C).max() <= 1e-6 * scale, "Christoffel"
+    out["coriolis_matrix"] = C.tolist()
 
     pin.framesForwardKinematics(full, d, qf)
     pin.framesForwardKinematics(reduced, r, q)
@@ -310,17 +382,25 @@ def state(reduced, full, floating, G, offset, frames, rng):
     for name, fid in frames:
         jd = pin.getFrameJacobianTimeVariation(full, d, fid, pin.LOCAL_WORLD_ALIGNED) @ G
         out[f"jacobian_derivative_{ident(name)}"] = jd.tolist()
+    # Every joint's, the followers' too (rows per joint of the full model).
+    out["joint_wrenches"] = joint_wrenches(full, d, qf, vf, af)
+    if contacts:
+        # The forces `a` (as for the forward dynamics).
+        jc, acc, lam = contact_dynamics(full, d, qf, vf, G, frames, contacts, M, nle, a)
+        out["contact_jacobian"] = jc.tolist()
+        out["contact_forward_dynamics"] = acc.tolist() + lam.tolist()
     return out
 
 
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
-    for seed, (name, (path, floating)) in enumerate(sorted(ROBOTS.items())):
+    for seed, (name, (path, floating, contacts)) in enumerate(sorted(ROBOTS.items())):
         reduced, full = load(path, floating, True), load(path, floating, False)
         G, offset = coupling(reduced, full, floating)
         frames = frames_of(full, path)
         rng = np.random.default_rng(1000 + seed)
-        states = [state(reduced, full, floating, G, offset, frames, rng) for _ in range(STATES)]
+        states = [state(reduced, full, floating, G, offset, frames, contacts, rng)
+                  for _ in range(STATES)]
         coordinates = [reduced.names[j] for j in range(1, reduced.njoints)
                        if reduced.joints[j].shortname() not in ("JointModelMimic",
                                                                 "JointModelFreeFlyer")]
@@ -330,6 +410,8 @@ def main():
             "floating_base": floating,
             "coordinates": coordinates,
             "frames": [f for f, _ in frames],
+            "contacts": contacts,
+            "joints": [full.names[j] for j in range(2 if floating else 1, full.njoints)],
             "generator": f"pinocchio {pin.__version__}",
             "states": states,
         }

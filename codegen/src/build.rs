@@ -108,8 +108,9 @@ pub enum Error {
     #[error(
         "no function `{name}` for `{robot}` yet: some of its joints follow others (mimic \
          joints), and in its independent coordinates the joint-space dynamics, the frames, \
-         the derivatives, the regressor and the centroidal, energy and frame-motion functions \
-         are generated so far (docs/spec.md)"
+         the derivatives, the regressors, the centroidal, energy and frame-motion functions, \
+         the Coriolis matrix, the joint wrenches and the contact dynamics are generated so \
+         far (docs/spec.md)"
     )]
     #[diagnostic(code(quasidyn::only))]
     NotWithCouplings {

@@ -726,16 +726,16 @@ fn on_request(
     }
     if has(FunctionKind::ContactForwardDynamics) {
         let motion = motion_of(graph);
-        let c = contact_dynamics(
-            graph,
-            robot,
-            mass_matrix,
-            &contact_inputs.nle,
-            &contact_inputs.frame_jacobians,
-            &motion,
-        );
+        let (nle, jacobians) = (&contact_inputs.nle, &contact_inputs.frame_jacobians);
+        let c = contact_dynamics(graph, robot, mass_matrix, nle, jacobians, &motion);
         if has(FunctionKind::ContactJacobian) {
-            out.push(function(FunctionKind::ContactJacobian, vec![c.jacobian]));
+            // With couplings its columns are contracted with the other functions'.
+            let jc = if robot.has_couplings() {
+                contact_jacobian(robot, jacobians)
+            } else {
+                c.jacobian
+            };
+            out.push(function(FunctionKind::ContactJacobian, vec![jc]));
         }
         out.push(function(
             FunctionKind::ContactForwardDynamics,

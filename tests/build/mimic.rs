@@ -23,8 +23,18 @@ pub fn mimic_variants(manifest: &Path, out: &Emitted<'_>) -> (String, Vec<PathBu
             serde_json::from_str(&fs::read_to_string(path).expect("fixture")).expect("json");
         let fixture = json["name"].as_str().expect("name");
         let input = json["input"].as_str().expect("input");
+        // The contacts, as `--contact` names them (the MJCF fixtures have none).
+        let contacts: Vec<String> = json["contacts"]
+            .as_array()
+            .map(|c| {
+                c.iter()
+                    .map(|c| c.as_str().expect("a contact").to_owned())
+                    .collect()
+            })
+            .unwrap_or_default();
         let options = ImportOptions {
             floating_base: json["floating_base"].as_bool().expect("floating_base"),
+            contacts,
             ..ImportOptions::default()
         };
         let input_path = manifest.join("..").join(input);

@@ -9,10 +9,12 @@
 use quasidyn_codegen::import::ImportOptions;
 use quasidyn_codegen::{build_module_only, load_input_with, FunctionKind};
 use quasidyn_tests::generated::MIMIC;
-use quasidyn_tests::{assert_close, json_numbers as flat, workspace_root};
+use quasidyn_tests::{assert_close, json_numbers as flat, numeric_rank, workspace_root};
 use serde_json::Value;
 
 const REL: f64 = 1e-9;
+/// The functions checked through the inverse dynamics rather than a fixture entry.
+const REGRESSORS: [FunctionKind; 2] = [FunctionKind::Regressor, FunctionKind::BaseRegressor];
 
 fn fixture(name: &str) -> Value {
     let path = workspace_root().join(format!("tests/fixtures/mimic/{name}.json"));
@@ -56,6 +58,15 @@ fn coordinates_and_frames_are_pinocchios() {
         );
         let frames: Vec<String> = imported.frames.iter().map(|f| f.name.clone()).collect();
         assert_eq!(frames, strings(&doc["frames"]), "{}", robot.fixture);
+        // The joint wrenches' rows: every joint, the followers too, in Pinocchio's order.
+        if !doc["joints"].is_null() {
+            let joints: Vec<String> = imported
+                .bodies
+                .iter()
+                .map(|b| b.joint_name.clone())
+                .collect();
+            assert_eq!(joints, strings(&doc["joints"]), "{}", robot.fixture);
+        }
     }
 }
 
@@ -65,7 +76,7 @@ fn every_function_matches_pinocchio() {
         let doc = fixture(robot.fixture);
         let states = doc["states"].as_array().expect("states");
         // Every function the fixture holds is generated, and every generated one but the
-        // regressor (checked below) is in the fixture.
+        // regressors (checked below) is in the fixture.
         let keys: Vec<&str> = states[0]
             .as_object()
             .expect("a state")
@@ -80,20 +91,21 @@ fn every_function_matches_pinocchio() {
                 robot.fixture
             );
         }
-        let regressor = robot
+        let regressors = robot
             .kinds
             .iter()
-            .any(|(k, _)| *k == FunctionKind::Regressor);
+            .filter(|(k, _)| REGRESSORS.contains(k))
+            .count();
         assert_eq!(
             robot.kinds.len(),
-            keys.len() + usize::from(regressor),
+            keys.len() + regressors,
             "{}",
             robot.fixture
         );
         for (s, state) in states.iter().enumerate() {
             let [q, v, a] = ["q", "v", "a"].map(|k| flat(&state[k]));
             for &(kind, name) in robot.kinds {
-                if kind == FunctionKind::Regressor {
+                if REGRESSORS.contains(&kind) {
                     continue;
                 }
                 let expected = flat(&state[name]);
@@ -110,8 +122,10 @@ fn every_function_matches_pinocchio() {
     }
 }
 
-/// `Y(q, v, a) pi = tau` with the generated standard parameters, so the regressor in the
-/// independent coordinates is checked against Pinocchio's inverse dynamics.
+/// `Y(q, v, a) pi = tau` with the generated standard parameters and `Yb(q, v, a) pi_b = tau`
+/// with the base parameters, so the regressors in the independent coordinates are checked
+/// against Pinocchio's inverse dynamics; `NB` is the rank of `Y` over the fixture's states
+/// and `Yb` has full column rank there.
 #[test]
 fn regressor_times_the_parameters_is_pinocchios_inverse_dynamics() {
     for robot in MIMIC
@@ -119,30 +133,115 @@ fn regressor_times_the_parameters_is_pinocchios_inverse_dynamics() {
         .filter(|r| r.kinds.iter().any(|(k, _)| *k == FunctionKind::Regressor))
     {
         let doc = fixture(robot.fixture);
-        let module = build_module_only(&robot_of(&doc), Some(&[FunctionKind::Gravity]));
-        let pi = &module
-            .constants
-            .iter()
-            .find(|c| c.name == "standard_parameters")
-            .expect("standard parameters")
-            .values;
+        let module = build_module_only(&robot_of(&doc), Some(&[FunctionKind::BaseRegressor]));
+        let constant = |name: &str| {
+            &module
+                .constants
+                .iter()
+                .find(|c| c.name == name)
+                .unwrap_or_else(|| panic!("{name}"))
+                .values
+        };
+        let (pi, pi_b) = (constant("standard_parameters"), constant("base_parameters"));
+        let (mut ys, mut ybs, mut rows) = (Vec::new(), Vec::new(), 0);
         for (s, state) in doc["states"].as_array().expect("states").iter().enumerate() {
             let [q, v, a] = ["q", "v", "a"].map(|k| flat(&state[k]));
             let tau = flat(&state["inverse_dynamics"]);
             for (label, call) in [("rust", robot.rust), ("c", robot.c)] {
-                let y = call(FunctionKind::Regressor, &q, &v, &a);
-                assert_eq!(y.len(), tau.len() * pi.len(), "{} regressor", robot.fixture);
-                let product: Vec<f64> = y
-                    .chunks(pi.len())
-                    .map(|row| row.iter().zip(pi).map(|(y, p)| y * p).sum())
+                for (kind, params, what) in [
+                    (FunctionKind::Regressor, pi, "Y pi"),
+                    (FunctionKind::BaseRegressor, pi_b, "Yb pi_b"),
+                ] {
+                    let y = call(kind, &q, &v, &a);
+                    assert_eq!(
+                        y.len(),
+                        tau.len() * params.len(),
+                        "{} {what}",
+                        robot.fixture
+                    );
+                    let product: Vec<f64> = y
+                        .chunks(params.len())
+                        .map(|row| row.iter().zip(params).map(|(y, p)| y * p).sum())
+                        .collect();
+                    assert_close(
+                        &format!("{} {label} state {s} {what}", robot.fixture),
+                        &product,
+                        &tau,
+                        REL,
+                    );
+                }
+            }
+            ys.extend((robot.c)(FunctionKind::Regressor, &q, &v, &a));
+            ybs.extend((robot.c)(FunctionKind::BaseRegressor, &q, &v, &a));
+            rows += tau.len();
+        }
+        let nb = pi_b.len();
+        assert_eq!(
+            numeric_rank(&ys, rows, pi.len()),
+            nb,
+            "{}: NB = rank of Y",
+            robot.fixture
+        );
+        assert_eq!(
+            numeric_rank(&ybs, rows, nb),
+            nb,
+            "{}: Yb of full rank",
+            robot.fixture
+        );
+    }
+}
+
+/// Two identities in the independent coordinates, from the generated functions alone (a
+/// second formulation beside the fixtures): `C v + g = h` (the Coriolis matrix against the
+/// nonlinear effects and gravity), and the contact forces balancing the dynamics,
+/// `M a + h = tau + Jcᵀ λ` (the mass matrix, the nonlinear effects and the contact Jacobian
+/// against the contact dynamics).
+#[test]
+fn coriolis_matrix_and_contact_forces_balance_the_coupled_dynamics() {
+    let mut contacts = 0;
+    for robot in MIMIC {
+        let has = |kind| robot.kinds.iter().any(|(k, _)| *k == kind);
+        let doc = fixture(robot.fixture);
+        for (s, state) in doc["states"].as_array().expect("states").iter().enumerate() {
+            let [q, v, tau] = ["q", "v", "a"].map(|k| flat(&state[k]));
+            let nv = v.len();
+            for (label, call) in [("rust", robot.rust), ("c", robot.c)] {
+                let what = |name: &str| format!("{} {label} state {s} {name}", robot.fixture);
+                let h = call(FunctionKind::NonlinearEffects, &q, &v, &tau);
+                if has(FunctionKind::CoriolisMatrix) {
+                    let c = call(FunctionKind::CoriolisMatrix, &q, &v, &tau);
+                    let g = call(FunctionKind::Gravity, &q, &v, &tau);
+                    let cv: Vec<f64> = (0..nv)
+                        .map(|i| g[i] + (0..nv).map(|j| c[i * nv + j] * v[j]).sum::<f64>())
+                        .collect();
+                    assert_close(&what("C v + g"), &cv, &h, REL);
+                }
+                if !has(FunctionKind::ContactForwardDynamics) {
+                    continue;
+                }
+                contacts += 1;
+                let m = call(FunctionKind::MassMatrix, &q, &v, &tau);
+                let jc = call(FunctionKind::ContactJacobian, &q, &v, &tau);
+                let out = call(FunctionKind::ContactForwardDynamics, &q, &v, &tau);
+                let (a, lambda) = out.split_at(nv);
+                let left: Vec<f64> = (0..nv)
+                    .map(|i| h[i] + (0..nv).map(|j| m[i * nv + j] * a[j]).sum::<f64>())
                     .collect();
-                assert_close(
-                    &format!("{} {label} state {s} Y pi", robot.fixture),
-                    &product,
-                    &tau,
-                    REL,
-                );
+                let right: Vec<f64> = (0..nv)
+                    .map(|i| {
+                        tau[i]
+                            + (0..lambda.len())
+                                .map(|r| jc[r * nv + i] * lambda[r])
+                                .sum::<f64>()
+                    })
+                    .collect();
+                assert_close(&what("M a + h = tau + Jc^T lambda"), &left, &right, REL);
             }
         }
     }
+    // The floating tree and the Panda, in both languages, over every state.
+    assert!(
+        contacts >= 2 * 2,
+        "contact dynamics checked {contacts} times"
+    );
 }

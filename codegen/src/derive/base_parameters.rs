@@ -10,10 +10,14 @@
 //! numeric rank (singular values of the unit-norm columns above `1e-8` of the largest), the
 //! dependences are read from the null space instead. `NB` is the numeric rank of the
 //! regressor, which is what identification can resolve. The kept columns are the base
-//! regressor `Yb`; each base parameter is a linear combination of the standard ones.
+//! regressor `Yb`; each base parameter is a linear combination of the standard ones. With
+//! joints that follow others the columns are those of the regressor in the independent
+//! coordinates (`Gᵀ Y`, evaluated at states that hold the couplings), which a coupling can
+//! make more dependent.
 
 use std::collections::HashMap;
 
+use super::couplings::Contraction;
 use super::regressor::{
     all_symbolic, copy_into, parameter_bodies, parameter_columns, symbolic_inverse_dynamics,
     STANDARD_NAMES,
@@ -119,6 +123,11 @@ fn analyse(robot: &Robot) -> (Graph, Vec<Vec<NodeId>>, BaseSet) {
     } else {
         symbolic_inverse_dynamics(robot)
     };
+    let tau = if robot.has_couplings() {
+        Contraction::of(robot).force(&mut g, &tau)
+    } else {
+        tau
+    };
     let rows = tau.len();
     let p = params.len();
     let cols = parameter_columns(&mut g, &tau, &params);
@@ -147,6 +156,14 @@ fn analyse(robot: &Robot) -> (Graph, Vec<Vec<NodeId>>, BaseSet) {
         if !regrouped {
             // Pose (position, quaternion normalised inside), velocity, acceleration.
             env.base = (0..19).map(|_| rng.range(-1.0, 1.0)).collect();
+        }
+        // A joint that follows another moves with it.
+        for (j, body) in robot.bodies.iter().enumerate() {
+            if let Some(m) = body.mimic {
+                env.q[j] = m.multiplier * env.q[m.master] + m.offset;
+                env.qd[j] = m.multiplier * env.qd[m.master];
+                env.qdd[j] = m.multiplier * env.qdd[m.master];
+            }
         }
         let v = g.eval_many(&flat, &env);
         for (k, col) in v.chunks(rows).enumerate() {

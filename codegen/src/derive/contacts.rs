@@ -19,6 +19,7 @@
 //! row reaches. No inverse of `M` is formed. Dependent contacts make `K` singular: a pivot of
 //! its factorisation is then zero and the outputs are not finite.
 
+use super::couplings::{coupled_force_balance, reverse_matrix, Contraction};
 use super::derivatives::Factor;
 use super::frame_motion::FrameMotion;
 use crate::ir::{BaseVar, Graph, NodeId, Var};
@@ -98,7 +99,9 @@ pub(crate) fn coordinate_parents(robot: &Robot) -> Vec<Option<usize>> {
 
 /// The contact dynamics of `robot` (which has contacts, on a fixed or floating base) from its
 /// mass matrix `mass_matrix` (`NV×NV` row-major), nonlinear effects `nle` (`NV`), the named
-/// frames' world-axes Jacobians `frame_jacobians` and their motion `motion`.
+/// frames' world-axes Jacobians `frame_jacobians` and their motion `motion`, all over every
+/// joint: with joints that follow others, solved in the independent coordinates
+/// (`coupled`).
 pub fn contact_dynamics(
     g: &mut Graph,
     robot: &Robot,
@@ -108,8 +111,11 @@ pub fn contact_dynamics(
     motion: &[FrameMotion<NodeId>],
 ) -> ContactDynamics {
     let jacobian = contact_jacobian(robot, frame_jacobians);
-    let nv = nle.len();
     let gamma = contact_bias(g, robot, motion);
+    if robot.has_couplings() {
+        return coupled(g, robot, &jacobian, mass_matrix, nle, &gamma);
+    }
+    let nv = nle.len();
     let parent = coordinate_parents(robot);
     let chain = parent
         .iter()
@@ -122,21 +128,68 @@ pub fn contact_dynamics(
     };
     let tau = force_inputs(g, robot);
     let rhs: Vec<NodeId> = tau.iter().zip(nle).map(|(&t, &h)| g.sub(t, h)).collect();
-    let by_columns = held_by_columns(g, &factor, &jacobian, &rhs, &gamma);
-    let by_halves = held_by_halves(g, &factor, &jacobian, &rhs, &gamma);
-    // Compared as emitted where that is cheap (the shorter form depends on how far the
-    // contacts' Jacobian rows reach into the tree).
-    let roots = |h: &Held| -> Vec<NodeId> { h.0.iter().chain(&h.1).copied().collect() };
-    let (acceleration, forces) =
-        if super::fewer_operations(g, &roots(&by_columns), &roots(&by_halves)) {
-            by_halves
-        } else {
-            by_columns
-        };
+    let (acceleration, forces) = held(g, &factor, &jacobian, &rhs, &gamma);
     ContactDynamics {
         jacobian,
         acceleration,
         forces,
+    }
+}
+
+/// The contact dynamics of `robot`, whose joints follow others, in its independent
+/// coordinates: from the full contact Jacobian `full`, mass matrix and nonlinear effects, and
+/// the contacts' bias `gamma`, `Jc G`, `Gᵀ M G` and `Gᵀ h` solved as without couplings, the
+/// contracted mass matrix factorised from the last coordinate (as the forward dynamics with
+/// couplings: the tree's sparsity stays but where a coupling joins two branches).
+fn coupled(
+    g: &mut Graph,
+    robot: &Robot,
+    full: &[NodeId],
+    mass_matrix: &[NodeId],
+    nle: &[NodeId],
+    gamma: &[NodeId],
+) -> ContactDynamics {
+    let map = Contraction::of(robot);
+    let nc = robot.contact_rows();
+    let jacobian = map.apply(g, full, (nc, false), (map.full(), true));
+    let n = map.reduced();
+    let m = map.mass_matrix(g, mass_matrix);
+    let h = map.force(g, nle);
+    let rhs = coupled_force_balance(g, robot, &h);
+    // Solved with every coordinate dimension reversed, and the accelerations turned back.
+    let factor = Factor::dense(g, &reverse_matrix(&m, n), n);
+    let reversed: Vec<NodeId> = jacobian
+        .chunks(n)
+        .flat_map(|row| row.iter().rev().copied())
+        .collect();
+    let rhs: Vec<NodeId> = rhs.into_iter().rev().collect();
+    let (mut acceleration, forces) = held(g, &factor, &reversed, &rhs, gamma);
+    acceleration.reverse();
+    ContactDynamics {
+        jacobian,
+        acceleration,
+        forces,
+    }
+}
+
+/// The accelerations and the contact forces through `factor` of the mass matrix, with the
+/// contacts' Jacobian `jacobian`, the force balance `tau - h` `rhs` and the contacts' bias
+/// `gamma`, in the shorter of the two forms: compared as emitted where that is cheap (the
+/// shorter form depends on how far the contacts' Jacobian rows reach into the tree).
+fn held(
+    g: &mut Graph,
+    factor: &Factor,
+    jacobian: &[NodeId],
+    rhs: &[NodeId],
+    gamma: &[NodeId],
+) -> Held {
+    let by_columns = held_by_columns(g, factor, jacobian, rhs, gamma);
+    let by_halves = held_by_halves(g, factor, jacobian, rhs, gamma);
+    let roots = |h: &Held| -> Vec<NodeId> { h.0.iter().chain(&h.1).copied().collect() };
+    if super::fewer_operations(g, &roots(&by_columns), &roots(&by_halves)) {
+        by_halves
+    } else {
+        by_columns
     }
 }
 

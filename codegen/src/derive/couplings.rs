@@ -160,6 +160,14 @@ pub fn coupled_forward_dynamics(
     m: &[NodeId],
     h: &[NodeId],
 ) -> Vec<NodeId> {
+    let rhs = coupled_force_balance(g, robot, h);
+    LeavesFirst::factor(g, m).solve(g, &rhs)
+}
+
+/// `τ - h` in the independent coordinates, `τ` the inputs (a floating base's wrench, then the
+/// independent joints' forces) and `h` contracted; built last coordinate first, the order a
+/// factorisation leaves first reads them in.
+pub(crate) fn coupled_force_balance(g: &mut Graph, robot: &Robot, h: &[NodeId]) -> Vec<NodeId> {
     let mut tau = Vec::with_capacity(h.len());
     if robot.is_floating() {
         for k in 0..6 {
@@ -170,10 +178,9 @@ pub fn coupled_forward_dynamics(
         let j = u16::try_from(j).expect("at most 64 joints");
         tau.push(g.var(Var::Tau(j)));
     }
-    // Built last coordinate first, the order the factor reads them in.
     let mut rhs: Vec<NodeId> = (0..h.len()).rev().map(|i| g.sub(tau[i], h[i])).collect();
     rhs.reverse();
-    LeavesFirst::factor(g, m).solve(g, &rhs)
+    rhs
 }
 
 /// The forward-dynamics derivatives in the independent coordinates of `map`,
@@ -239,7 +246,7 @@ pub fn through_masters(g: &mut Graph, robot: &Robot, roots: &[NodeId]) -> Vec<No
 }
 
 /// `m` (`n×n` row-major) with its coordinates in reverse order.
-fn reverse_matrix(m: &[NodeId], n: usize) -> Vec<NodeId> {
+pub(crate) fn reverse_matrix(m: &[NodeId], n: usize) -> Vec<NodeId> {
     (0..n * n)
         .map(|k| m[(n - 1 - k / n) * n + (n - 1 - k % n)])
         .collect()

@@ -479,9 +479,10 @@ impl FunctionKind {
     }
 
     /// Whether the function is generated for a robot whose joints follow others (mimic joints,
-    /// [`crate::model::Mimic`]), in the independent coordinates. Those not yet: the velocity
-    /// split, the static joint reactions and joint wrenches (rows per joint), the base
-    /// regressor, the Coriolis matrix, the contact dynamics and the elastic functions.
+    /// [`crate::model::Mimic`]), in the independent coordinates (the joint wrenches keep a row
+    /// per joint, the followers too). Those not yet: the velocity split, the static joint
+    /// reactions (a `Dynamics` method whose arrays have `N` rows, where they have one per
+    /// joint) and the elastic functions.
     pub fn with_couplings(self) -> bool {
         matches!(
             self,
@@ -512,6 +513,10 @@ impl FunctionKind {
                 | FunctionKind::FrameAccelerationBias(_)
                 | FunctionKind::JacobianDerivative(_)
                 | FunctionKind::ContactJacobian
+                | FunctionKind::ContactForwardDynamics
+                | FunctionKind::CoriolisMatrix
+                | FunctionKind::BaseRegressor
+                | FunctionKind::JointWrenches
         )
     }
 
@@ -523,6 +528,8 @@ impl FunctionKind {
             FunctionKind::ForwardDynamics
                 | FunctionKind::ForwardDynamicsDerivatives
                 | FunctionKind::MassMatrixInverse
+                | FunctionKind::ContactForwardDynamics
+                | FunctionKind::BaseRegressor
         )
     }
 
