@@ -4,6 +4,9 @@
 //! Why threads: the generated C of the larger trees takes the C compiler tens of seconds a
 //! file, and compiled one after another, after every file was written, it was the longest
 //! part of this build script.
+//!
+//! Under clippy, a check build that links nothing, the C is not compiled (the probes still
+//! run): the test build compiles every file with the same flags.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -20,6 +23,8 @@ const LIBRARY: &str = "quasidyn_generated_c";
 type Failure = (PathBuf, String);
 
 struct Pool {
+    /// Whether the files are compiled (not under clippy).
+    compile: bool,
     sender: Sender<PathBuf>,
     submitted: HashSet<PathBuf>,
     workers: Vec<JoinHandle<Result<Vec<PathBuf>, Failure>>>,
@@ -74,6 +79,7 @@ pub fn start(c_dir: &Path, out: &Path) -> Vec<String> {
         );
     }
 
+    let compile = !checked_by_clippy();
     let jobs = std::env::var("NUM_JOBS")
         .ok()
         .and_then(|j| j.parse::<usize>().ok())
@@ -84,13 +90,14 @@ pub fn start(c_dir: &Path, out: &Path) -> Vec<String> {
         );
     let (sender, receiver) = channel::<PathBuf>();
     let receiver = Arc::new(Mutex::new(receiver));
-    let workers = (0..jobs)
+    let workers = (0..if compile { jobs } else { 0 })
         .map(|_| {
             let (build, receiver) = (build.clone(), Arc::clone(&receiver));
             std::thread::spawn(move || compile_each(&build, &receiver))
         })
         .collect();
     *lock() = Some(Pool {
+        compile,
         sender,
         submitted: HashSet::new(),
         workers,
@@ -102,7 +109,7 @@ pub fn start(c_dir: &Path, out: &Path) -> Vec<String> {
 pub fn submit(source: &Path) {
     let mut pool = lock();
     let pool = pool.as_mut().expect("c_compile::start was called");
-    if pool.submitted.insert(source.to_path_buf()) {
+    if pool.compile && pool.submitted.insert(source.to_path_buf()) {
         // A send fails only once every worker stopped at a failed compile, which `finish`
         // reports.
         let _ = pool.sender.send(source.to_path_buf());
@@ -117,6 +124,9 @@ pub fn finish(sources: &[PathBuf], out: &Path) {
     }
     let pool = lock().take().expect("c_compile::start was called");
     drop(pool.sender);
+    if !pool.compile {
+        return;
+    }
     let mut objects = Vec::new();
     let mut failures = Vec::new();
     for worker in pool.workers {
@@ -165,6 +175,17 @@ fn compile_each(
             Err(e) => return Err((source, e.to_string())),
         }
     }
+}
+
+/// Whether cargo runs this build script for clippy (`cargo clippy` wraps the workspace's rustc
+/// in `clippy-driver`, and tells build scripts so).
+fn checked_by_clippy() -> bool {
+    println!("cargo:rerun-if-env-changed=RUSTC_WORKSPACE_WRAPPER");
+    std::env::var_os("RUSTC_WORKSPACE_WRAPPER").is_some_and(|wrapper| {
+        Path::new(&wrapper)
+            .file_stem()
+            .is_some_and(|stem| stem.to_string_lossy().starts_with("clippy-driver"))
+    })
 }
 
 fn lock() -> std::sync::MutexGuard<'static, Option<Pool>> {
