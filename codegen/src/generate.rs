@@ -729,12 +729,9 @@ fn on_request(
         let (nle, jacobians) = (&contact_inputs.nle, &contact_inputs.frame_jacobians);
         let c = contact_dynamics(graph, robot, mass_matrix, nle, jacobians, &motion);
         if has(FunctionKind::ContactJacobian) {
-            // With couplings its columns are contracted with the other functions'.
-            let jc = if robot.has_couplings() {
-                contact_jacobian(robot, jacobians)
-            } else {
-                c.jacobian
-            };
+            // Over every joint, as the other functions' outputs: with couplings it is
+            // contracted with them (`c.jacobian` is already in the independent coordinates).
+            let jc = contact_jacobian(robot, jacobians);
             out.push(function(FunctionKind::ContactJacobian, vec![jc]));
         }
         out.push(function(
