@@ -11,7 +11,8 @@
 //!   (build/whole_body.rs), and the contact functions of those of `tests/fixtures/contacts/`
 //!   (build/contacts.rs), and the default functions of a few MJCF fixtures of
 //!   `tests/fixtures/mjcf/` (build/mjcf.rs); every function of the robots with mimic joints
-//!   of `tests/fixtures/mimic/` (build/mimic.rs);
+//!   of `tests/fixtures/mimic/` (build/mimic.rs), and the functions on request of the
+//!   prescribed bases of `tests/fixtures/prescribed/` (build/prescribed.rs);
 //! - `$OUT_DIR/generated.rs`: the `include!`s, FFI declarations and registries the tests iterate.
 
 #[path = "build/c_compile.rs"]
@@ -22,6 +23,8 @@ mod contacts;
 mod mimic;
 #[path = "build/mjcf.rs"]
 mod mjcf;
+#[path = "build/prescribed.rs"]
+mod prescribed;
 #[path = "build/whole_body.rs"]
 mod whole_body;
 
@@ -400,6 +403,9 @@ pub mod              {name} {{
     let (glue, mimic_c) = mimic::mimic_variants(&manifest, &emitted);
     gen.push_str(&glue);
     c_files.extend(mimic_c);
+    let (glue, prescribed_c) = prescribed::prescribed_variants(&manifest, &emitted);
+    gen.push_str(&glue);
+    c_files.extend(prescribed_c);
 
     c_compile::finish(&c_files, &out);
     let _ = writeln!(

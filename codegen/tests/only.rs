@@ -141,16 +141,17 @@ fn families_name_the_default_set_everything_and_the_functions_on_request() {
             default.iter().all(|k| !k.entry().group.on_request()),
             "{what}"
         );
-        let has = matches!(robot.motion, BaseMotion::Fixed | BaseMotion::Floating)
-            && robot.parameters != ParameterSet::Base;
+        // Every base has them (a prescribed base's motion enters the energies and the
+        // wrenches), but the base parameter set does not give the mass distribution.
+        let has = robot.parameters != ParameterSet::Base;
         let mut want = Vec::new();
         if has {
             want.extend(FunctionKind::CENTROIDAL);
         }
-        if matches!(robot.motion, BaseMotion::Fixed | BaseMotion::Floating) {
-            want.push(FunctionKind::CoriolisMatrix);
-        }
-        want.push(FunctionKind::MassMatrixInverse);
+        want.extend([
+            FunctionKind::CoriolisMatrix,
+            FunctionKind::MassMatrixInverse,
+        ]);
         if has {
             want.extend([
                 FunctionKind::JointWrenches,
@@ -159,10 +160,8 @@ fn families_name_the_default_set_everything_and_the_functions_on_request() {
             ]);
         }
         let frames = u16::try_from(robot.frames.len()).expect("a few frames");
-        if matches!(robot.motion, BaseMotion::Fixed | BaseMotion::Floating) {
-            for kind in FunctionKind::FRAME_MOTION {
-                want.extend((0..frames).map(|k| kind.for_frame(k)));
-            }
+        for kind in FunctionKind::FRAME_MOTION {
+            want.extend((0..frames).map(|k| kind.for_frame(k)));
         }
         assert_eq!(extra, want, "{what}");
         if !has {

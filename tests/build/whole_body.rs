@@ -125,22 +125,34 @@ pub(crate) fn registry_entry(
 
 /// The module, its C declarations and two functions `rust_NAME(kind, q, v, a)` and
 /// `c_NAME(kind, q, v, a)` returning the outputs of `kind`, flattened row-major one after the
-/// other (a function that takes the forces `tau` reads them from `a`'s place).
+/// other (a function that takes the forces `tau` reads them from `a`'s place). A prescribed
+/// base's arrays come in the floating base's layout: `q` is `base_pose` then the joints', `v`
+/// `base_vel` then `qd`, `a` `base_acc` then `qdd`.
 pub(crate) fn robot_glue(name: &str, module: &Module) -> String {
     let (mut decls, mut rust_arms, mut c_arms) = (String::new(), String::new(), String::new());
+    let prescribed = matches!(
+        module.motion,
+        quasidyn_codegen::BaseMotion::Prescribed | quasidyn_codegen::BaseMotion::Translating
+    );
     for f in &module.functions {
         let entry = f.kind.entry();
         let fname = module.function_name(f.kind).expect("named");
         let (mut c_params, mut rust_args, mut c_args) = (Vec::new(), Vec::new(), Vec::new());
         for input in entry.inputs_for(module.motion) {
-            let arg = match input {
-                Input::Q => "q",
-                Input::Qd | Input::V => "v",
-                Input::Qdd | Input::A | Input::Tau => "a",
-                other => panic!("{fname}: no {other:?} in these tests"),
+            let (param, arg) = match (input, prescribed) {
+                (Input::BasePose, true) => ("base_pose", "q[..7]"),
+                (Input::BaseVel, true) => ("base_vel", "v[..6]"),
+                (Input::BaseAcc, true) => ("base_acc", "a[..6]"),
+                (Input::Q, true) => ("q", "q[7..]"),
+                (Input::Qd, true) => ("qd", "v[6..]"),
+                (Input::Qdd | Input::Tau, true) => ("qdd", "a[6..]"),
+                (Input::Q, false) => ("q", "q"),
+                (Input::Qd | Input::V, false) => ("v", "v"),
+                (Input::Qdd | Input::A | Input::Tau, false) => ("a", "a"),
+                (other, _) => panic!("{fname}: no {other:?} in these tests"),
             };
-            c_params.push(format!("{arg}: *const f64"));
-            rust_args.push(format!("{arg}.try_into().expect(\"{arg}\")"));
+            c_params.push(format!("{param}: *const f64"));
+            rust_args.push(format!("{arg}.try_into().expect(\"{param}\")"));
             c_args.push(format!("{arg}.as_ptr()"));
         }
         let scalar = entry.returns_scalar();
@@ -210,7 +222,7 @@ pub(crate) fn robot_glue(name: &str, module: &Module) -> String {
             outs.join(", ")
         );
     }
-    let nq = if module.motion == quasidyn_codegen::BaseMotion::Floating {
+    let nq = if module.motion == quasidyn_codegen::BaseMotion::Floating || prescribed {
         module.dof + 7
     } else {
         module.dof

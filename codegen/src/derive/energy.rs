@@ -23,12 +23,13 @@ use super::params::{base_body_params, BodyInertia};
 use super::scalar::{k3, zero3, Cx, Vec3, S};
 use crate::algebra::Algebra;
 use crate::ir::BaseVar;
-use crate::model::{JointKind, Robot};
+use crate::model::{BaseMotion, JointKind, Robot};
 
 /// A body's velocity: its pole's, then its angular velocity, in its own frame.
 type Motion<E> = (Vec3<E>, Vec3<E>);
 
-/// `T(q, q̇)` of `robot` (a fixed or floating base).
+/// `T(q, q̇)` of `robot`: a floating or prescribed base's velocity (its quasi-velocities,
+/// own axes) enters, a prescribed base having no mass of its own.
 pub fn kinetic_energy<A: Algebra>(alg: &mut A, robot: &Robot) -> A::E {
     let robot = &super::prepare(robot);
     let n = robot.dof();
@@ -41,6 +42,15 @@ pub fn kinetic_energy<A: Algebra>(alg: &mut A, robot: &Robot) -> A::E {
             let v = base3(cx, BaseVar::Vel);
             let w = base3(cx, |k| BaseVar::Vel(k + 3));
             (body_energy(cx, &par, &v, &w), (v, w))
+        }
+        _ if robot.is_prescribed() => {
+            let v = base3(cx, BaseVar::Vel);
+            let w = if robot.motion == BaseMotion::Translating {
+                zero3()
+            } else {
+                base3(cx, |k| BaseVar::Vel(k + 3))
+            };
+            (S::K(0.0), (v, w))
         }
         _ => (S::K(0.0), (zero3(), zero3())),
     };
@@ -98,7 +108,8 @@ fn body_energy<A: Algebra>(
     cx.add(t, rotation)
 }
 
-/// `V(q)` of `robot` (a fixed or floating base).
+/// `V(q)` of `robot`: a floating or prescribed base's pose enters (a prescribed base has no
+/// mass of its own).
 pub fn potential_energy<A: Algebra>(alg: &mut A, robot: &Robot) -> A::E {
     let robot = &super::prepare(robot);
     let n = robot.dof();
@@ -114,6 +125,7 @@ pub fn potential_energy<A: Algebra>(alg: &mut A, robot: &Robot) -> A::E {
         }
     }
     let floating = robot.is_floating();
+    let moving = floating || robot.is_prescribed();
     let base = match &robot.base_body {
         Some(body) if floating => Some(base_body_params(cx, body)),
         _ => None,
@@ -135,7 +147,7 @@ pub fn potential_energy<A: Algebra>(alg: &mut A, robot: &Robot) -> A::E {
     }
     // Gravity in each body's frame, outwards from the base's.
     let gravity = k3(robot.gravity);
-    let rot = floating.then(|| base_rotation(cx));
+    let rot = moving.then(|| base_rotation(cx));
     let in_base = match &rot {
         Some(rot) => cx.mat_t_vec(rot, &gravity),
         None => gravity,

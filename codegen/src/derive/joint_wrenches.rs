@@ -6,14 +6,15 @@
 //! body, so the moment is about the joint's origin on the body's side, as Pinocchio's `data.f`.
 
 use super::dynamics::{self, MovingBase, PassInputs, Weight};
-use super::moving_base::{base3, base_rotation};
+use super::moving_base::{base3, base_rotation, prescribed_motion};
 use super::params::base_body_params;
 use super::scalar::{k3, Cx, Vec3, S};
 use crate::algebra::Algebra;
 use crate::ir::BaseVar;
 use crate::model::Robot;
 
-/// `F` and `T`, `N×3` row-major each (row `i` for joint `i`), world axes.
+/// `F` and `T`, `N×3` row-major each (row `i` for joint `i`), world axes (a floating or
+/// prescribed base's motion and attitude enter).
 pub fn joint_wrenches<A: Algebra>(alg: &mut A, robot: &Robot) -> [Vec<A::E>; 2] {
     let robot = &super::prepare(robot);
     let n = robot.dof();
@@ -44,6 +45,15 @@ pub fn joint_wrenches<A: Algebra>(alg: &mut A, robot: &Robot) -> [Vec<A::E>; 2] 
                 g: cx.mat_t_vec(&rot, &g_world),
                 body: Some(&par),
             };
+            let inputs = PassInputs {
+                base: Some(&moving),
+                ..inputs
+            };
+            (dynamics::newton_euler(cx, robot, &st, &inputs), Some(rot))
+        }
+        _ if robot.is_prescribed() => {
+            let [moving, _] = prescribed_motion(cx, robot);
+            let rot = base_rotation(cx);
             let inputs = PassInputs {
                 base: Some(&moving),
                 ..inputs

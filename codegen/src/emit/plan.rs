@@ -47,6 +47,8 @@ pub(crate) struct Plan {
     pub inputs: Vec<Input>,
     /// A floating base's coordinate layout.
     pub layout: BaseLayout,
+    /// How the base moves.
+    pub motion: BaseMotion,
     /// Number of joints.
     pub dof: usize,
     /// `N`, or `NV = 6 + N` with a floating base: the size of joint-space outputs.
@@ -114,9 +116,16 @@ impl Plan {
         }
     }
 
-    /// The generated documentation's note on a floating base's joint-space outputs, which
-    /// hold the base's coordinates first.
-    pub(crate) fn floating_note(&self) -> Option<&'static str> {
+    /// The generated documentation's note on a moving base: a floating base's joint-space
+    /// outputs hold the base's coordinates first; a prescribed base's functions without its
+    /// arrays give the motion relative to it.
+    pub(crate) fn base_note(&self) -> Option<&'static str> {
+        if matches!(
+            self.motion,
+            BaseMotion::Prescribed | BaseMotion::Translating
+        ) {
+            return self.prescribed_note();
+        }
         if self.layout == BaseLayout::Mujoco && self.out_n != self.dof {
             return Some(
                 "With the floating base in MuJoCo's layout, an output's `NV` entries (or rows, \
@@ -130,6 +139,25 @@ impl Plan {
             "With the floating base, an output's `NV` entries (or rows, or columns) are the \
              base's six coordinates (linear, then angular, base frame; forces, then moments) \
              followed by the joints'.",
+        )
+    }
+}
+
+impl Plan {
+    fn prescribed_note(&self) -> Option<&'static str> {
+        use crate::functions::{FunctionKind, Group, MovingBase};
+        if self.contract.moving_base != MovingBase::None {
+            return None;
+        }
+        if self.kind == FunctionKind::CoriolisMatrix {
+            return Some(
+                "With the prescribed base, the Christoffel matrix of the joints' mass matrix: \
+                 `C qd + gravity` is `nonlinear_effects` with the base at rest.",
+            );
+        }
+        matches!(self.contract.group, Group::Centroidal | Group::FrameMotion).then_some(
+            "With the prescribed base, \"world\" above is the base frame: this function gives \
+             the robot's motion relative to its base, as the frames' poses and Jacobians do.",
         )
     }
 }
@@ -399,6 +427,7 @@ fn plan_function(
     Ok(Plan {
         inputs,
         layout,
+        motion,
         dof,
         out_n,
         kind: f.kind,

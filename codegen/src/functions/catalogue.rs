@@ -511,7 +511,7 @@ pub const CATALOGUE: &[Entry] = {
             doc: "Centre of mass of the whole robot (Pinocchio's `centerOfMass`). On a fixed base \
                   the base is not part of the robot; a floating base's body is.",
             batched: true,
-            exists: Exists::FixedOrFloatingStandardParameters,
+            exists: Exists::StandardParameters,
         },
         Entry {
             kind: FunctionKind::CenterOfMassJacobian,
@@ -529,7 +529,7 @@ pub const CATALOGUE: &[Entry] = {
             doc: "Jacobian of the centre of mass (Pinocchio's `jacobianCenterOfMass`): `c' = Jc \
                   qd`.",
             batched: true,
-            exists: Exists::FixedOrFloatingStandardParameters,
+            exists: Exists::StandardParameters,
         },
         Entry {
             kind: FunctionKind::CenterOfMassAccelerationBias,
@@ -547,7 +547,7 @@ pub const CATALOGUE: &[Entry] = {
             doc: "Acceleration of the centre of mass at zero joint acceleration: `c'' = Jc qdd + \
                   ac` (Pinocchio's `centerOfMass` with `a = 0`).",
             batched: true,
-            exists: Exists::FixedOrFloatingStandardParameters,
+            exists: Exists::StandardParameters,
         },
         Entry {
             kind: FunctionKind::CentroidalMomentumMatrix,
@@ -565,7 +565,7 @@ pub const CATALOGUE: &[Entry] = {
             }],
             doc: "Centroidal momentum matrix `Ag(q)` (Pinocchio's `ccrba`): `hg = Ag qd`.",
             batched: true,
-            exists: Exists::FixedOrFloatingStandardParameters,
+            exists: Exists::StandardParameters,
         },
         Entry {
             kind: FunctionKind::CentroidalMomentum,
@@ -582,7 +582,7 @@ pub const CATALOGUE: &[Entry] = {
             }],
             doc: "Centroidal momentum `hg = Ag(q) qd` (Pinocchio's `computeCentroidalMomentum`).",
             batched: true,
-            exists: Exists::FixedOrFloatingStandardParameters,
+            exists: Exists::StandardParameters,
         },
         Entry {
             kind: FunctionKind::CentroidalMomentumBias,
@@ -601,7 +601,7 @@ pub const CATALOGUE: &[Entry] = {
                   dhg` (Pinocchio's `computeCentroidalMomentumTimeVariation` with `a = 0`). \
                   Gravity does not enter.",
             batched: true,
-            exists: Exists::FixedOrFloatingStandardParameters,
+            exists: Exists::StandardParameters,
         },
         Entry {
             kind: FunctionKind::CoriolisMatrix,
@@ -620,7 +620,7 @@ pub const CATALOGUE: &[Entry] = {
                   Euler-Poincare term of its quasi-velocities, as Pinocchio. Not the vector \
                   `coriolis`, seed 001's Coriolis forces.",
             batched: true,
-            exists: Exists::FixedOrFloating,
+            exists: Exists::Always,
         },
         Entry {
             kind: FunctionKind::MassMatrixInverse,
@@ -642,7 +642,7 @@ pub const CATALOGUE: &[Entry] = {
             name: "joint_wrenches",
             group: Group::WholeBody,
             inputs: &[Q, Qd, Qdd],
-            moving_base: MovingBase::None,
+            moving_base: MovingBase::Motion,
             outputs: &[
                 OutSpec {
                     name: "F",
@@ -661,16 +661,17 @@ pub const CATALOGUE: &[Entry] = {
             ],
             doc: "Force and moment each joint transmits from its carrier to its body while the \
                   robot moves (Pinocchio's `data.f` after `rnea`, in world axes): at rest, the \
-                  static joint reactions turned into world axes.",
+                  static joint reactions turned into world axes. With a prescribed base \
+                  its motion enters, and the axes are the world's.",
             batched: true,
-            exists: Exists::FixedOrFloatingStandardParameters,
+            exists: Exists::StandardParameters,
         },
         Entry {
             kind: FunctionKind::KineticEnergy,
             name: "kinetic_energy",
             group: Group::WholeBody,
             inputs: &[Q, Qd],
-            moving_base: MovingBase::None,
+            moving_base: MovingBase::Velocity,
             outputs: &[OutSpec {
                 name: "T",
                 rows: Dim::Fixed(1),
@@ -678,16 +679,17 @@ pub const CATALOGUE: &[Entry] = {
                 doc: "kinetic energy (J)",
             }],
             doc: "Kinetic energy of the whole robot, `T = 1/2 qd^T M qd` (Pinocchio's \
-                  `computeKineticEnergy`), summed body by body. Returned as a number.",
+                  `computeKineticEnergy`), summed body by body; with a prescribed base the \
+                  energy in the world, which its velocity enters. Returned as a number.",
             batched: true,
-            exists: Exists::FixedOrFloatingStandardParameters,
+            exists: Exists::StandardParameters,
         },
         Entry {
             kind: FunctionKind::PotentialEnergy,
             name: "potential_energy",
             group: Group::WholeBody,
             inputs: &[Q],
-            moving_base: MovingBase::None,
+            moving_base: MovingBase::Pose,
             outputs: &[OutSpec {
                 name: "V",
                 rows: Dim::Fixed(1),
@@ -698,7 +700,7 @@ pub const CATALOGUE: &[Entry] = {
                   (Pinocchio's `computePotentialEnergy`): zero with the centre of mass at the \
                   world origin. Returned as a number.",
             batched: true,
-            exists: Exists::FixedOrFloatingStandardParameters,
+            exists: Exists::StandardParameters,
         },
         Entry {
             kind: FunctionKind::PassiveForces,
@@ -734,7 +736,7 @@ pub const CATALOGUE: &[Entry] = {
             doc: "Velocity of a named frame, `J qd` (Pinocchio's `getFrameVelocity`, \
                   LOCAL_WORLD_ALIGNED).",
             batched: true,
-            exists: Exists::EachFrameFixedOrFloating,
+            exists: Exists::EachFrame,
         },
         Entry {
             kind: FunctionKind::FrameAccelerationBias(0),
@@ -753,7 +755,7 @@ pub const CATALOGUE: &[Entry] = {
                   acceleration is `J qdd + acc` (Pinocchio's `getFrameClassicalAcceleration` \
                   with `a = 0`, LOCAL_WORLD_ALIGNED).",
             batched: true,
-            exists: Exists::EachFrameFixedOrFloating,
+            exists: Exists::EachFrame,
         },
         Entry {
             kind: FunctionKind::JacobianDerivative(0),
@@ -773,7 +775,7 @@ pub const CATALOGUE: &[Entry] = {
                   `getFrameJacobianTimeVariation`, LOCAL_WORLD_ALIGNED): `J' qd` is \
                   `frame_acceleration_bias`.",
             batched: true,
-            exists: Exists::EachFrameFixedOrFloating,
+            exists: Exists::EachFrame,
         },
         Entry {
             kind: FunctionKind::ContactJacobian,

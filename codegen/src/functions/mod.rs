@@ -203,6 +203,8 @@ pub enum MovingBase {
     None,
     /// `base_pose` alone (gravity is turned by the base's attitude).
     Pose,
+    /// `base_vel` alone (the base's velocity in its own axes: the kinetic energy).
+    Velocity,
     /// `base_pose`, `base_vel` and `base_acc`.
     Motion,
 }
@@ -221,9 +223,6 @@ pub enum Exists {
     FixedBaseStandardParameters,
     /// One per named frame.
     EachFrame,
-    /// One per named frame of a fixed or floating base (a prescribed base's motion is not an
-    /// input of these yet).
-    EachFrameFixedOrFloating,
     /// Robots with elastic joints or flexible links.
     Elastic,
     /// Robots with elastic joints.
@@ -232,11 +231,9 @@ pub enum Exists {
     ElasticJointsWithMotors,
     /// Robots with elastic joints, every one with a motor inertia and none with damping.
     ElasticJointsWithUndampedMotors,
-    /// Fixed and floating bases (a prescribed base's motion is not an input of these yet).
-    FixedOrFloating,
-    /// Fixed and floating bases with the standard parameter set (the base parameters do not
-    /// give the mass distribution; a prescribed base's momentum is not defined yet).
-    FixedOrFloatingStandardParameters,
+    /// Robots with the standard parameter set (the base parameters do not give the mass
+    /// distribution).
+    StandardParameters,
     /// Robots without joint armature (`tau = Y pi` has no term for it: the regressors).
     NoArmature,
     /// Robots with a joint spring or damper ([`crate::RobotBody::passive`]).
@@ -264,10 +261,6 @@ impl Exists {
                 fixed && robot.parameters != crate::model::ParameterSet::Base
             }
             Exists::EachFrame => !robot.frames.is_empty(),
-            Exists::EachFrameFixedOrFloating => {
-                !robot.frames.is_empty()
-                    && matches!(robot.motion, BaseMotion::Fixed | BaseMotion::Floating)
-            }
             Exists::Elastic => robot.has_elasticity(),
             Exists::ElasticJoints => robot.has_elasticity() && !joints.is_empty(),
             Exists::ElasticJointsWithMotors => robot.has_elasticity() && motors,
@@ -276,13 +269,7 @@ impl Exists {
                     && motors
                     && joints.iter().all(|e| e.damping.unwrap_or(0.0) == 0.0)
             }
-            Exists::FixedOrFloating => {
-                matches!(robot.motion, BaseMotion::Fixed | BaseMotion::Floating)
-            }
-            Exists::FixedOrFloatingStandardParameters => {
-                matches!(robot.motion, BaseMotion::Fixed | BaseMotion::Floating)
-                    && robot.parameters != crate::model::ParameterSet::Base
-            }
+            Exists::StandardParameters => robot.parameters != crate::model::ParameterSet::Base,
             Exists::NoArmature => !robot.has_armature(),
             Exists::PassiveJoints => robot.has_passive_joints(),
             Exists::ContactsFixedOrFloating => {
@@ -300,17 +287,13 @@ impl Exists {
             Exists::FixedBase => "fixed bases",
             Exists::FixedBaseStandardParameters => "fixed bases, standard parameters",
             Exists::EachFrame => "each named frame",
-            Exists::EachFrameFixedOrFloating => "each named frame, fixed and floating bases",
             Exists::Elastic => "elastic joints or flexible links",
             Exists::ElasticJoints => "elastic joints",
             Exists::ElasticJointsWithMotors => "elastic joints with motor inertias",
             Exists::ElasticJointsWithUndampedMotors => {
                 "elastic joints with motor inertias, no damping"
             }
-            Exists::FixedOrFloating => "fixed and floating bases",
-            Exists::FixedOrFloatingStandardParameters => {
-                "fixed and floating bases, standard parameters"
-            }
+            Exists::StandardParameters => "standard parameters",
             Exists::NoArmature => "robots without armature",
             Exists::PassiveJoints => "robots with joint or tendon springs or dampers",
             Exists::ContactsFixedOrFloating => "robots with contacts, fixed and floating bases",
@@ -363,6 +346,7 @@ impl Entry {
                 let base: &[Input] = match self.moving_base {
                     MovingBase::None => &[],
                     MovingBase::Pose => &[Input::BasePose],
+                    MovingBase::Velocity => &[Input::BaseVel],
                     MovingBase::Motion => &[Input::BasePose, Input::BaseVel, Input::BaseAcc],
                 };
                 base.iter().chain(self.inputs).copied().collect()

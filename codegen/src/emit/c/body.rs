@@ -94,7 +94,7 @@ pub(super) fn trig_statements(
 
 pub(super) fn doc_comment(plan: &Plan, params: bool) -> String {
     let mut d = format!("/** {}\n", plan.contract.doc);
-    if let Some(note) = plan.floating_note() {
+    if let Some(note) = plan.base_note() {
         let _ = writeln!(d, " *\n * {note}\n *");
     }
     if params {

@@ -44,7 +44,7 @@ pub(super) fn function(plan: &Plan, writer: &Writer<'_>) -> TokenStream {
     let (_, ret) = signature_parts(plan);
 
     let mut doc = vec![format!(" {}", plan.contract.doc), String::new()];
-    if let Some(note) = plan.floating_note() {
+    if let Some(note) = plan.base_note() {
         doc.extend([format!(" {note}"), String::new()]);
     }
     if has_params {

@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""Pinocchio reference fixtures for the functions generated on request with a prescribed base
+(`[base] motion = "prescribed"`): the floating-base specs of ROBOTS below with their base's
+motion given instead of free, and the base without mass of its own (a prescribed base has
+none: its motion does not answer to the robot's forces).
+
+Install:  pip install pin          (the Pinocchio Python wheels; `import pinocchio as pin`)
+Run:      python3 tools/prescribed_reference.py
+Writes:   tests/fixtures/prescribed/NAME.json for each robot of ROBOTS.
+
+Each spec is built by tools/floating_reference.py's `build` (a free-flyer root joint, a plain
+reading of docs/spec.md), and the free-flyer's body inertia is then set to zero. For a fixed
+seed and STATES random states (base position in [-1, 1], a random unit quaternion scaled by 1.3
+in every other state (Pinocchio is evaluated at the normalised one: the generated functions
+normalise), joints in [-1, 1], velocities and accelerations in [-2, 2]; the last TRANSLATING
+states have no angular velocity or acceleration of the base, for `translation_only`) it
+records, per state, with q = (base_pose, joints), v = (base_vel, qd), a = (base_acc, qdd) in
+the free-flyer's layout:
+  q, v, a, translating     the state (translating: the base's angular entries are zero)
+  kinetic_energy           computeKineticEnergy(q, v)
+  potential_energy         computePotentialEnergy(q)
+  joint_wrenches           2 x N x 3, data.f of every joint after rnea(q, v, a) in world axes
+                           (tools/whole_body_reference.py's joint_wrenches)
+and the functions that do not take the base's motion, which give the robot's motion relative to
+its base in base axes: Pinocchio's at the base's identity pose and at rest, q0 = (0 0 0 0 0 0 1,
+joints), v0 = (0, qd), a0 = 0, restricted to the joints' columns:
+  center_of_mass, center_of_mass_jacobian (3 x N), center_of_mass_acceleration_bias,
+  centroidal_momentum_matrix (6 x N), centroidal_momentum, centroidal_momentum_bias,
+  coriolis_matrix (N x N, the joint block of computeCoriolisMatrix(q0, v0): the base does not
+  move, so it is the Christoffel matrix of the joints' mass matrix), mass_matrix_inverse
+  (N x N, the inverse of the joint block of crba), and per named frame F frame_velocity_F,
+  frame_acceleration_bias_F, jacobian_derivative_F (6 x N), as in
+  tools/whole_body_reference.py.
+Checks per state: T = 1/2 v^T M v, V = -m g . c, C0 v0 + g0 = nle(q0, v0) in the joints' rows.
+"""
+
+import json
+import os
+import sys
+import tomllib
+
+import numpy as np
+import pinocchio as pin
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..")
+sys.path.insert(0, HERE)
+from floating_reference import build as build_floating  # noqa: E402
+from whole_body_reference import (  # noqa: E402
+    close, frame_motion, full_mass_matrix, joint_wrenches, rows)
+
+SEED = 20261203
+STATES = 8
+TRANSLATING = 2
+
+ROBOTS = [
+    ("floater", "tests/fixtures/floating/floater.toml"),
+    ("quadruped_floating", "robots/quadruped_floating.toml"),
+]
+
+
+def relative(model, data, qj, qd, frames):
+    """The functions without the base's motion, joint columns, from the base at rest."""
+    n = model.nv - 6
+    q0 = np.concatenate([np.zeros(3), [0.0, 0.0, 0.0, 1.0], qj])
+    v0 = np.concatenate([np.zeros(6), qd])
+    zero = np.zeros(model.nv)
+    out = {}
+    out["center_of_mass"] = pin.centerOfMass(model, data, q0, v0, zero).tolist()
+    out["center_of_mass_acceleration_bias"] = data.acom[0].tolist()
+    out["center_of_mass_jacobian"] = rows(pin.jacobianCenterOfMass(model, data, q0)[:, 6:])
+    ag = pin.ccrba(model, data, q0, v0).copy()
+    out["centroidal_momentum_matrix"] = rows(ag[:, 6:])
+    out["centroidal_momentum"] = data.hg.vector.tolist()
+    pin.computeCentroidalMomentumTimeVariation(model, data, q0, v0, zero)
+    out["centroidal_momentum_bias"] = data.dhg.vector.tolist()
+    cm = pin.computeCoriolisMatrix(model, data, q0, v0).copy()
+    g0 = pin.computeGeneralizedGravity(model, data, q0)
+    close((cm @ v0 + g0)[6:], pin.nonLinearEffects(model, data, q0, v0)[6:], "C v + g = nle")
+    out["coriolis_matrix"] = rows(cm[6:, 6:])
+    m = full_mass_matrix(model, data, q0)
+    out["mass_matrix_inverse"] = rows(np.linalg.inv(m[6:, 6:]))
+    for key, value in frame_motion(model, data, q0, v0, frames).items():
+        if key.startswith("jacobian_derivative_"):
+            value = rows(np.asarray(value).reshape(6, 6 + n)[:, 6:])
+        out[key] = value
+    return out
+
+
+def fixture(name, path):
+    with open(os.path.join(ROOT, path), "rb") as f:
+        spec = tomllib.load(f)
+    model, fids = build_floating(spec)
+    model.inertias[1] = pin.Inertia.Zero()
+    frames = list(zip([f["name"] for f in spec.get("frame", [])], fids))
+    data = model.createData()
+    rng = np.random.default_rng(SEED)
+    n = model.nv - 6
+    states = []
+    for k in range(STATES):
+        quat = rng.normal(size=4)
+        quat /= np.linalg.norm(quat)
+        q = np.concatenate([rng.uniform(-1, 1, 3), quat * (1.3 if k % 2 else 1.0),
+                            rng.uniform(-1, 1, n)])
+        v = rng.uniform(-2.0, 2.0, model.nv)
+        a = rng.uniform(-2.0, 2.0, model.nv)
+        translating = k >= STATES - TRANSLATING
+        if translating:
+            v[3:6] = 0.0
+            a[3:6] = 0.0
+        qn = q.copy()
+        qn[3:7] /= np.linalg.norm(qn[3:7])
+        kinetic = pin.computeKineticEnergy(model, data, qn, v)
+        half_vmv = 0.5 * v @ full_mass_matrix(model, data, qn) @ v
+        assert abs(kinetic - half_vmv) <= 1e-12 * max(1.0, abs(half_vmv)), "T = 1/2 v^T M v"
+        potential = pin.computePotentialEnergy(model, data, qn)
+        com = pin.centerOfMass(model, data, qn)
+        mgc = -data.mass[0] * (model.gravity.linear @ com)
+        assert abs(potential - mgc) <= 1e-12 * max(1.0, abs(mgc)), "V = -m g . c"
+        state = {
+            "q": q.tolist(),
+            "v": v.tolist(),
+            "a": a.tolist(),
+            "translating": translating,
+            "kinetic_energy": kinetic,
+            "potential_energy": potential,
+            "joint_wrenches": joint_wrenches(model, data, qn, v, a),
+        }
+        state.update(relative(model, data, q[7:], v[6:], frames))
+        states.append(state)
+    return {
+        "name": name,
+        "input": path,
+        "nq": model.nq,
+        "nv": model.nv,
+        "frames": [name for name, _ in frames],
+        "states": states,
+    }
+
+
+def main():
+    out_dir = os.path.join(ROOT, "tests", "fixtures", "prescribed")
+    os.makedirs(out_dir, exist_ok=True)
+    for name, path in ROBOTS:
+        out = os.path.join(out_dir, name + ".json")
+        with open(out, "w") as f:
+            json.dump(fixture(name, path), f, indent=1)
+            f.write("\n")
+        print("wrote", os.path.relpath(out))
+
+
+if __name__ == "__main__":
+    main()
