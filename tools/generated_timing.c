@@ -7,7 +7,9 @@
  * The robot is chosen at compile time: -DROBOT=name (the generated functions' prefix),
  * -DHEADER='"name.h"', -DNQ=NAME_NQ -DNV=NAME_NV, and -DFLOATING=1 for a floating base; with
  * -DNC=NAME_NC (the code generated with contacts and `--only contacts`) only the two contact
- * functions are timed, the accelerations standing in for the joint forces. */
+ * functions are timed, the accelerations standing in for the joint forces; with -DWHOLE_BODY
+ * (the code generated with `--only` WHOLE_BODY of tools/generated_timing.py) the Coriolis
+ * matrix, the inverse mass matrix, the joint wrenches and the two energies. */
 #define _POSIX_C_SOURCE 199309L
 #include <math.h>
 #include <stdio.h>
@@ -109,6 +111,13 @@ int main(void)
     (void)out3;
     TIME("contact_jacobian", FN(contact_jacobian)(q, out1));
     TIME("contact_forward_dynamics", FN(contact_forward_dynamics)(q, v, a, out1, out2));
+#elif defined(WHOLE_BODY)
+    TIME("coriolis_matrix", FN(coriolis_matrix)(q, v, out1));
+    TIME("mass_matrix_inverse", FN(mass_matrix_inverse)(q, out1));
+    TIME("joint_wrenches", FN(joint_wrenches)(q, v, a, out1, out2));
+    TIME("kinetic_energy", out1[0] = FN(kinetic_energy)(q, v));
+    TIME("potential_energy", out1[0] = FN(potential_energy)(q));
+    (void)out3;
 #else
     TIME("inverse_dynamics", FN(inverse_dynamics)(q, v, a, out1));
     TIME("mass_matrix", FN(mass_matrix)(q, out1));

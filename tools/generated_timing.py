@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Time per call of a robot's generated C, timed as tools/pinocchio_timing.cpp times Pinocchio.
 
-Run:  python3 tools/generated_timing.py [--march ARCH] [--floating-base] ROBOT...
+Run:  python3 tools/generated_timing.py [--march ARCH] [--floating-base] [--whole-body] ROBOT...
 
 For each robot (a spec, a URDF or a DH table; --floating-base puts a free-flyer under a URDF's
 root link, as `quasidyn generate --floating-base` does), the quasidyn CLI (built here in
 release mode, or the binary in $QUASIDYN) writes the C of the timed functions (inverse and
 forward dynamics, nonlinear effects, gravity, mass matrix, the derivatives of inverse and
-forward dynamics, the inverse mass matrix) to a temporary directory, and
+forward dynamics, the inverse mass matrix; with --whole-body the functions on request of
+WHOLE_BODY instead) to a temporary directory, and
 tools/generated_timing.c is compiled against it with gcc -std=c99 -O3 -march=ARCH (native by
 default: the flags tools/pinocchio_timing.py compiles Pinocchio with) and run.
 
@@ -32,6 +33,7 @@ import tempfile
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 TIMED = ("inverse_dynamics,mass_matrix,forward_dynamics,nonlinear_effects,gravity,"
          "inverse_dynamics_derivatives,forward_dynamics_derivatives,mass_matrix_inverse")
+WHOLE_BODY = "coriolis_matrix,mass_matrix_inverse,joint_wrenches,kinetic_energy,potential_energy"
 
 
 def quasidyn():
@@ -43,7 +45,7 @@ def quasidyn():
     return str(ROOT / "target" / "release" / "quasidyn")
 
 
-def time_robot(cli, path, floating, march, tmp):
+def time_robot(cli, path, floating, whole_body, march, tmp):
     out = tmp / path.stem
     contacts = path.suffix == ".json"
     if contacts:
@@ -53,7 +55,8 @@ def time_robot(cli, path, floating, march, tmp):
         for c in fixture["contacts"]:
             cmd += ["--contact", c]
     else:
-        cmd = [cli, "generate", str(path), "--lang", "c", "--only", TIMED, "--out", str(out)]
+        only = WHOLE_BODY if whole_body else TIMED
+        cmd = [cli, "generate", str(path), "--lang", "c", "--only", only, "--out", str(out)]
     if floating and path.suffix == ".urdf":
         cmd.append("--floating-base")
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
@@ -71,16 +74,18 @@ def time_robot(cli, path, floating, march, tmp):
                     f"-DROBOT={name}", f'-DHEADER="{name}.h"', f"-DNQ={nq}",
                     f"-DNV={nv}", f"-DFLOATING={int(is_floating)}",
                     *([f"-DNC={upper}_NC"] if contacts else []),
+                    *(["-DWHOLE_BODY"] if whole_body and not contacts else []),
                     str(ROOT / "tools" / "generated_timing.c"), str(out / f"{name}.c"),
                     "-o", str(exe), "-lm"], check=True)
     subprocess.run([str(exe)], check=True)
 
 
 def main(argv):
-    march, floating = "native", False
-    while argv and argv[0] in ("--march", "--floating-base"):
-        if argv[0] == "--floating-base":
-            floating = True
+    march, floating, whole_body = "native", False, False
+    while argv and argv[0] in ("--march", "--floating-base", "--whole-body"):
+        if argv[0] in ("--floating-base", "--whole-body"):
+            floating = floating or argv[0] == "--floating-base"
+            whole_body = whole_body or argv[0] == "--whole-body"
             argv = argv[1:]
             continue
         if len(argv) < 2:
@@ -95,7 +100,8 @@ def main(argv):
     sys.stdout.flush()
     with tempfile.TemporaryDirectory() as tmp:
         for p in argv:
-            time_robot(cli, pathlib.Path(p).resolve(), floating, march, pathlib.Path(tmp))
+            time_robot(cli, pathlib.Path(p).resolve(), floating, whole_body, march,
+                       pathlib.Path(tmp))
             sys.stdout.flush()
     return 0
 
