@@ -128,7 +128,13 @@ pub fn contact_dynamics(
     };
     let tau = force_inputs(g, robot);
     let rhs: Vec<NodeId> = tau.iter().zip(nle).map(|(&t, &h)| g.sub(t, h)).collect();
-    let (acceleration, forces) = held(g, &factor, &jacobian, &rhs, &gamma);
+    let (acceleration, forces) = Holding {
+        factor: &factor,
+        jacobian: &jacobian,
+        rhs: &rhs,
+        gamma: &gamma,
+    }
+    .shorter(g);
     ContactDynamics {
         jacobian,
         acceleration,
@@ -163,7 +169,13 @@ fn coupled(
         .flat_map(|row| row.iter().rev().copied())
         .collect();
     let rhs: Vec<NodeId> = rhs.into_iter().rev().collect();
-    let (mut acceleration, forces) = held(g, &factor, &reversed, &rhs, gamma);
+    let (mut acceleration, forces) = Holding {
+        factor: &factor,
+        jacobian: &reversed,
+        rhs: &rhs,
+        gamma,
+    }
+    .shorter(g);
     acceleration.reverse();
     ContactDynamics {
         jacobian,
@@ -172,77 +184,69 @@ fn coupled(
     }
 }
 
-/// The accelerations and the contact forces through `factor` of the mass matrix, with the
-/// contacts' Jacobian `jacobian`, the force balance `tau - h` `rhs` and the contacts' bias
-/// `gamma`, in the shorter of the two forms: compared as emitted where that is cheap (the
-/// shorter form depends on how far the contacts' Jacobian rows reach into the tree).
-fn held(
-    g: &mut Graph,
-    factor: &Factor,
-    jacobian: &[NodeId],
-    rhs: &[NodeId],
-    gamma: &[NodeId],
-) -> Held {
-    let by_columns = held_by_columns(g, factor, jacobian, rhs, gamma);
-    let by_halves = held_by_halves(g, factor, jacobian, rhs, gamma);
-    let roots = |h: &Held| -> Vec<NodeId> { h.0.iter().chain(&h.1).copied().collect() };
-    if super::fewer_operations(g, &roots(&by_columns), &roots(&by_halves)) {
-        by_halves
-    } else {
-        by_columns
-    }
+/// The contacts held: through `factor` of the mass matrix, with the contacts' Jacobian
+/// `jacobian`, the force balance `tau - h` `rhs` and the contacts' bias `gamma`.
+struct Holding<'a> {
+    factor: &'a Factor,
+    jacobian: &'a [NodeId],
+    rhs: &'a [NodeId],
+    gamma: &'a [NodeId],
 }
 
 /// The accelerations and the contact forces.
 type Held = (Vec<NodeId>, Vec<NodeId>);
 
-/// `Y = M⁻¹ Jcᵀ` and `a₀ = M⁻¹ (tau - h)` by whole solves, `K = Jc Y`, `λ = -K⁻¹ (Jc a₀ + γ)`
-/// and `a = a₀ + Y λ`.
-fn held_by_columns(
-    g: &mut Graph,
-    factor: &Factor,
-    jacobian: &[NodeId],
-    rhs: &[NodeId],
-    gamma: &[NodeId],
-) -> Held {
-    let nv = rhs.len();
-    let nc = gamma.len();
-    let a0 = factor.solve(g, rhs);
-    // Y = M⁻¹ Jcᵀ, column i for contact row i.
-    let y: Vec<Vec<NodeId>> = (0..nc)
-        .map(|i| factor.solve(g, &jacobian[i * nv..(i + 1) * nv]))
-        .collect();
-    let rows: Vec<&[NodeId]> = jacobian.chunks(nv).collect();
-    held_through(g, &rows, &y, &a0, gamma)
-}
+impl Holding<'_> {
+    /// The accelerations and the contact forces in the shorter of the two forms: compared as
+    /// emitted where that is cheap (the shorter form depends on how far the contacts'
+    /// Jacobian rows reach into the tree).
+    fn shorter(&self, g: &mut Graph) -> Held {
+        let by_columns = self.by_columns(g);
+        let by_halves = self.by_halves(g);
+        let roots = |h: &Held| -> Vec<NodeId> { h.0.iter().chain(&h.1).copied().collect() };
+        if super::fewer_operations(g, &roots(&by_columns), &roots(&by_halves)) {
+            by_halves
+        } else {
+            by_columns
+        }
+    }
 
-/// The same by half solves: with `U_i` the first half of row `i` of `Jc` and `y₀` that of
-/// `tau - h` ([`Factor::forward`]), `K_ij = Σ_k U_ik U_jk / D_k` and `(Jc a₀)_i = Σ_k U_ik
-/// y₀_k / D_k`, and `a` is the second half of `y₀ + Uᵀ λ`. On a tree a contact row reaches
-/// only the coordinates between its frame and the base, and so does its half, where a whole
-/// solve fills every coordinate; and `Y`, `NV×NC`, is never formed.
-fn held_by_halves(
-    g: &mut Graph,
-    factor: &Factor,
-    jacobian: &[NodeId],
-    rhs: &[NodeId],
-    gamma: &[NodeId],
-) -> Held {
-    let nv = rhs.len();
-    let nc = gamma.len();
-    let dinv = factor.pivots_inverse(g);
-    let y0 = factor.forward(g, rhs);
-    let u: Vec<Vec<NodeId>> = (0..nc)
-        .map(|i| factor.forward(g, &jacobian[i * nv..(i + 1) * nv]))
-        .collect();
-    // U D⁻¹, row by row.
-    let w: Vec<Vec<NodeId>> = u
-        .iter()
-        .map(|row| row.iter().zip(&dinv).map(|(&x, &d)| g.mul(x, d)).collect())
-        .collect();
-    let rows: Vec<&[NodeId]> = w.iter().map(Vec::as_slice).collect();
-    let (z, forces) = held_through(g, &rows, &u, &y0, gamma);
-    (factor.backward(g, &z), forces)
+    /// `Y = M⁻¹ Jcᵀ` and `a₀ = M⁻¹ (tau - h)` by whole solves, `K = Jc Y`,
+    /// `λ = -K⁻¹ (Jc a₀ + γ)` and `a = a₀ + Y λ`.
+    fn by_columns(&self, g: &mut Graph) -> Held {
+        let nv = self.rhs.len();
+        let nc = self.gamma.len();
+        let a0 = self.factor.solve(g, self.rhs);
+        // Y = M⁻¹ Jcᵀ, column i for contact row i.
+        let y: Vec<Vec<NodeId>> = (0..nc)
+            .map(|i| self.factor.solve(g, &self.jacobian[i * nv..(i + 1) * nv]))
+            .collect();
+        let rows: Vec<&[NodeId]> = self.jacobian.chunks(nv).collect();
+        held_through(g, &rows, &y, &a0, self.gamma)
+    }
+
+    /// The same by half solves: with `U_i` the first half of row `i` of `Jc` and `y₀` that of
+    /// `tau - h` ([`Factor::forward`]), `K_ij = Σ_k U_ik U_jk / D_k` and `(Jc a₀)_i = Σ_k
+    /// U_ik y₀_k / D_k`, and `a` is the second half of `y₀ + Uᵀ λ`. On a tree a contact row
+    /// reaches only the coordinates between its frame and the base, and so does its half,
+    /// where a whole solve fills every coordinate; and `Y`, `NV×NC`, is never formed.
+    fn by_halves(&self, g: &mut Graph) -> Held {
+        let nv = self.rhs.len();
+        let nc = self.gamma.len();
+        let dinv = self.factor.pivots_inverse(g);
+        let y0 = self.factor.forward(g, self.rhs);
+        let u: Vec<Vec<NodeId>> = (0..nc)
+            .map(|i| self.factor.forward(g, &self.jacobian[i * nv..(i + 1) * nv]))
+            .collect();
+        // U D⁻¹, row by row.
+        let w: Vec<Vec<NodeId>> = u
+            .iter()
+            .map(|row| row.iter().zip(&dinv).map(|(&x, &d)| g.mul(x, d)).collect())
+            .collect();
+        let rows: Vec<&[NodeId]> = w.iter().map(Vec::as_slice).collect();
+        let (z, forces) = held_through(g, &rows, &u, &y0, self.gamma);
+        (self.factor.backward(g, &z), forces)
+    }
 }
 
 /// What both forms share, with `left` the rows `Jc` (or `U D⁻¹`), `right` the columns
@@ -367,7 +371,7 @@ mod tests {
     /// the dense factorisation of the same matrix: the same accelerations and forces.
     #[test]
     fn half_solves_give_the_whole_solves_values() {
-        use super::{held_by_columns, held_by_halves, Factor};
+        use super::{Factor, Holding};
         use crate::ir::{Graph, NodeId};
         let parent = [None, Some(0), Some(1), Some(2), Some(3), Some(2), Some(5)];
         let n = parent.len();
@@ -395,10 +399,13 @@ mod tests {
             Factor::tree(&mut g, &mm, &parent),
             Factor::dense(&mut g, &mm, n),
         ] {
-            for (a, f) in [
-                held_by_columns(&mut g, &factor, &jj, &rhs, &gamma),
-                held_by_halves(&mut g, &factor, &jj, &rhs, &gamma),
-            ] {
+            let holding = Holding {
+                factor: &factor,
+                jacobian: &jj,
+                rhs: &rhs,
+                gamma: &gamma,
+            };
+            for (a, f) in [holding.by_columns(&mut g), holding.by_halves(&mut g)] {
                 let env = Env::default();
                 results.push((g.eval_many(&a, &env), g.eval_many(&f, &env)));
             }
