@@ -5,21 +5,19 @@
 //! base's layout ([`robot_glue`]).
 
 use std::fmt::Write as _;
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use quasidyn_codegen::emit::RustOptions;
 use quasidyn_codegen::{build_module_only, every_function_of, load_spec, BaseMotion, FunctionKind};
 
-use crate::whole_body::{json_fixtures, registry_entry, robot_glue, Emitted};
+use crate::whole_body::{fixture_json, json_fixtures, registry_entry, robot_glue, Emitted};
 
 /// Writes each fixture robot's code, returns the Rust glue and the C sources to compile.
 pub fn prescribed_variants(manifest: &Path, out: &Emitted<'_>) -> (String, Vec<PathBuf>) {
     let fixtures = json_fixtures(manifest, "prescribed");
     let (mut glue, mut sources, mut registry) = (String::new(), Vec::new(), String::new());
     for path in &fixtures {
-        let json: serde_json::Value =
-            serde_json::from_str(&fs::read_to_string(path).expect("fixture")).expect("json");
+        let json = fixture_json(path);
         let fixture = json["name"].as_str().expect("name");
         let input = json["input"].as_str().expect("input");
         let input_path = manifest.join("..").join(input);

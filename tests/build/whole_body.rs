@@ -31,6 +31,12 @@ pub(crate) fn json_fixtures(manifest: &Path, name: &str) -> Vec<PathBuf> {
     fixtures
 }
 
+/// A fixture's JSON.
+pub(crate) fn fixture_json(path: &Path) -> serde_json::Value {
+    let text = fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
 /// Writes each fixture robot's code, returns the Rust glue and the C sources to compile.
 pub fn whole_body_variants(
     manifest: &Path,

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{fixture_robot, fixture_values, graph_outputs, numbers};
+use common::{fixture_robot, fixture_values, graph_outputs, moving_base_env, numbers};
 use quasidyn_codegen::import::ImportOptions;
 use quasidyn_codegen::ir::Env;
 use quasidyn_codegen::{
@@ -64,19 +64,7 @@ fn state(st: &Value, motion: BaseMotion) -> Option<[Vec<f64>; 3]> {
 }
 
 fn env_of([q, v, a]: &[Vec<f64>; 3]) -> Env {
-    let base = q[..7]
-        .iter()
-        .chain(&v[..6])
-        .chain(&a[..6])
-        .copied()
-        .collect();
-    Env {
-        q: q[7..].to_vec(),
-        qd: v[6..].to_vec(),
-        qdd: a[6..].to_vec(),
-        base,
-        ..Env::default()
-    }
+    moving_base_env(q, v, a)
 }
 
 const MOTIONS: [BaseMotion; 2] = [BaseMotion::Prescribed, BaseMotion::Translating];

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{fixture_robot, fixture_values, graph_outputs, numbers};
+use common::{fixture_robot, fixture_values, graph_outputs, moving_base_env, numbers};
 use quasidyn_codegen::import::ImportOptions;
 use quasidyn_codegen::ir::Env;
 use quasidyn_codegen::{build_module_only, every_function_of, FunctionKind, Module, Robot};
@@ -75,22 +75,13 @@ fn expected(name: &str, st: &Value) -> Vec<f64> {
 /// `base`.
 fn env_of(f: &Fixture, st: &Value) -> Env {
     let (q, v, a) = (numbers(&st["q"]), numbers(&st["v"]), numbers(&st["a"]));
-    let (q, qd, qdd, base) = if f.floating {
-        let base = q[..7]
-            .iter()
-            .chain(&v[..6])
-            .chain(&a[..6])
-            .copied()
-            .collect();
-        (q[7..].to_vec(), v[6..].to_vec(), a[6..].to_vec(), base)
-    } else {
-        (q, v, a, Vec::new())
-    };
+    if f.floating {
+        return moving_base_env(&q, &v, &a);
+    }
     Env {
         q,
-        qd,
-        qdd,
-        base,
+        qd: v,
+        qdd: a,
         ..Env::default()
     }
 }

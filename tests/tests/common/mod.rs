@@ -40,6 +40,25 @@ pub fn fixture_robot(input: &str, options: &ImportOptions) -> Robot {
         .robot
 }
 
+/// The graph's inputs for a floating or prescribed base's state in the floating layout: `q`
+/// (the base's pose, then the joints'), `v` and `a` (the base's six, then the joints').
+#[allow(dead_code)] // Not every test binary that shares this module has a moving base.
+pub fn moving_base_env(q: &[f64], v: &[f64], a: &[f64]) -> Env {
+    let base = q[..7]
+        .iter()
+        .chain(&v[..6])
+        .chain(&a[..6])
+        .copied()
+        .collect();
+    Env {
+        q: q[7..].to_vec(),
+        qd: v[6..].to_vec(),
+        qdd: a[6..].to_vec(),
+        base,
+        ..Env::default()
+    }
+}
+
 /// Every output of `function` on the graph at `env`, one after the other.
 pub fn graph_outputs(module: &Module, function: &Function, env: &Env) -> Vec<f64> {
     let values: Vec<_> = function
