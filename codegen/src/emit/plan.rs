@@ -141,9 +141,8 @@ impl Plan {
              followed by the joints'.",
         )
     }
-}
 
-impl Plan {
+    /// The note of a prescribed base's function that takes none of its arrays.
     fn prescribed_note(&self) -> Option<&'static str> {
         use crate::functions::{FunctionKind, Group, MovingBase};
         if self.contract.moving_base != MovingBase::None {
