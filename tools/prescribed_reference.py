@@ -21,6 +21,9 @@ the free-flyer's layout:
   potential_energy         computePotentialEnergy(q)
   joint_wrenches           2 x N x 3, data.f of every joint after rnea(q, v, a) in world axes
                            (tools/whole_body_reference.py's joint_wrenches)
+  static_joint_reactions   2 x N x 3, data.f of every joint after rnea(q, 0, 0) in the joint's
+                           own frame (the spec's body axes): forces, then moments about the
+                           joint's origin
 and the functions that do not take the base's motion, which give the robot's motion relative to
 its base in base axes: Pinocchio's at the base's identity pose and at rest, q0 = (0 0 0 0 0 0 1,
 joints), v0 = (0, qd), a0 = 0, restricted to the joints' columns:
@@ -87,6 +90,17 @@ def relative(model, data, qj, qd, frames):
     return out
 
 
+def static_reactions(model, data, q):
+    """What each joint transmits at rest, in its own frame: forces, then moments."""
+    zero = np.zeros(model.nv)
+    pin.rnea(model, data, q, zero, zero)
+    forces, moments = [], []
+    for i in range(2, model.njoints):  # joint 1 is the free-flyer
+        forces.extend(data.f[i].linear.tolist())
+        moments.extend(data.f[i].angular.tolist())
+    return forces + moments
+
+
 def fixture(name, path):
     with open(os.path.join(ROOT, path), "rb") as f:
         spec = tomllib.load(f)
@@ -125,6 +139,7 @@ def fixture(name, path):
             "kinetic_energy": kinetic,
             "potential_energy": potential,
             "joint_wrenches": joint_wrenches(model, data, qn, v, a),
+            "static_joint_reactions": static_reactions(model, data, qn),
         }
         state.update(relative(model, data, q[7:], v[6:], frames))
         states.append(state)

@@ -1,6 +1,7 @@
 //! The functions generated on request of the robots of `tests/fixtures/prescribed/`
-//! (tools/prescribed_reference.py): floating-base specs with their base's motion prescribed
-//! instead, once in general and once translating only, in Rust and C, and `PRESCRIBED`: each
+//! (tools/prescribed_reference.py), with the static joint reactions: floating-base specs with
+//! their base's motion prescribed instead, once in general and once translating only, in Rust
+//! and C, and `PRESCRIBED`: each
 //! robot's functions called uniformly from either language, the base's arrays in the floating
 //! base's layout ([`robot_glue`]).
 
@@ -32,7 +33,9 @@ pub fn prescribed_variants(manifest: &Path, out: &Emitted<'_>) -> (String, Vec<P
             robot.name = format!("{tag}_{fixture}");
             let kinds: Vec<FunctionKind> = every_function_of(&robot)
                 .into_iter()
-                .filter(|k| k.entry().group.on_request())
+                .filter(|k| {
+                    k.entry().group.on_request() || *k == FunctionKind::StaticJointReactions
+                })
                 .collect();
             let module = build_module_only(&robot, Some(&kinds));
             let name = robot.name.clone();

@@ -33,10 +33,11 @@ fn robot_of(fixture: &Value, motion: BaseMotion) -> Robot {
     robot
 }
 
+/// The functions on request and the static joint reactions (both from the fixture).
 fn on_request(robot: &Robot) -> Vec<FunctionKind> {
     every_function_of(robot)
         .into_iter()
-        .filter(|k| k.entry().group.on_request())
+        .filter(|k| k.entry().group.on_request() || *k == FunctionKind::StaticJointReactions)
         .collect()
 }
 
@@ -76,8 +77,9 @@ fn every_function_on_request_but_the_contacts_exists() {
             let robot = robot_of(&fixture, motion);
             let kinds = on_request(&robot);
             let frames = robot.frames.len();
-            // Six centroidal, Coriolis matrix, inverse, wrenches, two energies, three per frame.
-            assert_eq!(kinds.len(), 11 + 3 * frames, "{motion:?}: {kinds:?}");
+            // The static reactions; six centroidal, Coriolis matrix, inverse, wrenches, two
+            // energies, three per frame.
+            assert_eq!(kinds.len(), 12 + 3 * frames, "{motion:?}: {kinds:?}");
         }
     }
 }
@@ -163,7 +165,8 @@ fn eval(module: &Module, kind: FunctionKind, env: &Env) -> Vec<f64> {
 /// From the generated functions alone: with the base at rest, `C qd + gravity` is the
 /// nonlinear effects; the gravity torques are `dV/dq` (central differences); without the
 /// base's velocity the kinetic energy is `1/2 qd^T M qd`; a frame's velocity is its Jacobian
-/// times `qd`, and the linear momentum the robot's mass times `Jc qd`.
+/// times `qd`, the linear momentum the robot's mass times `Jc qd`, and at rest the joint
+/// wrenches' rows as long as the static reactions'.
 #[test]
 fn identities_with_the_default_functions() {
     for fixture in fixtures() {
@@ -240,6 +243,24 @@ fn identities_with_the_default_functions() {
                 &what("linear momentum = m Jc qd"),
                 &momentum[..3],
                 &want_momentum,
+                REL,
+            );
+            // At rest the joint wrenches are the static reactions in other axes: row lengths.
+            let mut rest = env.clone();
+            rest.base[7..].fill(0.0);
+            rest.qd.fill(0.0);
+            rest.qdd.fill(0.0);
+            let wrenches = eval(&module, FunctionKind::JointWrenches, &rest);
+            let reactions = eval(&module, FunctionKind::StaticJointReactions, &rest);
+            let lengths = |v: &[f64]| -> Vec<f64> {
+                v.chunks(3)
+                    .map(|r| r.iter().map(|x| x * x).sum::<f64>().sqrt())
+                    .collect()
+            };
+            assert_close(
+                &what("joint wrenches at rest = static reactions"),
+                &lengths(&wrenches),
+                &lengths(&reactions),
                 REL,
             );
             for k in 0..u16::try_from(robot.frames.len()).expect("few frames") {

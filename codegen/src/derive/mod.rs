@@ -317,13 +317,21 @@ fn derive_inner<A: Algebra>(
     let m = mass_matrix::mass_matrix(cx, robot, &st, None);
     cx.labels = false;
     let at_rest = PassInputs::fixed(&zero, &zero, Weight::BodyRows);
+    // A prescribed base's reactions are at rest in its pose: gravity turned by its attitude.
     let statics = dynamics::newton_euler(
         cx,
         robot,
         &st,
-        &PassInputs {
-            body_forces: true,
-            ..at_rest
+        &match rest_base {
+            Some(_) => PassInputs {
+                base: rest_base,
+                body_forces: true,
+                ..PassInputs::fixed(&zero, &zero, Weight::BaseAcceleration)
+            },
+            None => PassInputs {
+                body_forces: true,
+                ..at_rest
+            },
         },
     );
 
@@ -449,12 +457,12 @@ fn derive_inner<A: Algebra>(
                 jacobian: out(jac),
             })
             .collect(),
-        static_force: if base || moving.is_some() {
+        static_force: if base {
             Vec::new()
         } else {
             out(&flat(&static_force))
         },
-        static_moment: if base || moving.is_some() {
+        static_moment: if base {
             Vec::new()
         } else {
             out(&flat(&static_moment))

@@ -145,6 +145,9 @@ impl Plan {
     /// The note of a prescribed base's function that takes none of its arrays.
     fn prescribed_note(&self) -> Option<&'static str> {
         use crate::functions::{FunctionKind, Group, MovingBase};
+        if self.kind == FunctionKind::StaticJointReactions {
+            return Some("With the prescribed base, at rest with the base held in its pose.");
+        }
         if self.contract.moving_base != MovingBase::None {
             return None;
         }

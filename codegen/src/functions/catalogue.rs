@@ -171,7 +171,7 @@ pub const CATALOGUE: &[Entry] = {
             name: "static_joint_reactions",
             group: Group::Dynamics,
             inputs: &[Q],
-            moving_base: MovingBase::None,
+            moving_base: MovingBase::Pose,
             outputs: &[
                 OutSpec {
                     name: "F",
@@ -189,7 +189,7 @@ pub const CATALOGUE: &[Entry] = {
             ],
             doc: "Static joint reactions at rest (gravity only).",
             batched: true,
-            exists: Exists::FixedBaseStandardParameters,
+            exists: Exists::NotFloatingStandardParameters,
         },
         Entry {
             kind: FunctionKind::InverseDynamicsDerivatives,

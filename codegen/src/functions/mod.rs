@@ -218,9 +218,9 @@ pub enum Exists {
     Chain,
     /// Fixed bases (the velocity split is for fixed bases only so far).
     FixedBase,
-    /// Fixed bases with the standard parameter set (the regrouped base parameters do not give
-    /// the reactions).
-    FixedBaseStandardParameters,
+    /// Fixed and prescribed bases with the standard parameter set (the regrouped base
+    /// parameters do not give the reactions; a floating base at rest is not in equilibrium).
+    NotFloatingStandardParameters,
     /// One per named frame.
     EachFrame,
     /// Robots with elastic joints or flexible links.
@@ -257,8 +257,8 @@ impl Exists {
             Exists::Always => true,
             Exists::Chain => robot.is_chain(),
             Exists::FixedBase => fixed,
-            Exists::FixedBaseStandardParameters => {
-                fixed && robot.parameters != crate::model::ParameterSet::Base
+            Exists::NotFloatingStandardParameters => {
+                !robot.is_floating() && robot.parameters != crate::model::ParameterSet::Base
             }
             Exists::EachFrame => !robot.frames.is_empty(),
             Exists::Elastic => robot.has_elasticity(),
@@ -285,7 +285,9 @@ impl Exists {
             Exists::Always => "every robot",
             Exists::Chain => "chains",
             Exists::FixedBase => "fixed bases",
-            Exists::FixedBaseStandardParameters => "fixed bases, standard parameters",
+            Exists::NotFloatingStandardParameters => {
+                "fixed and prescribed bases, standard parameters"
+            }
             Exists::EachFrame => "each named frame",
             Exists::Elastic => "elastic joints or flexible links",
             Exists::ElasticJoints => "elastic joints",
