@@ -34,6 +34,18 @@ joints), v0 = (0, qd), a0 = 0, restricted to the joints' columns:
   (N x N, the inverse of the joint block of crba), and per named frame F frame_velocity_F,
   frame_acceleration_bias_F, jacobian_derivative_F (6 x N), as in
   tools/whole_body_reference.py.
+With contacts (ROBOTS' third entry, held in the world: the frames do not move in the world
+while the base does), per state also tau (N, uniform in [-5, 5], drawn apart from the state) and
+  contact_jacobian         NC x N, the contacts' rows of getFrameJacobian(LOCAL_WORLD_ALIGNED),
+                           joint columns
+  contact_forward_dynamics qdd (N), then lambda (NC, world axes) from the dense solve of
+                           M qdd + h = tau + Jc^T lambda, Jc qdd + gamma = 0, with M the joint
+                           block of crba, h = rnea(q, v, (base_acc, 0)) in the joints' rows and
+                           gamma the contacts' accelerations from forwardKinematics(q, v,
+                           (base_acc, 0)) (a point contact's classical, a 6d contact's spatial,
+                           LOCAL_WORLD_ALIGNED)
+checked against Pinocchio at the motion found: rnea(q, v, (base_acc, qdd)) in the joints' rows is
+tau + Jc^T lambda, and the contacts' accelerations are zero (1e-9 relative).
 Checks per state: T = 1/2 v^T M v, V = -m g . c, C0 v0 + g0 = nle(q0, v0) in the joints' rows.
 """
 
@@ -56,9 +68,12 @@ SEED = 20261203
 STATES = 8
 TRANSLATING = 2
 
+# (fixture name, spec, contacts given to the generator as `--contact FRAME[:6d]` does).
 ROBOTS = [
-    ("floater", "tests/fixtures/floating/floater.toml"),
-    ("quadruped_floating", "robots/quadruped_floating.toml"),
+    ("arm6", "tests/fixtures/prescribed/arm6.toml", [("tool", "6d")]),
+    ("floater", "tests/fixtures/floating/floater.toml", []),
+    ("quadruped_floating", "robots/quadruped_floating.toml",
+     [("FR_foot", "point"), ("RL_foot", "point")]),
 ]
 
 
@@ -101,14 +116,74 @@ def static_reactions(model, data, q):
     return forces + moments
 
 
-def fixture(name, path):
+def solved_close(a, b, what):
+    """A linear solve's check: 1e-9 relative to the larger of 1 and b's largest entry."""
+    scale = max(1.0, float(np.max(np.abs(b))))
+    assert np.max(np.abs(np.asarray(a) - np.asarray(b))) <= 1e-9 * scale, what
+
+
+def contact_dynamics(model, data, q, v, a, tau, contacts):
+    """The contacts held in the world while the base moves as v[:6], a[:6]: Jc (the frames'
+    joint columns, world axes) and the dense solve of M qdd + h = tau + Jc^T lambda,
+    Jc qdd + gamma = 0, checked against Pinocchio's rnea and frame accelerations at the
+    resulting motion."""
+    lwa = pin.LOCAL_WORLD_ALIGNED
+    n = model.nv - 6
+    a_base = np.concatenate([a[:6], np.zeros(n)])
+    m = full_mass_matrix(model, data, q)[6:, 6:]
+    h = pin.rnea(model, data, q, v, a_base)[6:].copy()
+    pin.forwardKinematics(model, data, q, v, a_base)
+    pin.computeJointJacobians(model, data, q)
+    pin.updateFramePlacements(model, data)
+    jc, gamma = [], []
+    for fid, kind in contacts:
+        jf = pin.getFrameJacobian(model, data, fid, lwa)[:, 6:]
+        acc = pin.getFrameClassicalAcceleration(model, data, fid, lwa).vector
+        vel = pin.getFrameVelocity(model, data, fid, lwa).vector
+        if kind == "point":
+            jc.append(jf[:3])
+            gamma.append(acc[:3])
+        else:
+            jc.append(jf)
+            lin = acc[:3] - np.cross(vel[3:], vel[:3])
+            spatial = pin.getFrameAcceleration(model, data, fid, lwa).vector
+            close(spatial, np.concatenate([lin, acc[3:]]), "spatial acceleration")
+            gamma.append(np.concatenate([lin, acc[3:]]))
+    jc, gamma = np.vstack(jc), np.concatenate(gamma)
+    nc = len(gamma)
+    kkt = np.block([[m, -jc.T], [jc, np.zeros((nc, nc))]])
+    x = np.linalg.solve(kkt, np.concatenate([tau - h, -gamma]))
+    qdd, lam = x[:n], x[n:]
+    # The same motion through Pinocchio's own recursions.
+    full_a = np.concatenate([a[:6], qdd])
+    solved_close(pin.rnea(model, data, q, v, full_a)[6:], tau + jc.T @ lam,
+                 "rnea = tau + Jc^T lambda")
+    pin.forwardKinematics(model, data, q, v, full_a)
+    pin.updateFramePlacements(model, data)
+    for fid, kind in contacts:
+        if kind == "point":
+            held = pin.getFrameClassicalAcceleration(model, data, fid, lwa).linear
+        else:
+            held = pin.getFrameAcceleration(model, data, fid, lwa).vector
+        solved_close(held, np.zeros(len(held)), "the contact's acceleration")
+    return {
+        "tau": tau.tolist(),
+        "contact_jacobian": rows(jc),
+        "contact_forward_dynamics": qdd.tolist() + lam.tolist(),
+    }
+
+
+def fixture(name, path, contacts):
     with open(os.path.join(ROOT, path), "rb") as f:
         spec = tomllib.load(f)
     model, fids = build_floating(spec)
     model.inertias[1] = pin.Inertia.Zero()
     frames = list(zip([f["name"] for f in spec.get("frame", [])], fids))
+    contact_ids = [(dict(frames)[frame], kind) for frame, kind in contacts]
     data = model.createData()
     rng = np.random.default_rng(SEED)
+    # Its own draws, so that the states above do not depend on whether there are contacts.
+    forces = np.random.default_rng(SEED + 1)
     n = model.nv - 6
     states = []
     for k in range(STATES):
@@ -142,6 +217,9 @@ def fixture(name, path):
             "static_joint_reactions": static_reactions(model, data, qn),
         }
         state.update(relative(model, data, q[7:], v[6:], frames))
+        if contacts:
+            tau = forces.uniform(-5.0, 5.0, n)
+            state.update(contact_dynamics(model, data, qn, v, a, tau, contact_ids))
         states.append(state)
     return {
         "name": name,
@@ -149,6 +227,7 @@ def fixture(name, path):
         "nq": model.nq,
         "nv": model.nv,
         "frames": [name for name, _ in frames],
+        "contacts": [frame + (":6d" if kind == "6d" else "") for frame, kind in contacts],
         "states": states,
     }
 
@@ -156,10 +235,10 @@ def fixture(name, path):
 def main():
     out_dir = os.path.join(ROOT, "tests", "fixtures", "prescribed")
     os.makedirs(out_dir, exist_ok=True)
-    for name, path in ROBOTS:
+    for name, path, contacts in ROBOTS:
         out = os.path.join(out_dir, name + ".json")
         with open(out, "w") as f:
-            json.dump(fixture(name, path), f, indent=1)
+            json.dump(fixture(name, path, contacts), f, indent=1)
             f.write("\n")
         print("wrote", os.path.relpath(out))
 

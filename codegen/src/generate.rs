@@ -6,8 +6,8 @@ use crate::derive::{
     elastic_dynamics, elastic_rates, frame_motion, joint_wrenches, kinetic_energy,
     mass_matrix_inverse, passive_forces, potential_energy, same_hinge_axis, shared_count,
     spatial_derivatives, split_velocity_forces, standard_values, through_masters, BaseSet,
-    Contraction, Coordinates, Derivatives, Derived, DetachedBase, DetachedRegressor, MujocoLayout,
-    Regressor, SpatialDerivatives,
+    Contraction, Coordinates, Derivatives, Derived, DetachedBase, DetachedRegressor,
+    FrameKinematics, MujocoLayout, Regressor, SpatialDerivatives,
 };
 use crate::functions::Dim;
 use crate::functions::{every_function_of, function_name, functions_of, Counts, Exists, CATALOGUE};
@@ -154,15 +154,9 @@ pub fn select_functions<S: AsRef<str>>(
                 return Err(crate::Error::NoContacts {
                     name: name.to_owned(),
                     robot: robot.name.clone(),
-                    why: if robot.contacts.is_empty() {
-                        "it has no contact: declare one with [[contact]] in the spec, \
-                         --contact FRAME[:6d] on the command line, Builder::contact or \
-                         robot!'s contact = \"FRAME\""
-                    } else {
-                        "its base's motion is prescribed, and the contact dynamics of a \
-                         prescribed base (whose motion would be further inputs) are not \
-                         generated yet"
-                    },
+                    why: "it has no contact: declare one with [[contact]] in the spec, \
+                          --contact FRAME[:6d] on the command line, Builder::contact or \
+                          robot!'s contact = \"FRAME\"",
                 });
             }
             None => {
@@ -400,7 +394,7 @@ fn build(
     // What the contact functions read of the functions moved into the list below.
     let contact_inputs = ContactInputs {
         nle: derived.nonlinear_effects.clone(),
-        frame_jacobians: derived.frames.iter().map(|f| f.jacobian.clone()).collect(),
+        frames: derived.frames.clone(),
     };
     let mut functions = vec![
         function(
@@ -585,10 +579,10 @@ fn contract_function(graph: &mut Graph, map: &Contraction, counts: Counts, f: &m
 }
 
 /// What the contact functions read besides the mass matrix: the nonlinear effects and each
-/// named frame's Jacobian (world axes).
+/// named frame's kinematics.
 struct ContactInputs {
     nle: Vec<NodeId>,
-    frame_jacobians: Vec<Vec<NodeId>>,
+    frames: Vec<FrameKinematics<NodeId>>,
 }
 
 /// The functions generated on request that `wanted` names, derived on `graph` after the
@@ -726,12 +720,12 @@ fn on_request(
     }
     if has(FunctionKind::ContactForwardDynamics) {
         let motion = motion_of(graph);
-        let (nle, jacobians) = (&contact_inputs.nle, &contact_inputs.frame_jacobians);
-        let c = contact_dynamics(graph, robot, mass_matrix, nle, jacobians, &motion);
+        let (nle, frames) = (&contact_inputs.nle, &contact_inputs.frames);
+        let c = contact_dynamics(graph, robot, mass_matrix, nle, frames, &motion);
         if has(FunctionKind::ContactJacobian) {
             // Over every joint, as the other functions' outputs: with couplings it is
-            // contracted with them (`c.jacobian` is already in the independent coordinates).
-            let jc = contact_jacobian(robot, jacobians);
+            // contracted with them.
+            let jc = contact_jacobian(graph, robot, frames);
             out.push(function(FunctionKind::ContactJacobian, vec![jc]));
         }
         out.push(function(
@@ -739,7 +733,7 @@ fn on_request(
             vec![c.acceleration, c.forces],
         ));
     } else if has(FunctionKind::ContactJacobian) {
-        let jc = contact_jacobian(robot, &contact_inputs.frame_jacobians);
+        let jc = contact_jacobian(graph, robot, &contact_inputs.frames);
         out.push(function(FunctionKind::ContactJacobian, vec![jc]));
     }
     out

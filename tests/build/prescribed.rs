@@ -1,5 +1,6 @@
 //! The functions generated on request of the robots of `tests/fixtures/prescribed/`
-//! (tools/prescribed_reference.py), with the static joint reactions: floating-base specs with
+//! (tools/prescribed_reference.py), with the static joint reactions and the contacts the
+//! fixture names: floating-base specs with
 //! their base's motion prescribed instead, once in general and once translating only, in Rust
 //! and C, and `PRESCRIBED`: each
 //! robot's functions called uniformly from either language, the base's arrays in the floating
@@ -9,7 +10,10 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use quasidyn_codegen::emit::RustOptions;
-use quasidyn_codegen::{build_module_only, every_function_of, load_spec, BaseMotion, FunctionKind};
+use quasidyn_codegen::import::ImportOptions;
+use quasidyn_codegen::{
+    build_module_only, every_function_of, load_input_with, BaseMotion, FunctionKind,
+};
 
 use crate::whole_body::{fixture_json, json_fixtures, registry_entry, robot_glue, Emitted};
 
@@ -23,11 +27,17 @@ pub fn prescribed_variants(manifest: &Path, out: &Emitted<'_>) -> (String, Vec<P
         let input = json["input"].as_str().expect("input");
         let input_path = manifest.join("..").join(input);
         println!("cargo:rerun-if-changed={}", input_path.display());
+        let options = ImportOptions {
+            contacts: fixture_contacts(&json),
+            ..ImportOptions::default()
+        };
         for (motion, tag) in [
             (BaseMotion::Prescribed, "prescribed"),
             (BaseMotion::Translating, "translating"),
         ] {
-            let mut robot = load_spec(&input_path).unwrap_or_else(|e| panic!("{input}: {e}"));
+            let mut robot = load_input_with(&input_path, &options)
+                .unwrap_or_else(|e| panic!("{input}: {e}"))
+                .robot;
             robot.motion = motion;
             robot.base_body = None;
             robot.name = format!("{tag}_{fixture}");
@@ -52,4 +62,14 @@ pub fn prescribed_variants(manifest: &Path, out: &Emitted<'_>) -> (String, Vec<P
          base's arrays first.\npub static PRESCRIBED: &[WholeBodyRobot] = &[\n{registry}];\n"
     );
     (glue, sources)
+}
+
+/// The contacts a fixture gives the generator (`FRAME` or `FRAME:6d`, as `--contact`).
+fn fixture_contacts(json: &serde_json::Value) -> Vec<String> {
+    json["contacts"]
+        .as_array()
+        .expect("contacts")
+        .iter()
+        .map(|c| c.as_str().expect("a contact").to_owned())
+        .collect()
 }

@@ -27,7 +27,17 @@ fn fixtures() -> Vec<Value> {
 
 fn robot_of(fixture: &Value, motion: BaseMotion) -> Robot {
     let input = fixture["input"].as_str().expect("input");
-    let mut robot = fixture_robot(input, &ImportOptions::default());
+    let contacts = fixture["contacts"]
+        .as_array()
+        .expect("contacts")
+        .iter()
+        .map(|c| c.as_str().expect("a contact").to_owned())
+        .collect();
+    let options = ImportOptions {
+        contacts,
+        ..ImportOptions::default()
+    };
+    let mut robot = fixture_robot(input, &options);
     robot.motion = motion;
     robot.base_body = None;
     robot
@@ -64,24 +74,49 @@ fn state(st: &Value, motion: BaseMotion) -> Option<[Vec<f64>; 3]> {
     Some([q, v, a])
 }
 
-fn env_of([q, v, a]: &[Vec<f64>; 3]) -> Env {
-    moving_base_env(q, v, a)
+/// The graph's inputs at a state, with the state's joint forces where it has them (the
+/// contact dynamics').
+fn env_of([q, v, a]: &[Vec<f64>; 3], st: &Value) -> Env {
+    Env {
+        tau: st.get("tau").map(numbers).unwrap_or_default(),
+        ..moving_base_env(q, v, a)
+    }
+}
+
+/// `a` as the glue passes it to `kind`: a function of the joint forces reads them from the
+/// joint accelerations' place (after the base's acceleration).
+fn accelerations_for(kind: FunctionKind, a: &[f64], st: &Value) -> Vec<f64> {
+    match kind {
+        FunctionKind::ContactForwardDynamics => {
+            let tau = numbers(&st["tau"]);
+            a[..6].iter().chain(&tau).copied().collect()
+        }
+        _ => a.to_vec(),
+    }
 }
 
 const MOTIONS: [BaseMotion; 2] = [BaseMotion::Prescribed, BaseMotion::Translating];
 
 #[test]
-fn every_function_on_request_but_the_contacts_exists() {
+fn every_function_on_request_exists() {
+    let mut with_contacts = 0;
     for fixture in fixtures() {
         for motion in MOTIONS {
             let robot = robot_of(&fixture, motion);
             let kinds = on_request(&robot);
             let frames = robot.frames.len();
+            let contacts = if robot.contacts.is_empty() { 0 } else { 2 };
+            with_contacts += contacts / 2;
             // The static reactions; six centroidal, Coriolis matrix, inverse, wrenches, two
-            // energies, three per frame.
-            assert_eq!(kinds.len(), 12 + 3 * frames, "{motion:?}: {kinds:?}");
+            // energies, three per frame, and the two contact functions.
+            assert_eq!(
+                kinds.len(),
+                12 + 3 * frames + contacts,
+                "{motion:?}: {kinds:?}"
+            );
         }
     }
+    assert!(with_contacts >= 4, "{with_contacts} robots with contacts");
 }
 
 #[test]
@@ -101,7 +136,7 @@ fn the_graph_matches_pinocchio() {
                 let Some(state) = state(st, motion) else {
                     continue;
                 };
-                let env = env_of(&state);
+                let env = env_of(&state, st);
                 for f in &module.functions {
                     let fname = module.function_name(f.kind).expect("named");
                     let what = format!("{name} {motion:?} state {s} {fname}");
@@ -146,6 +181,7 @@ fn generated_rust_and_c_match_pinocchio() {
             for &(kind, fname) in robot.kinds {
                 let want = expected(fname, st);
                 let what = |lang: &str| format!("{} state {s} {fname} ({lang})", robot.fixture);
+                let a = accelerations_for(kind, &a, st);
                 assert_close(&what("Rust"), &(robot.rust)(kind, &q, &v, &a), &want, REL);
                 assert_close(&what("C"), &(robot.c)(kind, &q, &v, &a), &want, REL);
             }
@@ -165,8 +201,9 @@ fn eval(module: &Module, kind: FunctionKind, env: &Env) -> Vec<f64> {
 /// From the generated functions alone: with the base at rest, `C qd + gravity` is the
 /// nonlinear effects; the gravity torques are `dV/dq` (central differences); without the
 /// base's velocity the kinetic energy is `1/2 qd^T M qd`; a frame's velocity is its Jacobian
-/// times `qd`, the linear momentum the robot's mass times `Jc qd`, and at rest the joint
-/// wrenches' rows as long as the static reactions'.
+/// times `qd`, the linear momentum the robot's mass times `Jc qd`, at rest the joint
+/// wrenches' rows as long as the static reactions', and the contact forces balance the
+/// joints' dynamics at the base's motion.
 #[test]
 fn identities_with_the_default_functions() {
     for fixture in fixtures() {
@@ -193,7 +230,7 @@ fn identities_with_the_default_functions() {
             .enumerate()
         {
             let what = |f: &str| format!("{name} state {s}: {f}");
-            let mut env = env_of(&state(st, BaseMotion::Prescribed).expect("a state"));
+            let mut env = env_of(&state(st, BaseMotion::Prescribed).expect("a state"), st);
             let qd = env.qd.clone();
             let g = eval(&module, FunctionKind::Gravity, &env);
 
@@ -267,6 +304,21 @@ fn identities_with_the_default_functions() {
                 let j = eval(&module, FunctionKind::FrameJacobian(k), &env);
                 let vel = eval(&module, FunctionKind::FrameVelocity(k), &env);
                 assert_close(&what("frame velocity = J qd"), &vel, &mv(&j, &qd, 6), REL);
+            }
+            if !robot.contacts.is_empty() {
+                // The contact forces balance the joints' dynamics at the base's motion.
+                let held = eval(&module, FunctionKind::ContactForwardDynamics, &env);
+                let (qdd, lambda) = held.split_at(n);
+                let jc = eval(&module, FunctionKind::ContactJacobian, &env);
+                let h = eval(&module, FunctionKind::NonlinearEffects, &env);
+                let lhs: Vec<f64> = mv(&m, qdd, n).iter().zip(&h).map(|(a, b)| a + b).collect();
+                let rhs: Vec<f64> = (0..n)
+                    .map(|j| {
+                        let jt: f64 = (0..lambda.len()).map(|i| jc[i * n + j] * lambda[i]).sum();
+                        env.tau[j] + jt
+                    })
+                    .collect();
+                assert_close(&what("M qdd + h = tau + Jc^T lambda"), &lhs, &rhs, REL);
             }
         }
     }

@@ -18,52 +18,206 @@
 //! solves per contact row, or half solves, whose products run only over the coordinates each
 //! row reaches. No inverse of `M` is formed. Dependent contacts make `K` singular: a pivot of
 //! its factorisation is then zero and the outputs are not finite.
+//!
+//! With a prescribed base a contact still holds its frame in the world, which the base moves
+//! in: `Jc` is the frame's joint columns turned into world axes by the base's attitude, `γ` its
+//! acceleration in the world at zero joint acceleration (the base's motion included), and `h`
+//! the nonlinear effects at the base's motion. The problem is solved in base axes (`Jc` and
+//! `γ` turned back, which leaves `K` and `a` unchanged) and `λ` turned into world axes.
 
 use super::couplings::{coupled_force_balance, reverse_matrix, Contraction};
 use super::derivatives::Factor;
 use super::frame_motion::FrameMotion;
+use super::moving_base::{base3, base_rotation};
+use super::scalar::{Cx, Vec3, S};
+use super::FrameKinematics;
 use crate::ir::{BaseVar, Graph, NodeId, Var};
-use crate::model::{ContactKind, Robot};
+use crate::model::{BaseMotion, ContactKind, Robot};
 
 /// The contact functions' outputs, as graph nodes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ContactDynamics {
-    /// `Jc`, `NC×NV` row-major (world axes).
-    pub jacobian: Vec<NodeId>,
     /// `a`, `NV`: the accelerations with the contacts held.
     pub acceleration: Vec<NodeId>,
     /// `λ`, `NC`: the contact forces (and a 6d contact's moment about its origin), world axes.
     pub forces: Vec<NodeId>,
 }
 
-/// The contacts' Jacobian, `NC×NV` row-major, from each named frame's `6×NV` world-axes
-/// Jacobian (`frame_jacobians`, in frame order).
-pub fn contact_jacobian(robot: &Robot, frame_jacobians: &[Vec<NodeId>]) -> Vec<NodeId> {
+/// The contacts' Jacobian, `NC×NV` row-major, world axes, from the named frames' kinematics
+/// (`frames`, in frame order): with a prescribed base, whose frames' Jacobians are in base
+/// axes, turned by the base's attitude.
+pub fn contact_jacobian(
+    g: &mut Graph,
+    robot: &Robot,
+    frames: &[FrameKinematics<NodeId>],
+) -> Vec<NodeId> {
+    let rows = frame_rows(robot, frames);
+    if !robot.is_prescribed() {
+        return rows;
+    }
+    let nv = rows.len() / robot.contact_rows().max(1);
+    PrescribedBase::of(g, robot).rows_to_world(g, &rows, nv)
+}
+
+/// The contacts' rows of their frames' `6×NV` Jacobians as derived (world axes, base axes for
+/// a prescribed base), `NC×NV` row-major.
+fn frame_rows(robot: &Robot, frames: &[FrameKinematics<NodeId>]) -> Vec<NodeId> {
     let mut out = Vec::new();
     for c in &robot.contacts {
-        let j = &frame_jacobians[c.frame];
+        let j = &frames[c.frame].jacobian;
         let nv = j.len() / 6;
         out.extend_from_slice(&j[..c.kind.rows() * nv]);
     }
     out
 }
 
+/// A prescribed base as its contacts see it, every vector in base axes.
+struct PrescribedBase {
+    /// World from base.
+    rotation: [[NodeId; 3]; 3],
+    /// The base origin's velocity.
+    velocity: [NodeId; 3],
+    /// The base's angular velocity (zero for a translating base).
+    angular: [NodeId; 3],
+    /// The base origin's classical acceleration.
+    acceleration: [NodeId; 3],
+    /// The base's angular acceleration (zero for a translating base).
+    angular_acceleration: [NodeId; 3],
+}
+
+impl PrescribedBase {
+    /// The base's attitude and motion from its inputs (a spatial acceleration, Pinocchio's
+    /// free-flyer convention, turned into the origin's classical one).
+    fn of(g: &mut Graph, robot: &Robot) -> PrescribedBase {
+        let mut cx = Cx::new(g);
+        let cx = &mut cx;
+        let rotation = base_rotation(cx);
+        let velocity = base3(cx, BaseVar::Vel);
+        let zero = [S::K(0.0); 3];
+        let (angular, angular_acceleration) = match robot.motion {
+            BaseMotion::Translating => (zero, zero),
+            _ => (
+                base3(cx, |k| BaseVar::Vel(k + 3)),
+                base3(cx, |k| BaseVar::Acc(k + 3)),
+            ),
+        };
+        let spatial = base3(cx, BaseVar::Acc);
+        let wxv = cx.cross(&angular, &velocity);
+        let acceleration = cx.vadd(&spatial, &wxv);
+        let mut nodes = |v: Vec3<NodeId>| v.map(|s| cx.e(s));
+        PrescribedBase {
+            rotation: rotation.map(&mut nodes),
+            velocity: nodes(velocity),
+            angular: nodes(angular),
+            acceleration: nodes(acceleration),
+            angular_acceleration: nodes(angular_acceleration),
+        }
+    }
+
+    /// A frame's velocity and acceleration at zero joint acceleration in the world (base
+    /// axes; linear then angular, 6 each) from its origin `r` and its motion `m` relative to
+    /// the base: `v = v_B + ω_B × r + v_r`, `ω = ω_B + ω_r`, `a = a_B + ω_B' × r + ω_B × (ω_B
+    /// × r) + 2 ω_B × v_r + a_r` and `ω' = ω_B' + ω_B × ω_r + ω_r'`.
+    fn absolute(
+        &self,
+        g: &mut Graph,
+        r: &[NodeId],
+        m: &FrameMotion<NodeId>,
+    ) -> (Vec<NodeId>, Vec<NodeId>) {
+        let three = |x: &[NodeId]| [x[0], x[1], x[2]];
+        let (r, w) = (three(r), self.angular);
+        let (v_rel, w_rel) = (three(&m.velocity[..3]), three(&m.velocity[3..6]));
+        let (a_rel, wd_rel) = (
+            three(&m.acceleration_bias[..3]),
+            three(&m.acceleration_bias[3..6]),
+        );
+        let w_r = g.cross(w, r);
+        let w_w_r = g.cross(w, w_r);
+        let wd_r = g.cross(self.angular_acceleration, r);
+        let w_v = g.cross(w, v_rel);
+        let w_wr = g.cross(w, w_rel);
+        let two = g.constant(2.0);
+        let mut velocity = Vec::with_capacity(6);
+        let mut acceleration = Vec::with_capacity(6);
+        for k in 0..3 {
+            velocity.push(g.sum(&[self.velocity[k], w_r[k], v_rel[k]]));
+            let coriolis = g.mul(two, w_v[k]);
+            acceleration.push(g.sum(&[
+                self.acceleration[k],
+                wd_r[k],
+                w_w_r[k],
+                coriolis,
+                a_rel[k],
+            ]));
+        }
+        for k in 0..3 {
+            velocity.push(g.add(w[k], w_rel[k]));
+        }
+        for k in 0..3 {
+            acceleration.push(g.sum(&[self.angular_acceleration[k], w_wr[k], wd_rel[k]]));
+        }
+        (velocity, acceleration)
+    }
+
+    /// `R x` for each block of three entries of `x` (vectors in base axes).
+    fn to_world(&self, g: &mut Graph, x: &[NodeId]) -> Vec<NodeId> {
+        x.chunks(3)
+            .flat_map(|v| {
+                self.rotation
+                    .map(|row| {
+                        let terms = [0, 1, 2].map(|k| g.mul(row[k], v[k]));
+                        g.sum(&terms)
+                    })
+                    .to_vec()
+            })
+            .collect()
+    }
+
+    /// `R B` for each block `B` of three rows of the row-major `rows` (`NC×nv`).
+    fn rows_to_world(&self, g: &mut Graph, rows: &[NodeId], nv: usize) -> Vec<NodeId> {
+        let mut out = Vec::with_capacity(rows.len());
+        for block in rows.chunks(3 * nv) {
+            for row in self.rotation {
+                for col in 0..nv {
+                    let terms = [0, 1, 2].map(|k| g.mul(row[k], block[k * nv + col]));
+                    out.push(g.sum(&terms));
+                }
+            }
+        }
+        out
+    }
+}
+
 /// `γ`: each contact's acceleration at zero joint acceleration, in `Jc`'s row order, from
-/// the frames' motion (`motion`, in frame order).
-fn contact_bias(g: &mut Graph, robot: &Robot, motion: &[FrameMotion<NodeId>]) -> Vec<NodeId> {
+/// the frames' motion (`motion`, in frame order); with a prescribed base `base`, in the
+/// world, base axes, from the frames' motion relative to the base and their origins
+/// (`frames`).
+fn contact_bias(
+    g: &mut Graph,
+    robot: &Robot,
+    motion: &[FrameMotion<NodeId>],
+    frames: &[FrameKinematics<NodeId>],
+    base: Option<&PrescribedBase>,
+) -> Vec<NodeId> {
     let mut out = Vec::new();
     for c in &robot.contacts {
-        let m = &motion[c.frame];
+        let (velocity, acceleration) = match base {
+            Some(base) => base.absolute(g, &frames[c.frame].position, &motion[c.frame]),
+            None => {
+                let m = &motion[c.frame];
+                (m.velocity.clone(), m.acceleration_bias.clone())
+            }
+        };
         match c.kind {
-            ContactKind::Point => out.extend_from_slice(&m.acceleration_bias[..3]),
+            ContactKind::Point => out.extend_from_slice(&acceleration[..3]),
             ContactKind::SixD => {
                 // Spatial: the classical acceleration less ω × v of the origin.
-                let (v, w) = (&m.velocity[..3], &m.velocity[3..6]);
+                let (v, w) = (&velocity[..3], &velocity[3..6]);
                 let cross = g.cross([w[0], w[1], w[2]], [v[0], v[1], v[2]]);
                 for r in 0..3 {
-                    out.push(g.sub(m.acceleration_bias[r], cross[r]));
+                    out.push(g.sub(acceleration[r], cross[r]));
                 }
-                out.extend_from_slice(&m.acceleration_bias[3..6]);
+                out.extend_from_slice(&acceleration[3..6]);
             }
         }
     }
@@ -97,24 +251,48 @@ pub(crate) fn coordinate_parents(robot: &Robot) -> Vec<Option<usize>> {
     parent
 }
 
-/// The contact dynamics of `robot` (which has contacts, on a fixed or floating base) from its
-/// mass matrix `mass_matrix` (`NV×NV` row-major), nonlinear effects `nle` (`NV`), the named
-/// frames' world-axes Jacobians `frame_jacobians` and their motion `motion`, all over every
-/// joint: with joints that follow others, solved in the independent coordinates
-/// (`coupled`).
+/// The contact dynamics of `robot` (which has contacts) from its mass matrix `mass_matrix`
+/// (`NV×NV` row-major), nonlinear effects `nle` (`NV`), the named frames' kinematics `frames`
+/// and their motion `motion`, all over every joint: with joints that follow others, solved in
+/// the independent coordinates (`coupled`).
 pub fn contact_dynamics(
     g: &mut Graph,
     robot: &Robot,
     mass_matrix: &[NodeId],
     nle: &[NodeId],
-    frame_jacobians: &[Vec<NodeId>],
+    frames: &[FrameKinematics<NodeId>],
     motion: &[FrameMotion<NodeId>],
 ) -> ContactDynamics {
-    let jacobian = contact_jacobian(robot, frame_jacobians);
-    let gamma = contact_bias(g, robot, motion);
-    if robot.has_couplings() {
-        return coupled(g, robot, &jacobian, mass_matrix, nle, &gamma);
+    let base = robot.is_prescribed().then(|| PrescribedBase::of(g, robot));
+    // In the axes of the frames' Jacobians: a prescribed base's own.
+    let jacobian = frame_rows(robot, frames);
+    let gamma = contact_bias(g, robot, motion, frames, base.as_ref());
+    let (acceleration, forces) = if robot.has_couplings() {
+        coupled(g, robot, &jacobian, mass_matrix, nle, &gamma)
+    } else {
+        uncoupled(g, robot, &jacobian, mass_matrix, nle, &gamma)
+    };
+    let forces = match &base {
+        Some(base) => base.to_world(g, &forces),
+        None => forces,
+    };
+    ContactDynamics {
+        acceleration,
+        forces,
     }
+}
+
+/// The contact dynamics of `robot`, whose joints follow none, from its contact Jacobian
+/// `jacobian`, mass matrix, nonlinear effects and contact bias `gamma`, through the tree's
+/// sparse factorisation of the mass matrix (dense on a chain).
+fn uncoupled(
+    g: &mut Graph,
+    robot: &Robot,
+    jacobian: &[NodeId],
+    mass_matrix: &[NodeId],
+    nle: &[NodeId],
+    gamma: &[NodeId],
+) -> Held {
     let nv = nle.len();
     let parent = coordinate_parents(robot);
     let chain = parent
@@ -128,18 +306,13 @@ pub fn contact_dynamics(
     };
     let tau = force_inputs(g, robot);
     let rhs: Vec<NodeId> = tau.iter().zip(nle).map(|(&t, &h)| g.sub(t, h)).collect();
-    let (acceleration, forces) = Holding {
+    Holding {
         factor: &factor,
-        jacobian: &jacobian,
-        rhs: &rhs,
-        gamma: &gamma,
-    }
-    .shorter(g);
-    ContactDynamics {
         jacobian,
-        acceleration,
-        forces,
+        rhs: &rhs,
+        gamma,
     }
+    .shorter(g)
 }
 
 /// The contact dynamics of `robot`, whose joints follow others, in its independent
@@ -154,7 +327,7 @@ fn coupled(
     mass_matrix: &[NodeId],
     nle: &[NodeId],
     gamma: &[NodeId],
-) -> ContactDynamics {
+) -> Held {
     let map = Contraction::of(robot);
     let nc = robot.contact_rows();
     let jacobian = map.apply(g, full, (nc, false), (map.full(), true));
@@ -177,11 +350,7 @@ fn coupled(
     }
     .shorter(g);
     acceleration.reverse();
-    ContactDynamics {
-        jacobian,
-        acceleration,
-        forces,
-    }
+    (acceleration, forces)
 }
 
 /// The contacts held: through `factor` of the mass matrix, with the contacts' Jacobian

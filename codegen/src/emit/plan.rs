@@ -142,11 +142,29 @@ impl Plan {
         )
     }
 
-    /// The note of a prescribed base's function that takes none of its arrays.
+    /// The note of a prescribed base's function where it differs from a fixed base's: those
+    /// that take none of its arrays, the static reactions and the contacts.
     fn prescribed_note(&self) -> Option<&'static str> {
         use crate::functions::{FunctionKind, Group, MovingBase};
-        if self.kind == FunctionKind::StaticJointReactions {
-            return Some("With the prescribed base, at rest with the base held in its pose.");
+        match self.kind {
+            FunctionKind::StaticJointReactions => {
+                return Some("With the prescribed base, at rest with the base held in its pose.");
+            }
+            FunctionKind::ContactJacobian => {
+                return Some(
+                    "With the prescribed base, the contacts' velocities in the world are the \
+                     base's motion's part plus `Jc qd`.",
+                );
+            }
+            FunctionKind::ContactForwardDynamics => {
+                return Some(
+                    "With the prescribed base, the contacts hold their frames in the world: `h` \
+                     is `nonlinear_effects` at the base's motion and `gamma` the contacts' \
+                     acceleration in the world at zero joint acceleration, the base's motion \
+                     included.",
+                );
+            }
+            _ => {}
         }
         if self.contract.moving_base != MovingBase::None {
             return None;

@@ -782,7 +782,7 @@ pub const CATALOGUE: &[Entry] = {
             name: "contact_jacobian",
             group: Group::Contacts,
             inputs: &[Q],
-            moving_base: MovingBase::None,
+            moving_base: MovingBase::Pose,
             outputs: &[OutSpec {
                 name: "Jc",
                 rows: Dim::Contacts,
@@ -795,14 +795,14 @@ pub const CATALOGUE: &[Entry] = {
                   with CONTACT_3D / CONTACT_6D, LOCAL_WORLD_ALIGNED): the contacts' velocities \
                   are `Jc qd`.",
             batched: true,
-            exists: Exists::ContactsFixedOrFloating,
+            exists: Exists::Contacts,
         },
         Entry {
             kind: FunctionKind::ContactForwardDynamics,
             name: "contact_forward_dynamics",
             group: Group::Contacts,
             inputs: &[Q, Qd, Tau],
-            moving_base: MovingBase::None,
+            moving_base: MovingBase::Motion,
             outputs: &[
                 vec_n!(
                     "a",
@@ -824,7 +824,7 @@ pub const CATALOGUE: &[Entry] = {
                   `NC x NC` matrix `Jc M^-1 Jc^T`, which dependent contacts make singular \
                   (the outputs are then not finite).",
             batched: true,
-            exists: Exists::ContactsFixedOrFloating,
+            exists: Exists::Contacts,
         },
     ]
 };

@@ -238,9 +238,8 @@ pub enum Exists {
     NoArmature,
     /// Robots with a joint spring or damper ([`crate::RobotBody::passive`]).
     PassiveJoints,
-    /// Fixed and floating bases with at least one contact (a prescribed base's motion is not
-    /// an input of these yet).
-    ContactsFixedOrFloating,
+    /// Robots with at least one contact.
+    Contacts,
 }
 
 impl Exists {
@@ -272,10 +271,7 @@ impl Exists {
             Exists::StandardParameters => robot.parameters != crate::model::ParameterSet::Base,
             Exists::NoArmature => !robot.has_armature(),
             Exists::PassiveJoints => robot.has_passive_joints(),
-            Exists::ContactsFixedOrFloating => {
-                !robot.contacts.is_empty()
-                    && matches!(robot.motion, BaseMotion::Fixed | BaseMotion::Floating)
-            }
+            Exists::Contacts => !robot.contacts.is_empty(),
         }
     }
 
@@ -298,7 +294,7 @@ impl Exists {
             Exists::StandardParameters => "standard parameters",
             Exists::NoArmature => "robots without armature",
             Exists::PassiveJoints => "robots with joint or tendon springs or dampers",
-            Exists::ContactsFixedOrFloating => "robots with contacts, fixed and floating bases",
+            Exists::Contacts => "robots with contacts",
         }
     }
 }
