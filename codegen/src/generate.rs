@@ -508,7 +508,9 @@ fn build(
     ));
     let mut joint_names: Vec<String> = robot.bodies.iter().map(|b| b.joint_name.clone()).collect();
     let mut joint_inputs = Vec::new();
+    let mut all_joint_names = Vec::new();
     if let Some(map) = &contraction {
+        all_joint_names.clone_from(&joint_names);
         for f in &mut functions {
             contract_function(&mut graph, map, counts, f);
         }
@@ -557,6 +559,7 @@ fn build(
         w_names: robot.w_names(),
         constants: constants(robot, reg.standard, base.values),
         joint_inputs,
+        all_joint_names,
     }
 }
 

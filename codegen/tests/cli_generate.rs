@@ -651,7 +651,7 @@ fn bad_name_is_rejected() {
 }
 
 /// The Panda's whole tree, whose second finger mimics the first, generates in its eight
-/// independent coordinates; a mimic joint whose master is locked is refused, located, with
+/// independent coordinates, naming its nine joints apart; a mimic joint whose master is locked is refused, located, with
 /// nothing written; a function not generated with couplings yet is refused by name.
 #[test]
 fn urdf_tree_with_mimic_joints_generates_in_independent_coordinates() {
@@ -663,7 +663,26 @@ fn urdf_tree_with_mimic_joints_generates_in_independent_coordinates() {
     assert_eq!(files_in(out.path()), ["panda.c", "panda.h"]);
     let header = std::fs::read_to_string(out.path().join("panda.h")).unwrap();
     assert!(header.contains("#define PANDA_DOF 8"), "{header}");
-    assert!(!header.contains("\"panda_finger_joint2\""), "{header}");
+    // The coordinates' names leave the follower out; every joint's (the joint wrenches' rows)
+    // have it last, as the URDF.
+    let line = |start: &str| {
+        header
+            .lines()
+            .find(|l| l.starts_with(start))
+            .unwrap_or_else(|| panic!("{start}: {header}"))
+            .to_owned()
+    };
+    let coordinates = line("static const char *const panda_joint_names[PANDA_DOF]");
+    assert!(
+        !coordinates.contains("\"panda_finger_joint2\""),
+        "{coordinates}"
+    );
+    assert!(header.contains("#define PANDA_NJOINTS 9"), "{header}");
+    let every = line("static const char *const panda_all_joint_names[PANDA_NJOINTS]");
+    assert!(
+        every.ends_with("\"panda_finger_joint1\", \"panda_finger_joint2\" };"),
+        "{every}"
+    );
 
     let locked = tempfile::tempdir().unwrap();
     let dir = locked.path().to_str().unwrap();

@@ -17,6 +17,7 @@ use crate::whole_body::{fixture_json, json_fixtures, registry_entry, robot_glue,
 pub fn mimic_variants(manifest: &Path, out: &Emitted<'_>) -> (String, Vec<PathBuf>) {
     let fixtures = json_fixtures(manifest, "mimic");
     let (mut glue, mut sources, mut registry) = (String::new(), Vec::new(), String::new());
+    let mut joints = String::new();
     for path in &fixtures {
         let json = fixture_json(path);
         let fixture = json["name"].as_str().expect("name");
@@ -55,12 +56,15 @@ pub fn mimic_variants(manifest: &Path, out: &Emitted<'_>) -> (String, Vec<PathBu
         sources.push(out.emit(&module, &name, &RustOptions::default()));
         glue.push_str(&robot_glue(&name, &module));
         registry.push_str(&registry_entry(fixture, &name, &module, &kinds));
+        let _ = writeln!(joints, "    ({fixture:?}, &{name}::ALL_JOINT_NAMES),");
     }
     let _ = writeln!(
         glue,
         "/// The robots of `tests/fixtures/mimic/`, every function they have compiled; the third \
          argument of a call is `tau` for the forward dynamics.\npub static MIMIC: \
-         &[WholeBodyRobot] = &[\n{registry}];\n"
+         &[WholeBodyRobot] = &[\n{registry}];\n\n\
+         /// Each of them with its generated Rust's `ALL_JOINT_NAMES`.\npub static MIMIC_JOINTS: \
+         &[(&str, &[&str])] = &[\n{joints}];\n"
     );
     (glue, sources)
 }

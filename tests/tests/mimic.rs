@@ -8,7 +8,7 @@
 
 use quasidyn_codegen::import::ImportOptions;
 use quasidyn_codegen::{build_module_only, load_input_with, FunctionKind};
-use quasidyn_tests::generated::MIMIC;
+use quasidyn_tests::generated::{MIMIC, MIMIC_JOINTS};
 use quasidyn_tests::{assert_close, json_numbers as flat, numeric_rank, workspace_root};
 use serde_json::Value;
 
@@ -67,6 +67,17 @@ fn coordinates_and_frames_are_pinocchios() {
                 .collect();
             assert_eq!(joints, strings(&doc["joints"]), "{}", robot.fixture);
         }
+        // The generated constant naming them.
+        let (_, generated) = MIMIC_JOINTS
+            .iter()
+            .find(|(fixture, _)| *fixture == robot.fixture)
+            .expect("every mimic robot's joints");
+        let every: Vec<String> = imported
+            .bodies
+            .iter()
+            .map(|b| b.joint_name.clone())
+            .collect();
+        assert_eq!(every, *generated, "{}: ALL_JOINT_NAMES", robot.fixture);
     }
 }
 

@@ -383,6 +383,18 @@ fn names_and_sizes(h: &mut String, module: &Module, cx: &Context<'_>) {
          static const char *const {name}_joint_names[{upper}_DOF] = {{ {} }};\n",
         quoted(&module.joint_names)
     );
+    if !module.all_joint_names.is_empty() {
+        let _ = writeln!(
+            h,
+            "/** Number of joints, the followers included (rows of {name}_joint_wrenches). */\n\
+             #define {upper}_NJOINTS {}\n\n\
+             /** Every joint's name, the followers' too, in the input's order (the rows of \
+             {name}_joint_wrenches). */\n\
+             static const char *const {name}_all_joint_names[{upper}_NJOINTS] = {{ {} }};\n",
+            module.all_joint_names.len(),
+            quoted(&module.all_joint_names)
+        );
+    }
     if k > 0 {
         let _ = writeln!(
             h,

@@ -323,6 +323,18 @@ fn size_constants(module: &Module) -> Vec<TokenStream> {
         /// as the robot description writes them.
         pub const FRAME_NAMES: [&str; #k_lit] = [#(#frame_names),*];
     });
+    if !module.all_joint_names.is_empty() {
+        let count = Literal::usize_unsuffixed(module.all_joint_names.len());
+        let names = module.all_joint_names.iter().map(|s| Literal::string(s));
+        items.push(quote! {
+            /// Number of joints, the followers included (rows of `joint_wrenches`).
+            pub const NJOINTS: usize = #count;
+
+            /// Every joint's name, the followers' too, in the input's order (the rows of
+            /// `joint_wrenches`).
+            pub const ALL_JOINT_NAMES: [&str; NJOINTS] = [#(#names),*];
+        });
+    }
     if !module.contacts.is_empty() {
         let count = Literal::usize_unsuffixed(module.contacts.len());
         let nc = Literal::usize_unsuffixed(module.nc());

@@ -162,6 +162,7 @@ fn toy(symbolic: bool, gravity: bool) -> Module {
         contacts: Vec::new(),
         w_names: Vec::new(),
         joint_inputs: Vec::new(),
+        all_joint_names: Vec::new(),
     }
 }
 

@@ -118,6 +118,10 @@ pub struct Module {
     /// which hold the `dof` coordinates; empty when every joint is its own coordinate (no joint
     /// follows another).
     pub joint_inputs: Vec<JointInput>,
+    /// Every joint's name in joint order, the followers' too (the rows of `joint_wrenches`),
+    /// when some joint follows another; empty otherwise (the joints are then the coordinates,
+    /// [`Module::joint_names`]).
+    pub all_joint_names: Vec<String>,
 }
 
 /// How a joint reads the inputs: `q_j = multiplier * q[coordinate] + offset`, its rate and
@@ -294,6 +298,7 @@ impl Module {
             contacts: self.contacts.clone(),
             w_names: self.w_names.clone(),
             joint_inputs: self.joint_inputs.clone(),
+            all_joint_names: self.all_joint_names.clone(),
         }
     }
 
