@@ -67,6 +67,28 @@ const PENDULUM_BATCH: usize = 64;
 const BENCH_BATCHES: [usize; 3] = [4, 8, 64];
 /// Operations per part of the modules generated in parts (`parted_variants`).
 const PARTED_OPERATIONS: usize = 40;
+/// Set (to anything), the fixture robots of `tests/fixtures/{whole_body, contacts, mjcf, mimic,
+/// prescribed}/` are not generated and their registries are empty: for a build that runs only
+/// the tests of the other robots (CI's AVX2 stage), which then compiles less than half the
+/// generated code.
+const ROBOTS_ONLY: &str = "QUASIDYN_TESTS_ROBOTS_ONLY";
+/// The fixture robots' registries when [`ROBOTS_ONLY`] is set.
+const EMPTY_FIXTURE_REGISTRIES: &str =
+    "/// Not generated in this build (QUASIDYN_TESTS_ROBOTS_ONLY).
+pub static WHOLE_BODY: &[WholeBodyRobot] = &[];
+/// Not generated in this build (QUASIDYN_TESTS_ROBOTS_ONLY).
+pub static CONTACTS: &[WholeBodyRobot] = &[];
+/// Not generated in this build (QUASIDYN_TESTS_ROBOTS_ONLY).
+pub static CONTACTS_BATCHED: &[ContactBatch] = &[];
+/// Not generated in this build (QUASIDYN_TESTS_ROBOTS_ONLY).
+pub static MJCF: &[WholeBodyRobot] = &[];
+/// Not generated in this build (QUASIDYN_TESTS_ROBOTS_ONLY).
+pub static MIMIC: &[WholeBodyRobot] = &[];
+/// Not generated in this build (QUASIDYN_TESTS_ROBOTS_ONLY).
+pub static MIMIC_JOINTS: &[(&str, &[&str])] = &[];
+/// Not generated in this build (QUASIDYN_TESTS_ROBOTS_ONLY).
+pub static PRESCRIBED: &[WholeBodyRobot] = &[];
+";
 
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").expect("set by cargo"));
@@ -383,29 +405,34 @@ pub mod              {name} {{
     gen.push_str(&glue);
     c_files.extend(payload_c);
     gen.push_str(&parted_variants(&robots_dir, &rust_dir));
-    let (glue, whole_body_c) =
-        whole_body::whole_body_variants(&manifest, &rust_dir, &c_dir, write, write_c);
-    gen.push_str(&glue);
-    c_files.extend(whole_body_c);
-    let (glue, contacts_c) =
-        contacts::contact_variants(&manifest, &rust_dir, &c_dir, write, write_c);
-    gen.push_str(&glue);
-    c_files.extend(contacts_c);
-    let (glue, mjcf_c) = mjcf::mjcf_variants(&manifest, &rust_dir, &c_dir, write, write_c);
-    gen.push_str(&glue);
-    c_files.extend(mjcf_c);
-    let emitted = whole_body::Emitted {
-        rust_dir: &rust_dir,
-        c_dir: &c_dir,
-        write,
-        write_c,
-    };
-    let (glue, mimic_c) = mimic::mimic_variants(&manifest, &emitted);
-    gen.push_str(&glue);
-    c_files.extend(mimic_c);
-    let (glue, prescribed_c) = prescribed::prescribed_variants(&manifest, &emitted);
-    gen.push_str(&glue);
-    c_files.extend(prescribed_c);
+    println!("cargo:rerun-if-env-changed={ROBOTS_ONLY}");
+    if std::env::var_os(ROBOTS_ONLY).is_some() {
+        gen.push_str(EMPTY_FIXTURE_REGISTRIES);
+    } else {
+        let (glue, whole_body_c) =
+            whole_body::whole_body_variants(&manifest, &rust_dir, &c_dir, write, write_c);
+        gen.push_str(&glue);
+        c_files.extend(whole_body_c);
+        let (glue, contacts_c) =
+            contacts::contact_variants(&manifest, &rust_dir, &c_dir, write, write_c);
+        gen.push_str(&glue);
+        c_files.extend(contacts_c);
+        let (glue, mjcf_c) = mjcf::mjcf_variants(&manifest, &rust_dir, &c_dir, write, write_c);
+        gen.push_str(&glue);
+        c_files.extend(mjcf_c);
+        let emitted = whole_body::Emitted {
+            rust_dir: &rust_dir,
+            c_dir: &c_dir,
+            write,
+            write_c,
+        };
+        let (glue, mimic_c) = mimic::mimic_variants(&manifest, &emitted);
+        gen.push_str(&glue);
+        c_files.extend(mimic_c);
+        let (glue, prescribed_c) = prescribed::prescribed_variants(&manifest, &emitted);
+        gen.push_str(&glue);
+        c_files.extend(prescribed_c);
+    }
 
     c_compile::finish(&c_files, &out);
     let _ = writeln!(
