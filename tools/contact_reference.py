@@ -77,6 +77,31 @@ def rel_close(a, b, tol, what):
     assert err <= tol * scale, f"{what}: {err} > {tol} x {scale}"
 
 
+def rows_and_bias(model, data, contacts):
+    """Jc and gamma of `contacts` ((frame id, kind) pairs) at the motion data holds (after
+    forwardKinematics with a zero joint acceleration, computeJointJacobians and
+    updateFramePlacements): each contact's rows of getFrameJacobian(LOCAL_WORLD_ALIGNED), and
+    its acceleration: a point contact's classical one, a 6d contact's spatial one
+    (getFrameClassicalAcceleration less w x v on its linear rows, checked against
+    getFrameAcceleration)."""
+    lwa = pin.LOCAL_WORLD_ALIGNED
+    jc, gamma = [], []
+    for fid, kind in contacts:
+        jf = pin.getFrameJacobian(model, data, fid, lwa)
+        acc = pin.getFrameClassicalAcceleration(model, data, fid, lwa).vector
+        vel = pin.getFrameVelocity(model, data, fid, lwa).vector
+        if kind == "point":
+            jc.append(jf[:3])
+            gamma.append(acc[:3])
+        else:
+            jc.append(jf)
+            spatial = pin.getFrameAcceleration(model, data, fid, lwa).vector
+            lin = acc[:3] - np.cross(vel[3:], vel[:3])
+            rel_close(spatial, np.concatenate([lin, acc[3:]]), 1e-12, "spatial acceleration")
+            gamma.append(np.concatenate([lin, acc[3:]]))
+    return np.vstack(jc), np.concatenate(gamma)
+
+
 def fixture(name, path, how, given):
     model, prismatic, frames = model_of(path, how)
     frame_ids = dict(frames)
@@ -116,23 +141,7 @@ def fixture(name, path, how, given):
         pin.forwardKinematics(model, data, qn, v, zero)
         pin.computeJointJacobians(model, data, qn)
         pin.updateFramePlacements(model, data)
-        jc, gamma = [], []
-        for frame, kind in contacts:
-            fid = frame_ids[frame]
-            jf = pin.getFrameJacobian(model, data, fid, lwa)
-            acc = pin.getFrameClassicalAcceleration(model, data, fid, lwa).vector
-            vel = pin.getFrameVelocity(model, data, fid, lwa).vector
-            if kind == "point":
-                jc.append(jf[:3])
-                gamma.append(acc[:3])
-            else:
-                jc.append(jf)
-                spatial = pin.getFrameAcceleration(model, data, fid, lwa).vector
-                lin = acc[:3] - np.cross(vel[3:], vel[:3])
-                rel_close(spatial, np.concatenate([lin, acc[3:]]), 1e-12, "spatial acceleration")
-                gamma.append(np.concatenate([lin, acc[3:]]))
-        jc = np.vstack(jc)
-        gamma = np.concatenate(gamma)
+        jc, gamma = rows_and_bias(model, data, [(frame_ids[f], kind) for f, kind in contacts])
         rel_close(jc, jc_pin, 1e-12, name + ": Jc against getConstraintsJacobian")
         rel_close(jc @ a + gamma, np.zeros(len(gamma)), 1e-9, name + ": Jc a + gamma")
         rel_close(m @ a + h, tau + jc.T @ lam, 1e-9, name + ": M a + h = tau + Jc^T lambda")

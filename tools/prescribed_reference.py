@@ -60,6 +60,7 @@ import pinocchio as pin
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.join(HERE, "..")
 sys.path.insert(0, HERE)
+from contact_reference import rows_and_bias  # noqa: E402
 from floating_reference import build as build_floating  # noqa: E402
 from whole_body_reference import (  # noqa: E402
     close, frame_motion, full_mass_matrix, joint_wrenches, rows)
@@ -135,21 +136,8 @@ def contact_dynamics(model, data, q, v, a, tau, contacts):
     pin.forwardKinematics(model, data, q, v, a_base)
     pin.computeJointJacobians(model, data, q)
     pin.updateFramePlacements(model, data)
-    jc, gamma = [], []
-    for fid, kind in contacts:
-        jf = pin.getFrameJacobian(model, data, fid, lwa)[:, 6:]
-        acc = pin.getFrameClassicalAcceleration(model, data, fid, lwa).vector
-        vel = pin.getFrameVelocity(model, data, fid, lwa).vector
-        if kind == "point":
-            jc.append(jf[:3])
-            gamma.append(acc[:3])
-        else:
-            jc.append(jf)
-            lin = acc[:3] - np.cross(vel[3:], vel[:3])
-            spatial = pin.getFrameAcceleration(model, data, fid, lwa).vector
-            close(spatial, np.concatenate([lin, acc[3:]]), "spatial acceleration")
-            gamma.append(np.concatenate([lin, acc[3:]]))
-    jc, gamma = np.vstack(jc), np.concatenate(gamma)
+    jc, gamma = rows_and_bias(model, data, contacts)
+    jc = jc[:, 6:]  # the joints' columns
     nc = len(gamma)
     kkt = np.block([[m, -jc.T], [jc, np.zeros((nc, nc))]])
     x = np.linalg.solve(kkt, np.concatenate([tau - h, -gamma]))

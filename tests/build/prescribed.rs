@@ -1,10 +1,9 @@
 //! The functions generated on request of the robots of `tests/fixtures/prescribed/`
-//! (tools/prescribed_reference.py), with the static joint reactions and the contacts the
-//! fixture names: floating-base specs with
-//! their base's motion prescribed instead, once in general and once translating only, in Rust
-//! and C, and `PRESCRIBED`: each
-//! robot's functions called uniformly from either language, the base's arrays in the floating
-//! base's layout ([`robot_glue`]).
+//! (tools/prescribed_reference.py), with the static joint reactions and the contacts each
+//! fixture names: floating-base specs with their base's motion prescribed instead, once in
+//! general and once translating only, in Rust and C, and `PRESCRIBED`: each robot's functions
+//! called uniformly from either language, the base's arrays in the floating base's layout
+//! ([`robot_glue`]).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -27,8 +26,10 @@ pub fn prescribed_variants(manifest: &Path, out: &Emitted<'_>) -> (String, Vec<P
         let input = json["input"].as_str().expect("input");
         let input_path = manifest.join("..").join(input);
         println!("cargo:rerun-if-changed={}", input_path.display());
+        // The contacts, as `--contact` names them.
+        let contacts = serde_json::from_value(json["contacts"].clone()).expect("contacts");
         let options = ImportOptions {
-            contacts: fixture_contacts(&json),
+            contacts,
             ..ImportOptions::default()
         };
         for (motion, tag) in [
@@ -62,14 +63,4 @@ pub fn prescribed_variants(manifest: &Path, out: &Emitted<'_>) -> (String, Vec<P
          base's arrays first.\npub static PRESCRIBED: &[WholeBodyRobot] = &[\n{registry}];\n"
     );
     (glue, sources)
-}
-
-/// The contacts a fixture gives the generator (`FRAME` or `FRAME:6d`, as `--contact`).
-fn fixture_contacts(json: &serde_json::Value) -> Vec<String> {
-    json["contacts"]
-        .as_array()
-        .expect("contacts")
-        .iter()
-        .map(|c| c.as_str().expect("a contact").to_owned())
-        .collect()
 }
