@@ -28,11 +28,11 @@
 use super::couplings::{coupled_force_balance, reverse_matrix, Contraction};
 use super::derivatives::Factor;
 use super::frame_motion::FrameMotion;
-use super::moving_base::{base3, base_rotation};
-use super::scalar::{Cx, Vec3, S};
+use super::moving_base::{base3, base_rotation, prescribed_motion};
+use super::scalar::{Cx, Vec3};
 use super::FrameKinematics;
 use crate::ir::{BaseVar, Graph, NodeId, Var};
-use crate::model::{BaseMotion, ContactKind, Robot};
+use crate::model::{ContactKind, Robot};
 
 /// The contact functions' outputs, as graph nodes.
 #[derive(Clone, Debug, PartialEq)]
@@ -86,31 +86,22 @@ struct PrescribedBase {
 }
 
 impl PrescribedBase {
-    /// The base's attitude and motion from its inputs (a spatial acceleration, Pinocchio's
-    /// free-flyer convention, turned into the origin's classical one).
+    /// The base's attitude and motion from its inputs, as the dynamics' recursions take them
+    /// ([`prescribed_motion`]: the origin's classical acceleration, no rotation for a
+    /// translating base).
     fn of(g: &mut Graph, robot: &Robot) -> PrescribedBase {
         let mut cx = Cx::new(g);
         let cx = &mut cx;
+        let [moving, _] = prescribed_motion(cx, robot);
         let rotation = base_rotation(cx);
         let velocity = base3(cx, BaseVar::Vel);
-        let zero = [S::K(0.0); 3];
-        let (angular, angular_acceleration) = match robot.motion {
-            BaseMotion::Translating => (zero, zero),
-            _ => (
-                base3(cx, |k| BaseVar::Vel(k + 3)),
-                base3(cx, |k| BaseVar::Acc(k + 3)),
-            ),
-        };
-        let spatial = base3(cx, BaseVar::Acc);
-        let wxv = cx.cross(&angular, &velocity);
-        let acceleration = cx.vadd(&spatial, &wxv);
         let mut nodes = |v: Vec3<NodeId>| v.map(|s| cx.e(s));
         PrescribedBase {
             rotation: rotation.map(&mut nodes),
             velocity: nodes(velocity),
-            angular: nodes(angular),
-            acceleration: nodes(acceleration),
-            angular_acceleration: nodes(angular_acceleration),
+            angular: nodes(moving.w),
+            acceleration: nodes(moving.a),
+            angular_acceleration: nodes(moving.wd),
         }
     }
 
@@ -159,21 +150,8 @@ impl PrescribedBase {
         (velocity, acceleration)
     }
 
-    /// `R x` for each block of three entries of `x` (vectors in base axes).
-    fn to_world(&self, g: &mut Graph, x: &[NodeId]) -> Vec<NodeId> {
-        x.chunks(3)
-            .flat_map(|v| {
-                self.rotation
-                    .map(|row| {
-                        let terms = [0, 1, 2].map(|k| g.mul(row[k], v[k]));
-                        g.sum(&terms)
-                    })
-                    .to_vec()
-            })
-            .collect()
-    }
-
-    /// `R B` for each block `B` of three rows of the row-major `rows` (`NC×nv`).
+    /// `R B` for each block `B` of three rows of the row-major `rows` (`NC×nv`; a vector of
+    /// 3-blocks with `nv = 1`).
     fn rows_to_world(&self, g: &mut Graph, rows: &[NodeId], nv: usize) -> Vec<NodeId> {
         let mut out = Vec::with_capacity(rows.len());
         for block in rows.chunks(3 * nv) {
@@ -273,7 +251,7 @@ pub fn contact_dynamics(
         uncoupled(g, robot, &jacobian, mass_matrix, nle, &gamma)
     };
     let forces = match &base {
-        Some(base) => base.to_world(g, &forces),
+        Some(base) => base.rows_to_world(g, &forces, 1),
         None => forces,
     };
     ContactDynamics {
