@@ -44,6 +44,16 @@ frames of a URDF tree: every moving leaf link, in Pinocchio's frame order):
   joint_wrenches            data.f after rnea(q_full, G v, G a) of the full model for every
                             joint (the followers too, in the order "joints" lists), turned into
                             world axes (tools/whole_body_reference.py's): forces, then moments
+  static_joint_reactions    on a fixed base: data.f after rnea(q_full, 0, 0) of the full model
+                            for every joint, in the spec's body axes (the joint's frame turned
+                            as it is at q_full = 0, where the spec's axes are the base's):
+                            forces, then moments about the joint's origin
+  centrifugal, coriolis, gyroscopic   on a fixed base: seed 001's split, Statement 1 (a
+                            general mechanical system; the couplings can break the chain's
+                            property Statement 3 relies on) on H = G^T M G in the independent
+                            coordinates, with dH/dq = G^T (dM/dq_full) G G from the full
+                            model's computeRNEADerivatives at v = 0, a = e_j, no gravity;
+                            checked per state: the three sum to h - g and v . h_g = 0
   contact_jacobian, contact_forward_dynamics   for the robots with contacts: the contacts'
                             rows of the frames' Jacobians times G, and a then lambda of
                             M a + h = tau + Jc^T lambda, Jc a + gamma = 0 (tau = `a`, gamma a
@@ -60,6 +70,10 @@ enforces; these functions hold none): with G from its active joint equalities wi
   gravity, nonlinear_effects, mass_matrix (G^T M G), forward_dynamics (tau = a),
   passive_forces            G^T (qfrc_spring + qfrc_damper)
   forward_kinematics_S, jacobian_S   site_xmat, site_xpos; mj_jacSite (jacp over jacr) G
+  centrifugal, coriolis, gyroscopic   Statement 1's split on G^T M G (as for the URDFs), with
+                            dH_ij/dq_k = Gamma_ijk + Gamma_jik from the Christoffel symbols
+                            Gamma_i,jk of the velocity forces G^T qfrc_bias(G v) (less gravity),
+                            a quadratic form in v whose symbols polarisation gives exactly
 for every named site S; "functions" lists them (the functions generated for the fixture).
 
 States: a fixed seed per robot; joints uniform in [-1, 1] (rad, or [-0.05, 0.05] m for a
@@ -81,12 +95,14 @@ OUT = ROOT / "tests" / "fixtures" / "mimic"
 STATES = 12
 REL = 1e-10
 
-# name -> (URDF, floating base, contacts as `--contact` names them)
+# name -> (URDF, floating base, contacts as `--contact` names them); each robot's random
+# states come from its place in this list (a new robot goes last).
 ROBOTS = {
     "mimic_tree": ("tests/fixtures/mimic/mimic_tree.urdf", False, []),
     "mimic_tree_floating": ("tests/fixtures/mimic/mimic_tree.urdf", True,
                             ["wrist:6d", "finger_a"]),
     "panda_fingers": ("tests/fixtures/urdf/panda.urdf", False, ["panda_rightfinger"]),
+    "mimic_chain": ("tests/fixtures/mimic/mimic_chain.urdf", False, []),
 }
 
 
@@ -94,6 +110,28 @@ ROBOTS = {
 MJCF_ROBOTS = {
     "synthetic_coupled": "tests/fixtures/mjcf/synthetic_coupled.xml",
 }
+
+
+def mujoco_inertia_derivatives(model, data, G, grav):
+    """h3[i, j, k] = dH_ij/dq_k of H = G^T M G at data.qpos: the velocity forces
+    h(v) = G^T qfrc_bias(G v) - grav are sum_jk Gamma_i,jk v_j v_k (Gamma symmetric in j, k),
+    so h(e_j) and h(e_j + e_k) give Gamma, and dH_ij/dq_k = Gamma_i,jk + Gamma_j,ik."""
+    n = G.shape[1]
+
+    def forces(v):
+        data.qvel[:] = G @ v
+        mujoco.mj_forward(model, data)
+        return G.T @ data.qfrc_bias - grav
+
+    e = np.eye(n)
+    own = [forces(e[j]) for j in range(n)]
+    gamma = np.zeros((n, n, n))
+    for j in range(n):
+        gamma[:, j, j] = own[j]
+        for k in range(j + 1, n):
+            gamma[:, j, k] = gamma[:, k, j] = 0.5 * (forces(e[j] + e[k]) - own[j] - own[k])
+    data.qvel[:] = 0
+    return gamma + gamma.transpose(1, 0, 2)
 
 
 def mujoco_fixture(name, path, seed):
@@ -120,7 +158,7 @@ def mujoco_fixture(name, path, seed):
             G[model.jnt_dofadr[j], own.index(j)] = 1.0
     sites = [model.site(i).name for i in range(model.nsite)]
     functions = ["inverse_dynamics", "gravity", "nonlinear_effects", "mass_matrix",
-                 "forward_dynamics", "passive_forces"]
+                 "forward_dynamics", "passive_forces", "centrifugal", "coriolis", "gyroscopic"]
     functions += [f"forward_kinematics_{ident(s)}" for s in sites]
     functions += [f"jacobian_{ident(s)}" for s in sites]
     rng = np.random.default_rng(2000 + seed)
@@ -150,7 +188,13 @@ def mujoco_fixture(name, path, seed):
             out[f"jacobian_{ident(sites[s])}"] = (np.vstack([jacp, jacr]) @ G).tolist()
         data.qvel[:] = 0
         mujoco.mj_forward(model, data)
-        out["gravity"] = (G.T @ data.qfrc_bias).tolist()
+        grav = G.T @ data.qfrc_bias
+        out["gravity"] = grav.tolist()
+        hc, ho, hg = split_statement_one(mujoco_inertia_derivatives(model, data, G, grav), v)
+        close(hc + ho + hg, bias - grav, "h_c + h_o + h_g = h - g")
+        assert abs(hg @ v) <= REL * max(1.0, float(np.abs(hg).max() * np.abs(v).max())), "v . h_g"
+        out.update({"centrifugal": hc.tolist(), "coriolis": ho.tolist(),
+                    "gyroscopic": hg.tolist()})
         states.append(out)
     doc = {
         "name": name,
@@ -275,6 +319,51 @@ def contact_dynamics(full, d, qf, vf, G, frames, contacts, M, nle, tau):
     return jc, acc, lam
 
 
+def split_statement_one(h3, v):
+    """h_c, h_o, h_g of seed 001, Statement 1 (1)-(5), for a general H(q), 0-based, with
+    h3[k, j, i] = dH_kj/dq_i (symmetric in k, j)."""
+    n = len(v)
+    hc, ho, hg = np.zeros(n), np.zeros(n), np.zeros(n)
+    hdot = h3 @ v
+    for i in range(n):
+        hc[i] = 0.5 * h3[i, i, i] * v[i] ** 2 + sum(h3[j, i, j] * v[j] ** 2
+                                                   for j in range(i + 1, n))
+        ho[i] = (0.5 * v[i] * sum(h3[i, i, j] * v[j] for j in range(n) if j != i)
+                 + sum(v[j] * sum(h3[j, i, k] * v[k] for k in range(n) if k != j)
+                       for j in range(i + 1, n)))
+        dtdq = (0.5 * sum(h3[j, j, i] * v[j] ** 2 for j in range(n))
+                + sum(v[k] * sum(h3[k, j, i] * v[j] for j in range(k)) for k in range(n)))
+        hg[i] = (sum(hdot[i, j] * v[j] for j in range(i)) + 0.5 * hdot[i, i] * v[i] - dtdq)
+    return hc, ho, hg
+
+
+def coupled_split(full, qf, G, v):
+    """Statement 1's split in the independent coordinates (module docs)."""
+    free = pin.Model(full)
+    free.gravity = pin.Motion.Zero()
+    d = free.createData()
+    nf = full.nv
+    dm = np.zeros((nf, nf, nf))  # dm[k, j, a] = dM_kj / dq_a
+    for j in range(nf):
+        pin.computeRNEADerivatives(free, d, qf, np.zeros(nf), np.eye(nf)[j])
+        dm[:, j, :] = d.dtau_dq
+    h3 = np.einsum("kja,ai->kji", np.einsum("ak,abc,bj->kjc", G, dm, G), G)
+    return split_statement_one(h3, v)
+
+
+def static_reactions(full, qf, rest_rotations):
+    """data.f of every joint after rnea(q_full, 0, 0), in the spec's body axes: forces, then
+    moments about the joint's origin."""
+    d = full.createData()
+    zero = np.zeros(full.nv)
+    pin.rnea(full, d, qf, zero, zero)
+    forces, moments = [], []
+    for i in range(1, full.njoints):
+        forces.extend((rest_rotations[i] @ d.f[i].linear).tolist())
+        moments.extend((rest_rotations[i] @ d.f[i].angular).tolist())
+    return forces + moments
+
+
 def state(reduced, full, floating, G, offset, frames, contacts, rng):
     nj = reduced.nq - (7 if floating else 0)
     if floating:
@@ -384,6 +473,16 @@ def state(reduced, full, floating, G, offset, frames, contacts, rng):
         out[f"jacobian_derivative_{ident(name)}"] = jd.tolist()
     # Every joint's, the followers' too (rows per joint of the full model).
     out["joint_wrenches"] = joint_wrenches(full, d, qf, vf, af)
+    if not floating:
+        rest = full.createData()
+        pin.forwardKinematics(full, rest, pin.neutral(full))
+        rotations = [m.rotation.copy() for m in rest.oMi]
+        out["static_joint_reactions"] = static_reactions(full, qf, rotations)
+        hc, ho, hg = coupled_split(full, qf, G, v)
+        close(hc + ho + hg, nle - grav, "h_c + h_o + h_g = h - g")
+        assert abs(hg @ v) <= REL * max(1.0, float(np.abs(hg).max() * np.abs(v).max())), "v . h_g"
+        out.update({"centrifugal": hc.tolist(), "coriolis": ho.tolist(),
+                    "gyroscopic": hg.tolist()})
     if contacts:
         # The forces `a` (as for the forward dynamics).
         jc, acc, lam = contact_dynamics(full, d, qf, vf, G, frames, contacts, M, nle, a)
@@ -394,7 +493,7 @@ def state(reduced, full, floating, G, offset, frames, contacts, rng):
 
 def main():
     OUT.mkdir(parents=True, exist_ok=True)
-    for seed, (name, (path, floating, contacts)) in enumerate(sorted(ROBOTS.items())):
+    for seed, (name, (path, floating, contacts)) in enumerate(ROBOTS.items()):
         reduced, full = load(path, floating, True), load(path, floating, False)
         G, offset = coupling(reduced, full, floating)
         frames = frames_of(full, path)

@@ -107,10 +107,8 @@ pub enum Error {
     /// `only` names a function not generated yet for a robot with joints that follow others.
     #[error(
         "no function `{name}` for `{robot}` yet: some of its joints follow others (mimic \
-         joints), and in its independent coordinates the joint-space dynamics, the frames, \
-         the derivatives, the regressors, the centroidal, energy and frame-motion functions, \
-         the Coriolis matrix, the joint wrenches and the contact dynamics are generated so \
-         far (docs/spec.md)"
+         joints), and in its independent coordinates every function but the elastic ones is \
+         generated so far (docs/spec.md)"
     )]
     #[diagnostic(code(quasidyn::only))]
     NotWithCouplings {

@@ -2,11 +2,11 @@
 
 use crate::derive::{
     centroidal, contact_dynamics, contact_jacobian, coriolis_matrix, coupled_forward_dynamics,
-    coupled_forward_dynamics_derivatives, coupled_mass_matrix_inverse, derivatives, derive_with,
-    elastic_dynamics, elastic_rates, frame_motion, joint_wrenches, kinetic_energy,
-    mass_matrix_inverse, passive_forces, potential_energy, same_hinge_axis, shared_count,
-    spatial_derivatives, split_velocity_forces, standard_values, through_masters, BaseSet,
-    Contraction, Coordinates, Derivatives, Derived, DetachedBase, DetachedRegressor,
+    coupled_forward_dynamics_derivatives, coupled_mass_matrix_inverse, coupled_velocity_split,
+    derivatives, derive_with, elastic_dynamics, elastic_rates, frame_motion, joint_wrenches,
+    kinetic_energy, mass_matrix_inverse, passive_forces, potential_energy, same_hinge_axis,
+    shared_count, spatial_derivatives, split_velocity_forces, standard_values, through_masters,
+    BaseSet, Contraction, Coordinates, Derivatives, Derived, DetachedBase, DetachedRegressor,
     FrameKinematics, MujocoLayout, Regressor, SpatialDerivatives,
 };
 use crate::functions::Dim;
@@ -264,11 +264,17 @@ fn build(
     let nv = if robot.is_floating() { n + 6 } else { n };
 
     // The seed-001 split reads dH_kj/dq_i only for k >= j and i > j (H_kj depends on the
-    // joints after j alone), so only those derivatives are built. (Not for a floating base
+    // joints after j alone), so only those derivatives are built; with couplings, which break
+    // that, it is Statement 1's in the independent coordinates. (Not for a floating base
     // yet: its functions leave the split out.)
     let (centrifugal, coriolis, gyroscopic) = if do_split {
         step.next("velocity split (centrifugal, coriolis, gyroscopic)");
-        split_velocity_forces(&mut graph, robot, &derived)
+        if coupled {
+            let (m, h) = (&derived.mass_matrix, &derived.velocity_forces);
+            coupled_velocity_split(&mut graph, robot, m, h)
+        } else {
+            split_velocity_forces(&mut graph, robot, &derived)
+        }
     } else {
         (Vec::new(), Vec::new(), Vec::new())
     };

@@ -652,7 +652,7 @@ fn bad_name_is_rejected() {
 
 /// The Panda's whole tree, whose second finger mimics the first, generates in its eight
 /// independent coordinates, naming its nine joints apart; a mimic joint whose master is locked is refused, located, with
-/// nothing written; a function not generated with couplings yet is refused by name.
+/// nothing written.
 #[test]
 fn urdf_tree_with_mimic_joints_generates_in_independent_coordinates() {
     let out = tempfile::tempdir().unwrap();
@@ -704,17 +704,82 @@ fn urdf_tree_with_mimic_joints_generates_in_independent_coordinates() {
     }
     assert!(files_in(locked.path()).is_empty());
 
-    let run = quasidyn(&["stats", urdf, "--only", "centrifugal"]);
-    assert_eq!(run.status.code(), Some(1));
+    // The velocity split and the static reactions too (a row per joint, the follower's too).
+    let run = quasidyn(&[
+        "stats",
+        urdf,
+        "--only",
+        "centrifugal,static_joint_reactions",
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+    assert!(text(&run.stdout).contains("centrifugal"));
     assert!(
-        text(&run.stderr).contains("some of its joints follow"),
-        "{}",
-        text(&run.stderr)
+        header.contains("void panda_static_joint_reactions("),
+        "{header}"
     );
     let run = quasidyn(&["generate", urdf, "--tip", "panda_hand_tcp", "--out", dir]);
     assert!(run.status.success(), "{}", text(&run.stderr));
     assert_eq!(files_in(locked.path()), ["panda.c", "panda.h"]);
 }
+
+/// The elastic functions are the ones a robot with joints that follow others does not have
+/// yet: asked for by name, they are refused with the reason; the others generate.
+#[test]
+fn elastic_functions_with_couplings_are_refused_by_name() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("elastic_mimic.toml");
+    std::fs::write(&spec, ELASTIC_MIMIC).unwrap();
+    let spec = spec.to_str().unwrap();
+    let run = quasidyn(&["stats", spec, "--only", "static_deflection"]);
+    assert_eq!(run.status.code(), Some(1));
+    let stderr = text(&run.stderr);
+    assert!(
+        stderr.contains("some of its") && stderr.contains("but the elastic ones"),
+        "{stderr}"
+    );
+    let run = quasidyn(&[
+        "stats",
+        spec,
+        "--only",
+        "centrifugal,static_joint_reactions",
+    ]);
+    assert!(run.status.success(), "{}", text(&run.stderr));
+}
+
+/// A chain with an elastic turntable whose elbow carries a link that follows it.
+const ELASTIC_MIMIC: &str = r#"version = 1
+name = "elastic_mimic"
+gravity = [0.0, 0.0, -9.81]
+
+[[body]]
+name = "turntable"
+joint = "revolute"
+axis = "z"
+mass = 2.0
+com = [0.0, 0.0, -0.02]
+inertia = { ixx = 0.006, iyy = 0.006, izz = 0.01 }
+stiffness = 1.0e4
+
+[[body]]
+name = "upper"
+joint_name = "elbow"
+joint = "revolute"
+axis = "x"
+next = [0.0, 0.5, 0.0]
+mass = 1.2
+com = [0.0, 0.25, 0.0]
+inertia = { ixx = 0.02527, iyy = 0.00054, izz = 0.02527 }
+
+[[body]]
+name = "lower"
+joint = "revolute"
+axis = "x"
+next = [0.0, 0.4, 0.0]
+mass = 0.6
+com = [0.0, 0.2, 0.0]
+inertia = { ixx = 0.00806, iyy = 0.00012, izz = 0.00806 }
+mimic = { joint = "elbow", multiplier = -1.0 }
+"#;
 
 /// Locking the fingers (`--lock`) imports the Panda's whole tree, mimic joint and all; a
 /// malformed lock is a usage error.

@@ -1,5 +1,6 @@
 //! Robots with joints that follow others (URDF `<mimic>`: a follower on a sibling branch with
-//! a negative multiplier and an offset, prismatic followers, the Franka Panda's second finger;
+//! a negative multiplier and an offset, prismatic followers, a follower its master carries,
+//! the Franka Panda's second finger;
 //! MJCF joint equalities with `ref` on both joints and armature, damping and a spring on the
 //! follower), on fixed and floating bases: every function they have, compiled in C and Rust,
 //! against Pinocchio 4's mimic model and its full model seen through the coupling, and against
@@ -41,7 +42,7 @@ fn robot_of(doc: &Value) -> quasidyn_codegen::Robot {
 
 #[test]
 fn coordinates_and_frames_are_pinocchios() {
-    assert_eq!(MIMIC.len(), 4);
+    assert_eq!(MIMIC.len(), 5);
     for robot in MIMIC {
         let doc = fixture(robot.fixture);
         let imported = robot_of(&doc);
@@ -202,14 +203,14 @@ fn regressor_times_the_parameters_is_pinocchios_inverse_dynamics() {
     }
 }
 
-/// Two identities in the independent coordinates, from the generated functions alone (a
-/// second formulation beside the fixtures): `C v + g = h` (the Coriolis matrix against the
-/// nonlinear effects and gravity), and the contact forces balancing the dynamics,
-/// `M a + h = tau + Jcᵀ λ` (the mass matrix, the nonlinear effects and the contact Jacobian
-/// against the contact dynamics).
+/// Identities in the independent coordinates, from the generated functions alone (a second
+/// formulation beside the fixtures): `C v + g = h` (the Coriolis matrix against the
+/// nonlinear effects and gravity), `h_c + h_o + h_g + g = h` and `v . h_g = 0` (the velocity
+/// split), and the contact forces balancing the dynamics, `M a + h = tau + Jcᵀ λ` (the mass
+/// matrix, the nonlinear effects and the contact Jacobian against the contact dynamics).
 #[test]
 fn coriolis_matrix_and_contact_forces_balance_the_coupled_dynamics() {
-    let mut contacts = 0;
+    let (mut contacts, mut splits) = (0, 0);
     for robot in MIMIC {
         let has = |kind| robot.kinds.iter().any(|(k, _)| *k == kind);
         let doc = fixture(robot.fixture);
@@ -226,6 +227,28 @@ fn coriolis_matrix_and_contact_forces_balance_the_coupled_dynamics() {
                         .map(|i| g[i] + (0..nv).map(|j| c[i * nv + j] * v[j]).sum::<f64>())
                         .collect();
                     assert_close(&what("C v + g"), &cv, &h, REL);
+                }
+                if has(FunctionKind::Centrifugal) {
+                    splits += 1;
+                    let g = call(FunctionKind::Gravity, &q, &v, &tau);
+                    let parts = [
+                        FunctionKind::Centrifugal,
+                        FunctionKind::Coriolis,
+                        FunctionKind::Gyroscopic,
+                    ]
+                    .map(|kind| call(kind, &q, &v, &tau));
+                    let sum: Vec<f64> = (0..nv)
+                        .map(|i| g[i] + parts.iter().map(|p| p[i]).sum::<f64>())
+                        .collect();
+                    assert_close(&what("h_c + h_o + h_g + g"), &sum, &h, REL);
+                    let power: f64 = parts[2].iter().zip(&v).map(|(x, y)| x * y).sum();
+                    let scale = parts[2].iter().fold(1.0_f64, |m, x| m.max(x.abs()));
+                    let speed = v.iter().fold(1.0_f64, |m, x| m.max(x.abs()));
+                    assert!(
+                        power.abs() <= REL * scale * speed,
+                        "{}: v . h_g = {power}",
+                        what("h_g")
+                    );
                 }
                 if !has(FunctionKind::ContactForwardDynamics) {
                     continue;
@@ -255,4 +278,6 @@ fn coriolis_matrix_and_contact_forces_balance_the_coupled_dynamics() {
         contacts >= 2 * 2,
         "contact dynamics checked {contacts} times"
     );
+    // The fixed-base ones: the tree, the chain, the Panda and the MJCF model.
+    assert!(splits >= 4 * 2, "velocity split checked {splits} times");
 }

@@ -74,7 +74,7 @@ pub use passive::passive_forces;
 pub(crate) use regressor::DetachedRegressor;
 pub use regressor::{all_symbolic, regressor, Regressor, STANDARD_NAMES};
 pub use regular::{singular_motion, SingularMotion};
-pub use split::{split_velocity_forces, velocity_split, Split};
+pub use split::{coupled_velocity_split, split_velocity_forces, velocity_split, Split};
 
 use std::collections::HashSet;
 

@@ -5,6 +5,7 @@
 //! subsystem `j` rigidly, and prismatic joints too leave the inertia of what they carry, seen
 //! from their own axis, unchanged. So only `∂H_kj/∂q_i` with `i > j` are ever requested.
 
+use super::couplings::Contraction;
 use super::dynamics::Statics;
 use super::mass_matrix::{composites, joint_component, to_carrier, unit_wrench, Wrench};
 use super::scalar::{k3, zero3, Cx, S};
@@ -215,6 +216,82 @@ pub fn split_velocity_forces(
     )
 }
 
+/// The seed-001 split of a fixed-base robot whose joints follow others, in its independent
+/// coordinates (body order): Statement 1, for a general mechanical system, on the contracted
+/// mass matrix `H = Gᵀ M G`. Coupled joints need not keep the chain's property that `H_kj`
+/// depends on the joints after `j` alone (a follower deeper in the chain than its master
+/// makes `H_ii` depend on `q_i`), so the terms Statement 3 drops are kept:
+///
+/// - `h_c,i = ½ H_iii q̇_i² + Σ_{j>i} H_jij q̇_j²` (2);
+/// - `h_c,i + h_o,i = ½ q̇_i Ḣ_ii + Σ_{j>i} q̇_j Ḣ_ji` ((2) + (3), summed over the inner
+///   index): the rate along the motion of `y_i = Σ_{j≥i} H_ji q̇_j` at `q̈ = 0` less
+///   `½ q̇_i Ḣ_ii`, so `h_o` needs the rates of `N + N` scalars and derivatives of `H` along
+///   single coordinates on and below the diagonal;
+/// - `h_g = Gᵀ C q̇ - h_c - h_o` ((6): the three parts sum to the velocity forces).
+///
+/// `mass_matrix` and `velocity_forces` are over every joint; a follower's position and rate
+/// stay its own variables here, which [`super::through_masters`] writes through its master's
+/// afterwards (so `Ḣ` along every joint's rate is the contracted rate).
+pub fn coupled_velocity_split(
+    graph: &mut Graph,
+    robot: &Robot,
+    mass_matrix: &[NodeId],
+    velocity_forces: &[NodeId],
+) -> Split<NodeId> {
+    let map = Contraction::of(robot);
+    let n = map.reduced();
+    let h = map.mass_matrix(graph, mass_matrix);
+    let forces = map.force(graph, velocity_forces);
+    let qd: Vec<NodeId> = robot
+        .coordinate_joints()
+        .into_iter()
+        .map(|j| graph.qd(j))
+        .collect();
+    let mut roots: Vec<NodeId> = (0..n)
+        .map(|i| {
+            let terms: Vec<NodeId> = (i..n).map(|j| graph.mul(h[j * n + i], qd[j])).collect();
+            graph.sum(&terms)
+        })
+        .collect();
+    roots.extend((0..n).map(|i| h[i * n + i]));
+    let rates = graph.jvp(&roots, &|v| match v {
+        Var::Q(j) => Some(Var::Qd(j)),
+        _ => None,
+    });
+    let (y_rate, diagonal_rate) = rates.split_at(n);
+    // `∂/∂q_r` of coordinate `r`: along every joint that moves with it, times its factor.
+    let joints = robot.joint_coordinates();
+    let along = |graph: &mut Graph, r: usize, entry: NodeId| {
+        let terms: Vec<(NodeId, f64)> = joints
+            .iter()
+            .enumerate()
+            .filter(|(_, &(coordinate, _))| coordinate == r)
+            .map(|(a, &(_, factor))| {
+                let var = Var::Q(u16::try_from(a).expect("at most 64 joints"));
+                (graph.diff(entry, var), factor)
+            })
+            .collect();
+        graph.sum_signed(&terms)
+    };
+    let half = graph.constant(0.5);
+    let (mut hc, mut ho, mut hg) = (Vec::new(), Vec::new(), Vec::new());
+    for i in 0..n {
+        let d_ii = along(graph, i, h[i * n + i]);
+        let mut centrifugal = vec![graph.product(&[half, d_ii, qd[i], qd[i]])];
+        for j in i + 1..n {
+            let d_jij = along(graph, j, h[j * n + i]);
+            centrifugal.push(graph.product(&[d_jij, qd[j], qd[j]]));
+        }
+        let c = graph.sum(&centrifugal);
+        let own = graph.product(&[half, qd[i], diagonal_rate[i]]);
+        let c_and_o = graph.sub(y_rate[i], own);
+        ho.push(graph.sub(c_and_o, c));
+        hg.push(graph.sub(forces[i], c_and_o));
+        hc.push(c);
+    }
+    (hc, ho, hg)
+}
+
 /// Up to this many mass-matrix derivatives `∂H_kj/∂q_i` (as many as an 8-joint chain has,
 /// `Σ_j |N_j|²`; a four-finger hand of 16 joints has 120) the split is also built from the
 /// formulas over them, and each function keeps the shorter form.
@@ -236,4 +313,61 @@ fn split_by_derivatives(graph: &mut Graph, n: usize, mass_matrix: &[NodeId]) -> 
     let qd: Vec<NodeId> = (0..n).map(|j| graph.qd(j)).collect();
     let lookup = |k: usize, j: usize, i: usize| dh[(k * n + j) * n + i];
     velocity_split(graph, n, mass_matrix, &lookup, &qd)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::Env;
+    use crate::spec::parse_spec;
+
+    /// Without couplings, Statement 1 on the whole mass matrix and the recursions of
+    /// Statements 2 and 3 are two formulations of the same split: a tree with tilted axes
+    /// and prismatic joints, a hand, a fixed quadruped and an arm.
+    #[test]
+    fn statement_one_agrees_with_the_recursions_without_couplings() {
+        for file in [
+            "synthetic_tree.toml",
+            "hand.toml",
+            "quadruped_fixed.toml",
+            "ur5.toml",
+        ] {
+            let path = format!("{}/../robots/{file}", env!("CARGO_MANIFEST_DIR"));
+            let text = std::fs::read_to_string(&path).expect("shipped robot");
+            let robot = parse_spec(&text, file).expect("valid spec");
+            let n = robot.dof();
+            let mut g = Graph::new();
+            let derived = super::super::derive(&mut g, &robot);
+            let (a, b) = (
+                split_velocity_forces(&mut g, &robot, &derived),
+                coupled_velocity_split(
+                    &mut g,
+                    &robot,
+                    &derived.mass_matrix,
+                    &derived.velocity_forces,
+                ),
+            );
+            for state in 0..3 {
+                let x = |k: usize| ((k * 7 + state * 13) % 11) as f64 / 5.0 - 1.0;
+                let env = Env {
+                    q: (0..n).map(x).collect(),
+                    qd: (0..n).map(|k| 2.0 * x(k + 5)).collect(),
+                    ..Env::default()
+                };
+                for (part, (x, y)) in [(&a.0, &b.0), (&a.1, &b.1), (&a.2, &b.2)]
+                    .into_iter()
+                    .enumerate()
+                {
+                    let (x, y) = (g.eval_many(x, &env), g.eval_many(y, &env));
+                    let scale = x.iter().fold(1.0_f64, |m, v| m.max(v.abs()));
+                    for (u, v) in x.iter().zip(&y) {
+                        assert!(
+                            (u - v).abs() <= 1e-12 * scale,
+                            "{file} state {state} part {part}: {u} vs {v}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 }

@@ -200,11 +200,12 @@ pub fn emit_rust_reporting(
         }
     }
 
-    // The trait impl needs every method of the trait.
+    // The trait impl needs every method of the trait, and its arrays' `N` rows: with joints
+    // that follow others the static reactions have a row per joint, more than `N`.
     let all = FunctionKind::ALL
         .iter()
         .all(|k| plans.iter().any(|p| p.kind == *k));
-    if all {
+    if all && module.joint_inputs.is_empty() {
         items.push(trait_impl(module, &plans, n, has_params));
     }
 

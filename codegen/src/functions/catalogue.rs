@@ -175,13 +175,13 @@ pub const CATALOGUE: &[Entry] = {
             outputs: &[
                 OutSpec {
                     name: "F",
-                    rows: Dim::N,
+                    rows: Dim::Joints,
                     cols: Some(Dim::Fixed(3)),
                     doc: "force (N) on body i from its carrier, in body i's axes, row i",
                 },
                 OutSpec {
                     name: "T",
-                    rows: Dim::N,
+                    rows: Dim::Joints,
                     cols: Some(Dim::Fixed(3)),
                     doc: "moment (N m) about pole `O_i` on body i from its carrier, in body i's \
                           axes, row i",

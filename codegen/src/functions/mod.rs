@@ -461,14 +461,17 @@ impl FunctionKind {
     }
 
     /// Whether the function is generated for a robot whose joints follow others (mimic joints,
-    /// [`crate::model::Mimic`]), in the independent coordinates (the joint wrenches keep a row
-    /// per joint, the followers too). Those not yet: the velocity split, the static joint
-    /// reactions (a `Dynamics` method whose arrays have `N` rows, where they have one per
-    /// joint) and the elastic functions.
+    /// [`crate::model::Mimic`]), in the independent coordinates (the joint wrenches and the
+    /// static joint reactions keep a row per joint, the followers too). Those not yet: the
+    /// elastic functions.
     pub fn with_couplings(self) -> bool {
         matches!(
             self,
             FunctionKind::InverseDynamics
+                | FunctionKind::Centrifugal
+                | FunctionKind::Coriolis
+                | FunctionKind::Gyroscopic
+                | FunctionKind::StaticJointReactions
                 | FunctionKind::Gravity
                 | FunctionKind::NonlinearEffects
                 | FunctionKind::MassMatrix
@@ -507,7 +510,10 @@ impl FunctionKind {
     pub fn solved_with_couplings(self) -> bool {
         matches!(
             self,
-            FunctionKind::ForwardDynamics
+            FunctionKind::Centrifugal
+                | FunctionKind::Coriolis
+                | FunctionKind::Gyroscopic
+                | FunctionKind::ForwardDynamics
                 | FunctionKind::ForwardDynamicsDerivatives
                 | FunctionKind::MassMatrixInverse
                 | FunctionKind::ContactForwardDynamics
