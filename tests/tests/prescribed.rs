@@ -1,8 +1,9 @@
 //! The functions generated on request with a prescribed base (`[base] motion = "prescribed"`,
 //! and `translation_only`) against Pinocchio (`tests/fixtures/prescribed/`, written by
 //! tools/prescribed_reference.py: the floating-base specs under a free-flyer whose body has no
-//! mass, at the base's given motion), at 1e-9 relative, on the generator's expression graph and
-//! through the generated C and Rust; and the identities that tie them to the default functions.
+//! mass, at the base's given motion; one with a joint that follows another, seen through the
+//! coupling), at 1e-9 relative, on the generator's expression graph and through the generated
+//! C and Rust; and the identities that tie them to the default functions.
 
 mod common;
 
@@ -78,6 +79,42 @@ fn env_of([q, v, a]: &[Vec<f64>; 3], st: &Value) -> Env {
     }
 }
 
+/// `env` (in the independent coordinates) as the graph reads it: with joints that follow
+/// others, every joint's position, rate and acceleration, and the forces at the coordinates'
+/// own joints (a follower's sines and cosines are leaves of its own angle).
+fn every_joint(module: &Module, env: &Env) -> Env {
+    if module.joint_inputs.is_empty() {
+        return env.clone();
+    }
+    let spread = |x: &[f64], offsets: bool| -> Vec<f64> {
+        module
+            .joint_inputs
+            .iter()
+            .map(|j| {
+                let value = j.multiplier * x.get(j.coordinate).copied().unwrap_or(0.0);
+                value + if offsets { j.offset } else { 0.0 }
+            })
+            .collect()
+    };
+    let tau = if env.tau.is_empty() {
+        Vec::new()
+    } else {
+        // A joint's force input is read at the coordinates' own joints alone.
+        module
+            .joint_inputs
+            .iter()
+            .map(|j| env.tau[j.coordinate])
+            .collect()
+    };
+    Env {
+        q: spread(&env.q, true),
+        qd: spread(&env.qd, false),
+        qdd: spread(&env.qdd, false),
+        tau,
+        ..env.clone()
+    }
+}
+
 /// `a` as the glue passes it to `kind`: a function of the joint forces reads them from the
 /// joint accelerations' place (after the base's acceleration).
 fn accelerations_for(kind: FunctionKind, a: &[f64], st: &Value) -> Vec<f64> {
@@ -139,7 +176,7 @@ fn the_graph_matches_pinocchio() {
                 for f in &module.functions {
                     let fname = module.function_name(f.kind).expect("named");
                     let what = format!("{name} {motion:?} state {s} {fname}");
-                    let got = graph_outputs(&module, f, &env);
+                    let got = graph_outputs(&module, f, &every_joint(&module, &env));
                     assert_close(&what, &got, &expected(&fname, st), REL);
                     checked += 1;
                 }
@@ -194,7 +231,7 @@ fn eval(module: &Module, kind: FunctionKind, env: &Env) -> Vec<f64> {
         .iter()
         .find(|f| f.kind == kind)
         .unwrap_or_else(|| panic!("{kind:?} generated"));
-    graph_outputs(module, f, env)
+    graph_outputs(module, f, &every_joint(module, env))
 }
 
 /// From the generated functions alone: with the base at rest, `C qd + gravity` is the
@@ -208,7 +245,8 @@ fn identities_with_the_default_functions() {
     for fixture in fixtures() {
         let name = fixture["name"].as_str().expect("name");
         let robot = robot_of(&fixture, BaseMotion::Prescribed);
-        let n = robot.dof();
+        // The independent coordinates (the inputs' joints).
+        let n = robot.coordinate_joints().len();
         let mut kinds = on_request(&robot);
         kinds.extend([
             FunctionKind::Gravity,
