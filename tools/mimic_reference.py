@@ -65,7 +65,9 @@ standard parameters), so it has no entry here.
 
 For each MJCF model of MJCF_ROBOTS, MuJoCo itself (the equality is a constraint its solver
 enforces; these functions hold none): with G from its active joint equalities with joint2
-(qpos1 = c1 qpos2 + c0 + qpos0_1 - c1 qpos0_2) and the independent joints in MuJoCo's order,
+(qpos1 = c1 qpos2 + c0 + qpos0_1 - c1 qpos0_2, solved for every joint at once, so a chain of
+couplings too; MuJoCo's residuals of those constraints, efc_pos, checked zero at each state)
+and the independent joints in MuJoCo's order,
   inverse_dynamics          G^T (mj_fullM qacc + qfrc_bias) at the full state
   gravity, nonlinear_effects, mass_matrix (G^T M G), forward_dynamics (tau = a),
   passive_forces            G^T (qfrc_spring + qfrc_damper)
@@ -109,6 +111,7 @@ ROBOTS = {
 # name -> MJCF model
 MJCF_ROBOTS = {
     "synthetic_coupled": "tests/fixtures/mjcf/synthetic_coupled.xml",
+    "chained_coupled": "tests/fixtures/mjcf/chained_coupled.xml",
 }
 
 
@@ -146,16 +149,21 @@ def mujoco_fixture(name, path, seed):
             assert not model.eq_data[k][2:5].any()
             follows[int(model.eq_obj1id[k])] = (int(model.eq_obj2id[k]), c0, c1)
     own = [j for j in range(model.njnt) if j not in follows]
-    G = np.zeros((model.nv, len(own)))
-    offset = np.zeros(model.nq)
+    # q_full from the independent joints by one linear solve of every equality at once
+    # (a chain of couplings included): A q_full = B q_own + d, A's rows the equalities'
+    # q1 - c1 q2 = c0 + qpos0_1 - c1 qpos0_2 and the independent joints' own values.
+    A, B, d = np.zeros((model.nv, model.nv)), np.zeros((model.nv, len(own))), np.zeros(model.nv)
     for j in range(model.njnt):
+        row = model.jnt_dofadr[j]
+        A[row, row] = 1.0
         if j in follows:
             master, c0, c1 = follows[j]
-            G[model.jnt_dofadr[j], own.index(master)] = c1
-            offset[model.jnt_qposadr[j]] = c0 + model.qpos0[model.jnt_qposadr[j]] \
+            A[row, model.jnt_dofadr[master]] = -c1
+            d[row] = c0 + model.qpos0[model.jnt_qposadr[j]] \
                 - c1 * model.qpos0[model.jnt_qposadr[master]]
         else:
-            G[model.jnt_dofadr[j], own.index(j)] = 1.0
+            B[row, own.index(j)] = 1.0
+    G, offset = np.linalg.solve(A, B), np.linalg.solve(A, d)
     sites = [model.site(i).name for i in range(model.nsite)]
     functions = ["inverse_dynamics", "gravity", "nonlinear_effects", "mass_matrix",
                  "forward_dynamics", "passive_forces", "centrifugal", "coriolis", "gyroscopic"]
@@ -170,6 +178,10 @@ def mujoco_fixture(name, path, seed):
         data.qpos[:] = G @ q + offset
         data.qvel[:] = G @ v
         mujoco.mj_forward(model, data)
+        # MuJoCo's own residuals of its equality constraints at the state: zero.
+        rows = data.efc_type == mujoco.mjtConstraint.mjCNSTR_EQUALITY
+        assert np.abs(data.efc_pos[rows]).max(initial=0.0) < 1e-12, data.efc_pos[rows]
+        assert rows.sum() == len(follows), "every active joint equality is a constraint row"
         full = np.zeros((model.nv, model.nv))
         mujoco.mj_fullM(model, data, full)
         M = G.T @ full @ G
@@ -517,7 +529,7 @@ def main():
         target = OUT / f"{name}.json"
         target.write_text(json.dumps(doc, indent=1) + "\n")
         print(f"wrote {target.relative_to(ROOT)}: {reduced.nv} coordinates, {len(frames)} frames")
-    for seed, (name, path) in enumerate(sorted(MJCF_ROBOTS.items())):
+    for seed, (name, path) in enumerate(MJCF_ROBOTS.items()):
         mujoco_fixture(name, path, seed)
 
 

@@ -354,6 +354,46 @@ fn equalities_are_refused_ignored_or_listed() {
         imported.ignored[0].why,
         "a coupling of two joints that are both locked"
     );
+    // A chain of couplings, written in either order, is combined into one: `m` follows `k`,
+    // which follows `j`, so `m = -0.5 (2 j + 0.1) + 0.3`.
+    for equalities in [
+        "<joint joint1=\"m\" joint2=\"k\" polycoef=\"0.3 -0.5\"/>\
+         <joint joint1=\"k\" joint2=\"j\" polycoef=\"0.1 2\"/>",
+        "<joint joint1=\"k\" joint2=\"j\" polycoef=\"0.1 2\"/>\
+         <joint joint1=\"m\" joint2=\"k\" polycoef=\"0.3 -0.5\"/>",
+    ] {
+        let xml = model(&three, &format!("<equality>{equalities}</equality>"));
+        let robot = import_mjcf(&xml, "m.xml", &ImportOptions::default())
+            .unwrap()
+            .robot;
+        assert_eq!(robot.coordinate_joints(), [0], "{equalities}");
+        let (k, m) = (
+            robot.bodies[1].mimic.unwrap(),
+            robot.bodies[2].mimic.unwrap(),
+        );
+        assert_eq!((k.master, k.multiplier), (0, 2.0));
+        assert_eq!((m.master, m.multiplier), (0, -1.0));
+        assert!((k.offset - 0.1).abs() < 1e-15 && (m.offset - 0.25).abs() < 1e-15);
+    }
+    // A joint that follows two, and couplings that close on themselves, are refused where
+    // the coupling that makes them is written.
+    for (equalities, line, message) in [
+        (
+            "<joint joint1=\"m\" joint2=\"k\"/>\n<joint joint1=\"m\" joint2=\"j\"/>",
+            9,
+            "`m` follows `k` already (line 8)",
+        ),
+        (
+            "<joint joint1=\"k\" joint2=\"m\"/>\n<joint joint1=\"m\" joint2=\"k\"/>",
+            8,
+            "the couplings form a loop through `k`",
+        ),
+    ] {
+        let xml = model(&three, &format!("<equality>{equalities}</equality>"));
+        let e = import_mjcf(&xml, "m.xml", &ImportOptions::default()).unwrap_err();
+        assert_eq!(e.location().line, line, "{e}");
+        assert!(e.message().contains(message), "{e}");
+    }
     let inactive = model(
         two,
         "<equality><joint joint1=\"j\" joint2=\"k\" active=\"false\"/>\

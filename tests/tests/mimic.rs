@@ -42,7 +42,7 @@ fn robot_of(doc: &Value) -> quasidyn_codegen::Robot {
 
 #[test]
 fn coordinates_and_frames_are_pinocchios() {
-    assert_eq!(MIMIC.len(), 5);
+    assert_eq!(MIMIC.len(), 6);
     for robot in MIMIC {
         let doc = fixture(robot.fixture);
         let imported = robot_of(&doc);

@@ -138,8 +138,9 @@ pub(super) fn read_equalities<'e>(
 
 /// Makes each coupling's `joint1` follow its `joint2` in `robot` (whose joints are placed at
 /// `qpos = 0`): `qpos1 = c1 qpos2 + c0 + qpos0_1 - c1 qpos0_2`, `qpos0` (each joint's `ref`,
-/// in radians or metres) from `qpos0`. A coupling of two locked joints (`locked`) holds
-/// nothing and is listed in `ignored`.
+/// in radians or metres) from `qpos0`. A chain of couplings (a joint following one that
+/// follows a third) is combined into one, to the joint at its end that follows none. A
+/// coupling of two locked joints (`locked`) holds nothing and is listed in `ignored`.
 pub(super) fn couple(
     robot: &mut crate::Robot,
     couplings: &[Coupling<'_>],
@@ -147,6 +148,8 @@ pub(super) fn couple(
     locked: &[(String, f64)],
     ignored: &mut Vec<Ignored>,
 ) -> Result<(), ImportError> {
+    // Each follower's own coupling: (the coupling, the body it follows, c1, the offset).
+    let mut direct: Vec<Option<(&Coupling<'_>, usize, f64, f64)>> = vec![None; robot.bodies.len()];
     for c in couplings {
         let is_locked = |joint: &str| locked.iter().any(|(name, _)| name == joint);
         let body = |joint: &str| robot.bodies.iter().position(|b| b.joint_name == joint);
@@ -189,19 +192,15 @@ pub(super) fn couple(
                 .element
                 .invalid("joint2", "a joint cannot follow itself".to_owned()));
         }
-        let chained = robot.bodies[master].mimic.is_some()
-            || robot.bodies[follower].mimic.is_some()
-            || robot
-                .bodies
-                .iter()
-                .any(|b| b.mimic.is_some_and(|m| m.master == follower));
-        if chained {
+        if let Some((first, ..)) = direct[follower] {
             return Err(c.element.unsupported(
                 "joint1",
                 format!(
-                    "`{}` and `{}` are in another coupling too: each joint may follow one \
-                     joint that follows none",
-                    c.joint1, c.joint2
+                    "`{}` follows `{}` already (line {}): a joint may follow one joint, so \
+                     it is joint1 of one coupling at most",
+                    c.joint1,
+                    first.joint2,
+                    first.element.at().line
                 ),
             ));
         }
@@ -212,15 +211,39 @@ pub(super) fn couple(
                 .map_or(0.0, |(_, v)| *v)
         };
         let offset = c.c0 + reference(&c.joint1) - c.c1 * reference(&c.joint2);
-        if !offset.is_finite() {
+        direct[follower] = Some((c, master, c.c1, offset));
+    }
+    // Follow each chain of couplings to a joint that follows none.
+    for follower in 0..robot.bodies.len() {
+        let Some((c, mut master, mut multiplier, mut offset)) = direct[follower] else {
+            continue;
+        };
+        let mut steps = 0;
+        while let Some((_, next, c1, o)) = direct[master] {
+            steps += 1;
+            if steps > robot.bodies.len() {
+                return Err(c.element.invalid(
+                    "joint2",
+                    format!(
+                        "the couplings form a loop through `{}`: some joint must follow none",
+                        c.joint1
+                    ),
+                ));
+            }
+            // q = m1 (c1 q_next + o) + o1.
+            (master, multiplier, offset) = (next, multiplier * c1, multiplier * o + offset);
+        }
+        if !multiplier.is_finite() || !offset.is_finite() || multiplier == 0.0 {
             return Err(c.element.invalid(
                 "polycoef",
-                "the coupling's offset, c0 + qpos0_1 - c1 qpos0_2, overflows".to_owned(),
+                "the coupling's factor and offset (c0 + qpos0_1 - c1 qpos0_2), combined along \
+                 the chain of couplings, overflow or vanish"
+                    .to_owned(),
             ));
         }
         robot.bodies[follower].mimic = Some(crate::model::Mimic {
             master,
-            multiplier: c.c1,
+            multiplier,
             offset,
         });
     }
