@@ -28,7 +28,9 @@ Each JSON holds:
          "gravity" (qfrc_bias at qvel = 0), "tau_fd" (random), "qdd_fd" (M^-1 (tau_fd -
          qfrc_bias)), "passive_forces" (qfrc_spring + qfrc_damper; left out where a spatial
          tendon's spring or damper, or one with a dead band, adds to them), "frames": [{"name", "rotation" (site_xmat, 3 rows), "position"
-         (site_xpos), "jacobian" (mj_jacSite: jacp rows over jacr rows, 6 x nv)}]}]}
+         (site_xpos), "jacobian" (mj_jacSite: jacp rows over jacr rows, 6 x nv)}],
+         "static_joint_reactions" (fixed bases only: [forces, moments] of the joints read, in
+         their bodies' axes, see static_joint_reactions())}]}
 A fixture of LOCKED adds "file" (the model's XML) and "locks" (joint -> value, null: qpos0).
 "frame_bodies" lists the bodies asked for as frames (FRAME_BODIES), whose entries follow the
 sites' in "frames": xmat, xpos and mj_jacBody.
@@ -399,6 +401,41 @@ def joint_wrenches(model, data, q, qd, qdd):
     return {"joint_forces": forces, "joint_moments": moments}
 
 
+def static_joint_reactions(model, data, q, joints):
+    """[forces, moments]: quasidyn's static_joint_reactions at qpos q for `joints` (hinge and
+    slide ids, in order): MuJoCo's wrench of each joint at rest (joint_wrenches at qvel = qacc
+    = 0), turned from world axes into the axes of the joint's body, which are parallel to the
+    world's where every coordinate is zero (MuJoCo's qpos = 0 for hinges and slides, locked
+    joints at their values) and turn with it. In a body with several joints, the axes after
+    joint k are the body's with its later joints at qpos0 (MuJoCo turns and slides each joint
+    by qpos - qpos0)."""
+    rest = joint_wrenches(model, data, q, np.zeros(model.nv), np.zeros(model.nv))
+    moving = [j for j in range(model.njnt) if int(model.jnt_type[j]) in
+              (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE))]
+
+    def axes(qpos, j):
+        b = model.jnt_bodyid[j]
+        at = qpos.copy()
+        for later in range(j + 1, model.njnt):
+            if model.jnt_bodyid[later] == b:
+                adr = model.jnt_qposadr[later]
+                at[adr] = model.qpos0[adr]
+        data.qpos[:] = at
+        mujoco.mj_kinematics(model, data)
+        return data.xmat[b].reshape(3, 3).copy()
+
+    zero = q.copy()
+    for j in joints:
+        zero[model.jnt_qposadr[j]] = 0.0
+    forces, moments = [], []
+    for j in joints:
+        turned = axes(q, j) @ axes(zero, j).T
+        k = moving.index(j)
+        forces.append((turned.T @ rest["joint_forces"][k]).tolist())
+        moments.append((turned.T @ rest["joint_moments"][k]).tolist())
+    return [forces, moments]
+
+
 def passive_forces(model, passive):
     """{"passive_forces": qfrc_spring + qfrc_damper} where they are the joints' and the fixed
     tendons' (no spring or damper of a spatial tendon, or one with a dead band, adds to them),
@@ -460,6 +497,11 @@ def lock_joints(model, locks):
     return fixed, dofs
 
 
+def free_joints(model):
+    """The ids of the model's free joints."""
+    return (j for j in range(model.njnt) if model.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE)
+
+
 def restrict(state, qpos, dofs):
     """A state of the whole model restricted to one tree's qpos entries and dofs."""
     vec = lambda key, idx: [state[key][i] for i in idx]
@@ -470,6 +512,8 @@ def restrict(state, qpos, dofs):
         if key in state:
             out[key] = vec(key, dofs)
     out["mass_matrix"] = mat(state["mass_matrix"])
+    if "static_joint_reactions" in state:
+        out["static_joint_reactions"] = state["static_joint_reactions"]
     out["frames"] = [dict(f, jacobian=[[row[c] for c in dofs] for row in f["jacobian"]])
                      for f in state["frames"]]
     return out
@@ -506,6 +550,10 @@ def write_fixture(name, seed):
         if name in WHOLE_BODY_CHECKED and s < DERIVATIVE_STATES:
             state["whole_body"] = whole_body(model, data, q, qd, sites, bodies)
             state["whole_body"].update(joint_wrenches(model, data, q, qd, qdd))
+        if not list(free_joints(model)):
+            kept = [j for j in joints if int(model.jnt_type[j]) in
+                    (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE))]
+            state["static_joint_reactions"] = static_joint_reactions(model, data, q, kept)
         if root is not None or locks:
             state = restrict(state, qpos, dofs)
         if locks:
@@ -522,8 +570,7 @@ def write_fixture(name, seed):
         "generator": f"mujoco {mujoco.__version__}",
         "joints": [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j)
                    for j in range(model.njnt)],
-        "free_joints": [j for j in range(model.njnt)
-                        if model.jnt_type[j] == mujoco.mjtJoint.mjJNT_FREE],
+        "free_joints": list(free_joints(model)),
         "frame_bodies": [n for _, n in bodies],
         "frames": [n for _, n in sites + bodies],
         "states": states,

@@ -1,8 +1,9 @@
 //! Every model in tests/fixtures/mjcf/ (synthetic models, dm_control suite models and MuJoCo
 //! Menagerie models) imported, its functions built and evaluated (the expression graph, not
 //! compiled code) at the states `tools/mjcf_reference.py` computed with MuJoCo 4, at 1e-9
-//! relative: the dynamics and frames, and where the fixture has them the derivatives along
-//! MuJoCo's tangent, the functions on request and the contact dynamics.
+//! relative: the dynamics and frames, a fixed base's static joint reactions, and where the
+//! fixture has them the derivatives along MuJoCo's tangent, the functions on request and the
+//! contact dynamics.
 
 mod fixture_data;
 
@@ -142,6 +143,11 @@ fn check_models(snap: bool) {
         if derivatives {
             kinds.extend(FunctionKind::DERIVATIVES);
         }
+        // The static joint reactions, where the fixture has MuJoCo's (the fixed bases).
+        let reactions = states[0].get("static_joint_reactions").is_some();
+        if reactions {
+            kinds.push(FunctionKind::StaticJointReactions);
+        }
         // The functions on request, where the fixture has MuJoCo's.
         if states[0].get("whole_body").is_some() {
             kinds.extend(FunctionKind::CENTROIDAL);
@@ -209,6 +215,14 @@ fn check_models(snap: bool) {
                     &jac,
                     &numbers(&frame["jacobian"]),
                 );
+            }
+            if let Some(expected) = state.get("static_joint_reactions") {
+                let got = eval(&module, FunctionKind::StaticJointReactions, &env);
+                let expected = expected.as_array().unwrap();
+                for ((got, expected), key) in got.iter().zip(expected).zip(["F", "T"]) {
+                    let key = format!("static_joint_reactions {key}");
+                    assert_close(&what(&key), got, &numbers(expected));
+                }
             }
             if let Some(expected) = state.get("derivatives") {
                 check_derivatives(&module, &what, &env, expected);

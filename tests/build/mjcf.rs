@@ -103,6 +103,10 @@ pub fn mjcf_variants(
                 FunctionKind::FrameJacobian(k),
             ]);
         }
+        // The static joint reactions, where the fixture has MuJoCo's (the fixed bases).
+        if json["states"][0].get("static_joint_reactions").is_some() {
+            kinds.push(FunctionKind::StaticJointReactions);
+        }
         // The derivatives, where the fixture has MuJoCo's.
         if json["states"][0].get("derivatives").is_some() {
             kinds.extend(FunctionKind::DERIVATIVES);

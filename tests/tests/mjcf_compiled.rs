@@ -3,7 +3,8 @@
 //! Rust, against MuJoCo itself (`tests/fixtures/mjcf/`, written by tools/mjcf_reference.py) at
 //! 1e-9 relative: `qpos`, `qvel` and `qacc` in, MuJoCo's `mj_fullM`, `qfrc_bias`, forward
 //! dynamics and sites' poses and `mj_jacSite` out, and where the fixture has them the
-//! derivatives of those functions along MuJoCo's tangent and the functions on request
+//! derivatives of those functions along MuJoCo's tangent, a fixed base's static joint
+//! reactions (MuJoCo's `cfrc_int` at rest in the bodies' axes), and the functions on request
 //! (centroidal, `M⁻¹`, energies, joint wrenches, frames' motion; the Coriolis matrix by the
 //! bias and the skew rate it gives).
 
@@ -30,6 +31,10 @@ fn compiled_mjcf_functions_match_mujoco() {
         let states = doc["states"].as_array().expect("states");
         let derivatives = states[0].get("derivatives").is_some();
         let mut count = 5 + 2 * frames + if derivatives { 3 } else { 0 };
+        // The static joint reactions of a fixed base.
+        if states[0].get("static_joint_reactions").is_some() {
+            count += 1;
+        }
         // The centroidal six, M^-1, the two energies, the joint wrenches and the Coriolis
         // matrix, and the frames' three motion functions where there are at most five frames.
         if states[0].get("whole_body").is_some() {
@@ -93,6 +98,9 @@ fn compiled_mjcf_functions_match_mujoco() {
                             continue;
                         };
                         (&qdd, flat(&motion[other.name()]))
+                    }
+                    FunctionKind::StaticJointReactions => {
+                        (&qdd, flat(&state["static_joint_reactions"]))
                     }
                     FunctionKind::InverseDynamics => (&qdd, flat(&state["tau"])),
                     FunctionKind::Gravity => (&qdd, flat(&state["gravity"])),
