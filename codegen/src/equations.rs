@@ -17,7 +17,6 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
-use crate::build_module_physical;
 use crate::ir::{FunctionKind, Module, Node, NodeId, Var};
 use crate::model::{JointKind, Robot};
 
@@ -47,12 +46,19 @@ pub fn equations(robot: &Robot, function: FunctionKind, format: Format) -> Strin
 /// [`equations`], or `None` when `function` is not generated for `robot` (an elastic function
 /// of a rigid robot, the derivatives of a floating base, ...).
 pub fn try_equations(robot: &Robot, function: FunctionKind, format: Format) -> Option<String> {
-    // A function generated on request is derived alone (the default set leaves it out).
-    let mut module = if function.entry().group.on_request() {
-        crate::generate::build_module_physical_only(robot, &[function])
+    // Derived alone: a robot's other functions (its derivatives, its regressors) would take
+    // longer to derive than the one written out. The elastic velocity's blocks read the
+    // Jacobian and the compliance Jacobians.
+    let only: &[FunctionKind] = if function == FunctionKind::ElasticVelocity {
+        &[
+            FunctionKind::ElasticVelocity,
+            FunctionKind::Jacobian,
+            FunctionKind::ComplianceJacobians,
+        ]
     } else {
-        build_module_physical(robot)
+        &[function]
     };
+    let mut module = crate::generate::build_module_physical_only(robot, only);
     module.function(function)?;
     if robot.is_prescribed() && function == FunctionKind::InverseDynamics {
         add_base_terms(&mut module, robot);
@@ -521,6 +527,7 @@ impl OutName {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::build_module_physical;
 
     /// A floating base's joint-space outputs have six rows for the base before the joints':
     /// each row's comment names its coordinate (the comments once indexed the bodies by row).

@@ -94,11 +94,11 @@ fn stats_functions(stdout: &str) -> (Vec<String>, u64) {
 
 /// Above this many operations in all functions together (the largest robots: the hands, the
 /// dual arm, the floating humanoid, ...), [`every_command_runs_on_every_robot`] writes out and
-/// generates a few functions only, to keep the test within a few minutes on two cores: each
-/// `equations` run derives all the robot's functions again to write out the one asked for, and
-/// each `generate` derives them once more, so on these robots every function would take longer
-/// than the rest of the test together. [`every_function_on_every_robot`] (ignored by default)
-/// runs them all.
+/// generates a few functions only, to keep the test within a minute or two on two cores: each
+/// `equations` run derives the function it writes out (a large robot's derivatives and
+/// regressors alone take seconds at the tests' optimisation level) and each `generate` derives
+/// every function, so on these robots every function would take longer than the rest of the
+/// test together. [`every_function_on_every_robot`] (ignored by default) runs them all.
 const LARGE: u64 = 20_000;
 
 /// The functions `equations` and `generate` run on for a robot above [`LARGE`]: the
