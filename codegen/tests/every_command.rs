@@ -93,17 +93,16 @@ fn stats_functions(stdout: &str) -> (Vec<String>, u64) {
 }
 
 /// Above this many operations in all functions together (the largest robots: the hands, the
-/// dual arm, the floating humanoid, ...), [`every_command_runs_on_every_robot`] writes out and
-/// generates a few functions only, to keep the test within a minute or two on two cores: each
-/// `equations` run derives the function it writes out (a large robot's derivatives and
-/// regressors alone take seconds at the tests' optimisation level) and each `generate` derives
-/// every function, so on these robots every function would take longer than the rest of the
-/// test together. [`every_function_on_every_robot`] (ignored by default) runs them all.
+/// dual arm, the floating humanoid, ...), [`every_command_runs_on_every_robot`] generates a few
+/// functions only, to keep the test within a minute or two on two cores: each `generate`
+/// derives and writes every function, so on these robots it would take longer than the rest
+/// of the test together. `equations`, which derives only the function it writes out, runs on
+/// every function of every robot. [`every_function_on_every_robot`] (ignored by default)
+/// generates them all.
 const LARGE: u64 = 20_000;
 
-/// The functions `equations` and `generate` run on for a robot above [`LARGE`]: the
-/// joint-space vector (its rows each carry a comment naming the coordinate), the mass matrix
-/// and the forward dynamics.
+/// The functions `generate` runs on for a robot above [`LARGE`]: the joint-space vector, the
+/// mass matrix and the forward dynamics.
 const FEW: [&str; 3] = ["inverse_dynamics", "mass_matrix", "forward_dynamics"];
 
 /// Runs every command on `input` but `check`; returns the failures.
@@ -125,9 +124,7 @@ fn every_command(input: &str, every_function: bool) -> Vec<String> {
     let (functions, total) = run(&["stats", input])
         .map(|out| stats_functions(&text(&out.stdout)))
         .unwrap_or_default();
-    let few = !every_function && total > LARGE;
-    let chosen = |f: &&String| !few || FEW.contains(&f.as_str());
-    for function in functions.iter().filter(chosen) {
+    for function in &functions {
         run(&["equations", "--function", function, input]);
     }
     if functions.iter().any(|f| f == "inverse_dynamics") {
@@ -142,6 +139,7 @@ fn every_command(input: &str, every_function: bool) -> Vec<String> {
     }
     let dir = tempfile::tempdir().expect("a temporary directory");
     let out = dir.path().to_str().expect("a UTF-8 temporary path");
+    let few = !every_function && total > LARGE;
     let only = FEW.join(",");
     for lang in ["c", "rust"] {
         let mut args = vec!["generate", "--quiet", "--lang", lang, "--out", out];
