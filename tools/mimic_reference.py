@@ -76,6 +76,8 @@ and the independent joints in MuJoCo's order,
                             dH_ij/dq_k = Gamma_ijk + Gamma_jik from the Christoffel symbols
                             Gamma_i,jk of the velocity forces G^T qfrc_bias(G v) (less gravity),
                             a quadratic form in v whose symbols polarisation gives exactly
+  static_joint_reactions    every joint's (the followers' too) cfrc_int at rest in its body's
+                            axes, as tools/mjcf_reference.py's static_joint_reactions
 for every named site S; "functions" lists them (the functions generated for the fixture).
 
 States: a fixed seed per robot; joints uniform in [-1, 1] (rad, or [-0.05, 0.05] m for a
@@ -90,6 +92,7 @@ import mujoco
 import numpy as np
 import pinocchio as pin
 
+import mjcf_reference
 from whole_body_reference import joint_wrenches
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
@@ -166,7 +169,8 @@ def mujoco_fixture(name, path, seed):
     G, offset = np.linalg.solve(A, B), np.linalg.solve(A, d)
     sites = [model.site(i).name for i in range(model.nsite)]
     functions = ["inverse_dynamics", "gravity", "nonlinear_effects", "mass_matrix",
-                 "forward_dynamics", "passive_forces", "centrifugal", "coriolis", "gyroscopic"]
+                 "forward_dynamics", "passive_forces", "centrifugal", "coriolis", "gyroscopic",
+                 "static_joint_reactions"]
     functions += [f"forward_kinematics_{ident(s)}" for s in sites]
     functions += [f"jacobian_{ident(s)}" for s in sites]
     rng = np.random.default_rng(2000 + seed)
@@ -207,6 +211,10 @@ def mujoco_fixture(name, path, seed):
         assert abs(hg @ v) <= REL * max(1.0, float(np.abs(hg).max() * np.abs(v).max())), "v . h_g"
         out.update({"centrifugal": hc.tolist(), "coriolis": ho.tolist(),
                     "gyroscopic": hg.tolist()})
+        # Every joint's row, the followers' too: at rest each joint transmits what holds its
+        # subtree against gravity, its coupling's share included.
+        out["static_joint_reactions"] = mjcf_reference.static_joint_reactions(
+            model, data, G @ q + offset, list(range(model.njnt)))
         states.append(out)
     doc = {
         "name": name,
@@ -495,6 +503,10 @@ def state(reduced, full, floating, G, offset, frames, contacts, rng):
         assert abs(hg @ v) <= REL * max(1.0, float(np.abs(hg).max() * np.abs(v).max())), "v . h_g"
         out.update({"centrifugal": hc.tolist(), "coriolis": ho.tolist(),
                     "gyroscopic": hg.tolist()})
+        # Every joint's row, the followers' too: at rest each joint transmits what holds its
+        # subtree against gravity, its coupling's share included.
+        out["static_joint_reactions"] = mjcf_reference.static_joint_reactions(
+            model, data, G @ q + offset, list(range(model.njnt)))
     if contacts:
         # The forces `a` (as for the forward dynamics).
         jc, acc, lam = contact_dynamics(full, d, qf, vf, G, frames, contacts, M, nle, a)
