@@ -118,6 +118,15 @@ MJCF_ROBOTS = {
 }
 
 
+def split_entries(split, velocity_forces, v):
+    """The split's fixture entries, checked: the three parts sum to the velocity forces
+    h - g, and the gyroscopic forces do no work (v . h_g = 0)."""
+    hc, ho, hg = split
+    close(hc + ho + hg, velocity_forces, "h_c + h_o + h_g = h - g")
+    assert abs(hg @ v) <= REL * max(1.0, float(np.abs(hg).max() * np.abs(v).max())), "v . h_g"
+    return {"centrifugal": hc.tolist(), "coriolis": ho.tolist(), "gyroscopic": hg.tolist()}
+
+
 def mujoco_inertia_derivatives(model, data, G, grav):
     """h3[i, j, k] = dH_ij/dq_k of H = G^T M G at data.qpos: the velocity forces
     h(v) = G^T qfrc_bias(G v) - grav are sum_jk Gamma_i,jk v_j v_k (Gamma symmetric in j, k),
@@ -206,11 +215,8 @@ def mujoco_fixture(name, path, seed):
         mujoco.mj_forward(model, data)
         grav = G.T @ data.qfrc_bias
         out["gravity"] = grav.tolist()
-        hc, ho, hg = split_statement_one(mujoco_inertia_derivatives(model, data, G, grav), v)
-        close(hc + ho + hg, bias - grav, "h_c + h_o + h_g = h - g")
-        assert abs(hg @ v) <= REL * max(1.0, float(np.abs(hg).max() * np.abs(v).max())), "v . h_g"
-        out.update({"centrifugal": hc.tolist(), "coriolis": ho.tolist(),
-                    "gyroscopic": hg.tolist()})
+        split = split_statement_one(mujoco_inertia_derivatives(model, data, G, grav), v)
+        out.update(split_entries(split, bias - grav, v))
         # Every joint's row, the followers' too: at rest each joint transmits what holds its
         # subtree against gravity, its coupling's share included.
         out["static_joint_reactions"] = mjcf_reference.static_joint_reactions(
@@ -498,15 +504,7 @@ def state(reduced, full, floating, G, offset, frames, contacts, rng):
         pin.forwardKinematics(full, rest, pin.neutral(full))
         rotations = [m.rotation.copy() for m in rest.oMi]
         out["static_joint_reactions"] = static_reactions(full, qf, rotations)
-        hc, ho, hg = coupled_split(full, qf, G, v)
-        close(hc + ho + hg, nle - grav, "h_c + h_o + h_g = h - g")
-        assert abs(hg @ v) <= REL * max(1.0, float(np.abs(hg).max() * np.abs(v).max())), "v . h_g"
-        out.update({"centrifugal": hc.tolist(), "coriolis": ho.tolist(),
-                    "gyroscopic": hg.tolist()})
-        # Every joint's row, the followers' too: at rest each joint transmits what holds its
-        # subtree against gravity, its coupling's share included.
-        out["static_joint_reactions"] = mjcf_reference.static_joint_reactions(
-            model, data, G @ q + offset, list(range(model.njnt)))
+        out.update(split_entries(coupled_split(full, qf, G, v), nle - grav, v))
     if contacts:
         # The forces `a` (as for the forward dynamics).
         jc, acc, lam = contact_dynamics(full, d, qf, vf, G, frames, contacts, M, nle, a)
