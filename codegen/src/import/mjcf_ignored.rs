@@ -2,6 +2,7 @@
 //! ignored ones) and the elements `quasidyn check --verbose` lists as ignored.
 
 use super::error::ImportError;
+use super::follow::{follow_chains, Broken};
 use super::lock::LockAt;
 use super::mjcf_parse::{Count, Defaults, Element, MAIN_CLASS};
 use super::{Ignored, JointLock};
@@ -214,38 +215,34 @@ pub(super) fn couple(
         direct[follower] = Some((c, master, c.c1, offset));
     }
     // Follow each chain of couplings to a joint that follows none.
-    for follower in 0..robot.bodies.len() {
-        let Some((c, mut master, mut multiplier, mut offset)) = direct[follower] else {
-            continue;
-        };
-        let mut steps = 0;
-        while let Some((_, next, c1, o)) = direct[master] {
-            steps += 1;
-            if steps > robot.bodies.len() {
-                return Err(c.element.invalid(
-                    "joint2",
-                    format!(
-                        "the couplings form a loop through `{}`: some joint must follow none",
-                        c.joint1
-                    ),
-                ));
-            }
-            // q = m1 (c1 q_next + o) + o1.
-            (master, multiplier, offset) = (next, multiplier * c1, multiplier * o + offset);
-        }
-        if !multiplier.is_finite() || !offset.is_finite() || multiplier == 0.0 {
-            return Err(c.element.invalid(
+    let own: Vec<_> = direct
+        .iter()
+        .map(|d| d.map(|(_, master, c1, offset)| (master, c1, offset)))
+        .collect();
+    let mimics = follow_chains(&own).map_err(|(follower, broken)| {
+        let c = direct[follower]
+            .expect("a broken chain starts at a follower")
+            .0;
+        match broken {
+            Broken::Loop => c.element.invalid(
+                "joint2",
+                format!(
+                    "the couplings form a loop through `{}`: some joint must follow none",
+                    c.joint1
+                ),
+            ),
+            Broken::Degenerate => c.element.invalid(
                 "polycoef",
                 "the coupling's factor and offset (c0 + qpos0_1 - c1 qpos0_2), combined along \
                  the chain of couplings, overflow or vanish"
                     .to_owned(),
-            ));
+            ),
         }
-        robot.bodies[follower].mimic = Some(crate::model::Mimic {
-            master,
-            multiplier,
-            offset,
-        });
+    })?;
+    for (body, mimic) in robot.bodies.iter_mut().zip(mimics) {
+        if mimic.is_some() {
+            body.mimic = mimic;
+        }
     }
     Ok(())
 }

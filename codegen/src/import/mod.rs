@@ -9,6 +9,7 @@
 mod chain;
 pub mod dh;
 mod error;
+mod follow;
 mod lock;
 pub mod mjcf;
 mod mjcf_geom;

@@ -15,6 +15,7 @@ use roxmltree::{Document, Node};
 
 use super::chain::{normalize, Chain, ChainFrame, ChainJoint, MassProps, V3};
 use super::error::{ImportError, Location};
+use super::follow::{follow_chains, Broken};
 use super::lock::{joint_motion, Locks};
 use super::snap::{self, Snap};
 use super::urdf_parse::{
@@ -437,45 +438,25 @@ impl<'a, 'i> Urdf<'a, 'i> {
             direct.push(Some((k, multiplier, offset)));
         }
         // Follow each chain of mimics to a joint that follows none.
-        let mut out = Vec::with_capacity(moving.len());
-        for (k, tag) in direct.iter().enumerate() {
-            let Some(mut at) = *tag else {
-                out.push(None);
-                continue;
-            };
-            let mut steps = 0;
-            while let Some((next, multiplier, offset)) = direct[at.0] {
-                steps += 1;
-                if steps > moving.len() {
-                    let node =
-                        child(joints[moving[k]].node, "mimic").unwrap_or(joints[moving[k]].node);
-                    return Err(ImportError::Invalid {
-                        at: cx.node_loc(node),
-                        what: format!("joint[{}].mimic", joints[moving[k]].name),
-                        message: "the mimic tags form a loop: some joint must follow none"
-                            .to_owned(),
-                    });
-                }
-                // q = m1 (m2 q_next + o2) + o1.
-                at = (next, at.1 * multiplier, at.1 * offset + at.2);
-            }
-            if !at.1.is_finite() || !at.2.is_finite() || at.1 == 0.0 {
-                let node = child(joints[moving[k]].node, "mimic").unwrap_or(joints[moving[k]].node);
-                return Err(ImportError::NotFinite {
-                    at: cx.node_loc(node),
-                    what: format!("joint[{}].mimic", joints[moving[k]].name),
+        follow_chains(&direct).map_err(|(k, broken)| {
+            let joint = &joints[moving[k]];
+            let at = cx.node_loc(child(joint.node, "mimic").unwrap_or(joint.node));
+            let what = format!("joint[{}].mimic", joint.name);
+            match broken {
+                Broken::Loop => ImportError::Invalid {
+                    at,
+                    what,
+                    message: "the mimic tags form a loop: some joint must follow none".to_owned(),
+                },
+                Broken::Degenerate => ImportError::NotFinite {
+                    at,
+                    what,
                     message: "the mimic tags' multipliers and offsets, combined along the \
                               chain of mimics, overflow or vanish"
                         .to_owned(),
-                });
+                },
             }
-            out.push(Some(crate::model::Mimic {
-                master: at.0,
-                multiplier: at.1,
-                offset: at.2,
-            }));
-        }
-        Ok(out)
+        })
     }
 
     /// The body each link belongs to (an index into `moving`), `None` for the base.
