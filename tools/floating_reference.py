@@ -125,8 +125,9 @@ def build(spec):
         )
         nexts[b["name"]] = b.get("next", [0, 0, 0])
     # Joint armature (rotor inertia about the axis) on the joint's velocity entry; the
-    # free-flyer's six entries have none.
+    # base's `armature` on each of the free-flyer's six entries.
     armature = np.zeros(model.nv)
+    armature[:6] = float(base.get("armature", 0.0))
     for b in bodies:
         armature[model.joints[jid[b["name"]]].idx_v] = float(b.get("armature", 0.0))
     model.armature = armature

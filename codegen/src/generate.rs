@@ -1,17 +1,19 @@
 //! From a validated robot to the IR module every emitter reads.
 
 use crate::derive::{
-    centroidal, contact_dynamics, contact_jacobian, coriolis_matrix, coupled_forward_dynamics,
-    coupled_forward_dynamics_derivatives, coupled_mass_matrix_inverse, coupled_velocity_split,
-    derivatives, derive_with, elastic_dynamics, elastic_rates, frame_motion, joint_wrenches,
-    kinetic_energy, mass_matrix_inverse, passive_forces, potential_energy, same_hinge_axis,
-    shared_count, spatial_derivatives, split_velocity_forces, standard_values, through_masters,
-    BaseSet, Contraction, Coordinates, Derivatives, Derived, DetachedBase, DetachedRegressor,
-    FrameKinematics, MujocoLayout, Regressor, SpatialDerivatives,
+    base_armature_energy, centroidal, contact_dynamics, contact_jacobian, coriolis_matrix,
+    coupled_forward_dynamics, coupled_forward_dynamics_derivatives, coupled_mass_matrix_inverse,
+    coupled_velocity_split, derivatives, derive_with, elastic_dynamics, elastic_rates,
+    frame_motion, joint_wrenches, kinetic_energy, mass_matrix_inverse, passive_forces,
+    potential_energy, same_hinge_axis, shared_count, spatial_derivatives, split_velocity_forces,
+    standard_values, through_masters, BaseSet, Contraction, Coordinates, Derivatives, Derived,
+    DetachedBase, DetachedRegressor, FrameKinematics, MujocoLayout, Regressor, SpatialDerivatives,
 };
 use crate::functions::Dim;
 use crate::functions::{every_function_of, function_name, functions_of, Counts, Exists, CATALOGUE};
-use crate::ir::{Constant, Function, FunctionKind, Graph, JointInput, Module, NodeId};
+use crate::ir::{
+    BaseVar, Constant, Function, FunctionKind, Graph, JointInput, Module, NodeId, Var,
+};
 use crate::parallel::Background;
 use crate::progress::{Counter, Progress, Silent, Stage};
 use crate::{to_toml, BaseMotion, Robot, SymbolicInertial};
@@ -310,8 +312,10 @@ fn build(
                     dtau_dqd: layout.inputs(g, &s.dtau_dqd),
                     dg_dq: layout.inputs(g, &s.dg_dq),
                 };
-                let (tau, gravity) = (&derived.inverse_dynamics, &derived.gravity);
-                Some(layout.derivatives(g, &s, m_pin, tau, gravity))
+                // The force that turns with the base is the bodies': the free joint's
+                // armature force `a qacc` is in world axes and held along the turn.
+                let tau = without_base_armature(g, robot, &derived.inverse_dynamics);
+                Some(layout.derivatives(g, &s, m_pin, &tau, &derived.gravity))
             }
             _ => spatial_derivatives(g, robot, regroup, frame),
         };
@@ -673,7 +677,9 @@ fn on_request(
             (Some(layout), Some(m)) => {
                 let c = coriolis_matrix(graph, nv, base, m);
                 let c = layout.inputs(graph, &c);
-                layout.coriolis_matrix(graph, &c, mass_matrix)
+                // `C v` is the bodies' bias, which the free joint's armature has no part in.
+                let rigid = without_base_armature_mass(graph, robot, mass_matrix);
+                layout.coriolis_matrix(graph, &c, &rigid)
             }
             _ => coriolis_matrix(graph, nv, base, mass_matrix),
         };
@@ -700,7 +706,12 @@ fn on_request(
     }
     if has(FunctionKind::KineticEnergy) {
         let t = kinetic_energy(graph, derived_as);
-        let t = read(graph, vec![t]);
+        let mut t = read(graph, vec![t]);
+        if mujoco.is_some() && robot.base_armature() != 0.0 {
+            // Derived without the free joint's armature (`Robot::in_pinocchio_layout`).
+            let rotor = base_armature_energy(graph, robot.base_armature());
+            t[0] = graph.add(t[0], rotor);
+        }
         out.push(function(FunctionKind::KineticEnergy, vec![t]));
     }
     if has(FunctionKind::PotentialEnergy) {
@@ -792,6 +803,38 @@ fn keep_shorter_double_angle_forms(
             *mine = other;
         }
     }
+}
+
+/// `tau`, a floating base's inverse dynamics, less the free joint's armature force on its
+/// six rows (`armature` times the base's acceleration inputs, as `derive/moving_base.rs` adds
+/// it).
+fn without_base_armature(g: &mut Graph, robot: &Robot, tau: &[NodeId]) -> Vec<NodeId> {
+    let armature = robot.base_armature();
+    let mut out = tau.to_vec();
+    if armature != 0.0 {
+        for (k, t) in out.iter_mut().enumerate().take(6) {
+            let acc = g.var(Var::Base(BaseVar::Acc(u8::try_from(k).expect("six rows"))));
+            let a = g.constant(armature);
+            let force = g.mul(a, acc);
+            *t = g.sub(*t, force);
+        }
+    }
+    out
+}
+
+/// `m`, a floating base's mass matrix (`NV×NV`, row-major), less the free joint's armature on
+/// the base's six diagonal entries.
+fn without_base_armature_mass(g: &mut Graph, robot: &Robot, m: &[NodeId]) -> Vec<NodeId> {
+    let armature = robot.base_armature();
+    let mut out = m.to_vec();
+    if armature != 0.0 {
+        let nv = m.len().isqrt();
+        let a = g.constant(armature);
+        for k in 0..6 {
+            out[k * nv + k] = g.sub(m[k * nv + k], a);
+        }
+    }
+    out
 }
 
 /// Forward dynamics by the shorter of the articulated-body recursion and the factorisation;

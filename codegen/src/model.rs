@@ -309,6 +309,12 @@ pub struct BaseBody {
     /// Which of its parameters stay symbolic (named `m0`, `mx0`, .., `izz0`): the regressor's
     /// derivation sets them; a spec's or URDF's base body is numeric.
     pub symbolic: SymbolicInertial,
+    /// The free joint's armature, non-negative: it adds to each of the base's six diagonal
+    /// entries of the mass matrix and `armature` times the base's acceleration input to its
+    /// force, in the base's layout (Pinocchio's `model.armature` of the free-flyer's six
+    /// entries; MuJoCo's free-joint `armature`, whose `qacc` holds the origin's acceleration
+    /// in world axes). Zero for none.
+    pub armature: f64,
 }
 
 /// A validated robot: a serial chain or a tree, on a fixed or floating base.
@@ -399,12 +405,19 @@ impl Robot {
     }
 
     /// The same robot with its floating base in Pinocchio's layout: MuJoCo's functions that
-    /// are derived in Pinocchio's layout and read in MuJoCo's start from it.
+    /// are derived in Pinocchio's layout and read in MuJoCo's start from it. The free joint's
+    /// armature is left out: MuJoCo's is a term of its own layout (`armature qacc`, which
+    /// Pinocchio's inputs would write with a velocity term), added by those functions in
+    /// MuJoCo's.
     pub fn in_pinocchio_layout(&self) -> Robot {
-        Robot {
+        let mut robot = Robot {
             base_layout: BaseLayout::Pinocchio,
             ..self.clone()
+        };
+        if let Some(body) = &mut robot.base_body {
+            body.armature = 0.0;
         }
+        robot
     }
 
     /// Whether every body is carried by the one listed before it (the first by the base):
@@ -473,9 +486,15 @@ impl Robot {
         self.bodies.iter().any(|b| b.passive.is_some()) || !self.tendons.is_empty()
     }
 
-    /// Whether any joint has a non-zero armature ([`RobotBody::armature`]).
+    /// Whether any joint has a non-zero armature ([`RobotBody::armature`]), the floating
+    /// base's free joint included ([`BaseBody::armature`]).
     pub fn has_armature(&self) -> bool {
-        self.bodies.iter().any(|b| b.armature != 0.0)
+        self.bodies.iter().any(|b| b.armature != 0.0) || self.base_armature() != 0.0
+    }
+
+    /// The floating base's armature ([`BaseBody::armature`]), zero without one.
+    pub fn base_armature(&self) -> f64 {
+        self.base_body.as_ref().map_or(0.0, |b| b.armature)
     }
 
     /// Whether any joint is elastic or any link flexible.

@@ -380,3 +380,56 @@ fn emitted_code_compiles_and_parses() {
         }
     }
 }
+
+/// With armature on the joints and on the free-flyer (`floater_rotors`), the kinetic energy is
+/// `½ vᵀ M v` with Pinocchio's mass matrix, armature included (Pinocchio's own
+/// `computeKineticEnergy` leaves the revolute joints' armature out, so it is not the
+/// reference); without the base's armature it is not.
+#[test]
+fn kinetic_energy_with_armature_is_half_v_m_v() {
+    let name = "floating/floater_rotors";
+    let robot = load_spec(&dir().join(format!("{name}.toml"))).expect("spec loads");
+    assert!(robot.base_armature() > 0.0, "the fixture has base armature");
+    let bare = {
+        let mut bare = robot.clone();
+        bare.base_body.as_mut().expect("base body").armature = 0.0;
+        bare
+    };
+    let kind = [FunctionKind::KineticEnergy];
+    let (module, bare_module) = (
+        build_module_only(&robot, Some(&kind)),
+        build_module_only(&bare, Some(&kind)),
+    );
+    let fixture = fixture(name);
+    let nv = fixture["nv"].as_u64().expect("nv") as usize;
+    for (s, st) in fixture["states"]
+        .as_array()
+        .expect("states")
+        .iter()
+        .enumerate()
+    {
+        let (q, v) = (numbers(&st["q"]), numbers(&st["v"]));
+        let m = numbers(&st["mass_matrix"]);
+        let want = 0.5
+            * (0..nv)
+                .map(|i| (0..nv).map(|j| v[i] * m[i * nv + j] * v[j]).sum::<f64>())
+                .sum::<f64>();
+        let zero = vec![0.0; nv];
+        let energy = |module: &Module| {
+            let params: Vec<f64> = module.graph.params().iter().map(|p| p.default).collect();
+            let env = env(&q, &v, &zero, &zero, params);
+            let f = &module.functions[0];
+            assert_eq!(f.kind, FunctionKind::KineticEnergy);
+            module.graph.eval_many(&f.outputs[0].values, &env)
+        };
+        close(name, "kinetic energy", s, &energy(&module), &[want]);
+        let base_part = 0.5 * robot.base_armature() * v[..6].iter().map(|x| x * x).sum::<f64>();
+        close(
+            name,
+            "kinetic energy without the base's armature",
+            s,
+            &energy(&bare_module),
+            &[want - base_part],
+        );
+    }
+}

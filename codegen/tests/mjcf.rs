@@ -70,6 +70,35 @@ fn free_joints_make_a_floating_base_in_mujocos_layout() {
         // The free body's geom is the base body (the table, welded to the world, is not).
         let base = robot.base_body.as_ref().unwrap();
         assert!((base.mass - 1000.0 * 4.0 / 3.0 * std::f64::consts::PI * 1e-3).abs() < 1e-9);
+        assert_eq!(base.armature, 0.0, "{free}");
+    }
+}
+
+/// A free joint's armature is the base's, from the joint's default class too; `<freejoint>`
+/// takes no class, so none; the spec says it and reads it back.
+#[test]
+fn free_joint_armature_is_the_bases() {
+    let classed = "<default><joint armature=\"0.25\"/></default>";
+    for (free, armature) in [
+        ("<joint type=\"free\" armature=\"0.1\"/>", 0.1),
+        ("<joint type=\"free\"/>", 0.25),
+        ("<freejoint/>", 0.0),
+    ] {
+        let xml =
+            floating(free, "", "").replacen("<worldbody>", &format!("{classed}<worldbody>"), 1);
+        let robot = import_mjcf(&xml, "model.xml", &ImportOptions::default())
+            .unwrap_or_else(|e| panic!("{free}: {e}"))
+            .robot;
+        assert_eq!(robot.base_armature(), armature, "{free}");
+        assert!(robot.has_armature(), "{free}: the hinge's class armature");
+        let text = quasidyn_codegen::to_toml(&robot);
+        assert_eq!(
+            text.contains("\narmature = 0.1\n"),
+            armature == 0.1,
+            "{text}"
+        );
+        let again = quasidyn_codegen::parse_spec(&text, "free.toml").expect("reads back");
+        assert_eq!(again, robot, "{free}");
     }
 }
 
@@ -111,9 +140,9 @@ fn free_joint_refusals_are_located() {
             "align=\"true\"",
         ),
         (
-            floating("<joint type=\"free\" armature=\"0.1\"/>", "", ""),
+            floating("<joint type=\"free\" armature=\"-0.1\"/>", "", ""),
             4,
-            "armature on a free joint",
+            "armature",
         ),
     ];
     for (xml, line, says) in cases {

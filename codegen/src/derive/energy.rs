@@ -8,7 +8,8 @@
 //! joint) and `ω = Rotᵀ ω_p + q̇ axis` (a revolute one). Each body costs a few dozen
 //! operations, where `½ q̇ᵀ M q̇` would cost the mass matrix and `N²` products more.
 //! A joint's armature adds its rotor's `½ a q̇²`, so that `T = ½ q̇ᵀ M q̇` with the armature on
-//! the mass matrix's diagonal.
+//! the mass matrix's diagonal; a floating base's free-joint armature `½ a` times its six
+//! velocity entries squared ([`base_armature_energy`]).
 //!
 //! Potential energy `V = -g · Σ m_i c_i` over the bodies (Pinocchio's `computePotentialEnergy`,
 //! zero with every centre of mass at the world origin), without any body's absolute
@@ -41,7 +42,12 @@ pub fn kinetic_energy<A: Algebra>(alg: &mut A, robot: &Robot) -> A::E {
             let par = base_body_params(cx, body);
             let v = base3(cx, BaseVar::Vel);
             let w = base3(cx, |k| BaseVar::Vel(k + 3));
-            (body_energy(cx, &par, &v, &w), (v, w))
+            let mut own = body_energy(cx, &par, &v, &w);
+            if body.armature != 0.0 {
+                let rotor = S::X(base_armature_energy(cx.alg, body.armature));
+                own = cx.add(own, rotor);
+            }
+            (own, (v, w))
         }
         _ if robot.is_prescribed() => {
             let v = base3(cx, BaseVar::Vel);
@@ -87,6 +93,21 @@ pub fn kinetic_energy<A: Algebra>(alg: &mut A, robot: &Robot) -> A::E {
         motion.push((v, w));
     }
     cx.e(total)
+}
+
+/// `½ a Σ v_k²` over a floating base's six velocity inputs, in its layout: the energy its
+/// free joint's armature `a` adds (`½ vᵀ (a I) v`, the armature's part of `½ vᵀ M v`; the
+/// same in both layouts, whose base velocities differ by a rotation). Zero for `a = 0`.
+pub fn base_armature_energy<A: Algebra>(alg: &mut A, armature: f64) -> A::E {
+    let mut cx = Cx::new(alg);
+    let cx = &mut cx;
+    let v = base3(cx, BaseVar::Vel);
+    let w = base3(cx, |k| BaseVar::Vel(k + 3));
+    let vv = cx.dot(&v, &v);
+    let ww = cx.dot(&w, &w);
+    let sum = cx.add(vv, ww);
+    let t = cx.mul(S::K(0.5 * armature), sum);
+    cx.e(t)
 }
 
 /// `½ m v·v + v·(ω × h) + ½ ωᵀ J ω` of one body.

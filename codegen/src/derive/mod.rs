@@ -64,7 +64,7 @@ pub use couplings::{
 };
 pub use derivatives::{derivatives, Coordinates, Derivatives, Direction, SpatialForm};
 pub use elastic::{elastic_dynamics, elastic_rates, time_derivative, Elastic};
-pub use energy::{kinetic_energy, potential_energy};
+pub use energy::{base_armature_energy, kinetic_energy, potential_energy};
 pub use frame_motion::{frame_motion, FrameMotion};
 pub use joint_wrenches::joint_wrenches;
 pub(crate) use mass_matrix::same_hinge_axis;

@@ -162,6 +162,14 @@ pub(crate) fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
         },
     ));
     let mut m = mass_matrix::mass_matrix(cx, robot, &st, Some(&base_par));
+    // The free joint's armature on the base's diagonal, in either layout: with `T` of
+    // `translation_in_world` orthogonal, `T^T (a I) T = a I`, so MuJoCo's `M_mj + a I` is
+    // `M + a I` turned, and the forward dynamics below solves with it as it is.
+    if body.armature != 0.0 {
+        for (k, row) in m.iter_mut().enumerate().take(6) {
+            row[k] = cx.add(row[k], S::K(body.armature));
+        }
+    }
 
     // Forward dynamics: the base's six coordinates as a chain above the roots, so the
     // leaf-first factorisation fills in nothing but the dense base block.
@@ -200,6 +208,14 @@ pub(crate) fn derive<A: Algebra>(alg: &mut A, robot: &Robot) -> Derived<A::E> {
             out[..3].copy_from_slice(&cx.mat_vec(&rot, &f));
         }
         translation_in_world(cx, &rot, &mut m);
+    }
+    // The armature's force, `a` times the base's acceleration input of the layout (MuJoCo's
+    // `qacc`, the origin's acceleration in world axes, where the rows are world axes too).
+    if body.armature != 0.0 {
+        for (k, acc) in a_lin.iter().chain(&wd).enumerate() {
+            let t = cx.mul(S::K(body.armature), *acc);
+            id[k] = cx.add(id[k], t);
+        }
     }
 
     // Sites in the world: p = p_b + R_b p_site, R = R_b R_site; Jacobians over [v, ω, q̇].

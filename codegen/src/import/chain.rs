@@ -120,6 +120,7 @@ pub(crate) fn make_floating(robot: &mut Robot, base: &MassProps, layout: crate::
         com: base.com,
         inertia_com: base.inertia,
         symbolic: SymbolicInertial::default(),
+        armature: 0.0,
     });
 }
 

@@ -117,6 +117,9 @@ pub fn import_mjcf_reading(
     .into_robot();
     if let Some(base) = floating {
         super::chain::make_floating(&mut robot, &base, BaseLayout::Mujoco);
+        if let Some(body) = &mut robot.base_body {
+            body.armature = chain.free_armature;
+        }
     }
     let joints = TendonJoints {
         spring_refs: &model.reader.spring_refs,
@@ -206,9 +209,9 @@ pub(super) struct Body<'e> {
     /// Index of the parent body, `None` for the world.
     parent: Option<usize>,
     pose: Pose,
-    /// Whether the body moves by a free joint (it is then the floating base, at `pose` the
-    /// identity: `qpos` places it in the world).
-    free: bool,
+    /// The armature of the body's free joint, if it moves by one (it is then the floating
+    /// base, at `pose` the identity: `qpos` places it in the world).
+    free: Option<f64>,
     joints: Vec<Joint<'e>>,
     pub(super) inertial: Inertial,
     sites: Vec<(String, Pose, &'e Element)>,
@@ -250,7 +253,7 @@ impl<'d, 'e> Model<'d, 'e> {
     fn welded_to_world(&self, mut parent: Option<usize>) -> bool {
         while let Some(p) = parent {
             let body = &self.bodies[p];
-            if body.free || !body.joints.is_empty() {
+            if body.free.is_some() || !body.joints.is_empty() {
                 return false;
             }
             parent = body.parent;
@@ -337,11 +340,11 @@ impl<'d, 'e> Model<'d, 'e> {
 
         let mut pose = parent_pose.then(&local);
         let mut joints = Vec::new();
-        let mut free = false;
+        let mut free = None;
         for item in &items {
             match self.reader.joint(item, &mut pose)? {
                 Some(JointRead::Moving(joint)) => joints.push(joint),
-                Some(JointRead::Free) => {
+                Some(JointRead::Free(armature)) => {
                     if parent.is_some() {
                         return Err(item.element.invalid(
                             "",
@@ -350,12 +353,12 @@ impl<'d, 'e> Model<'d, 'e> {
                                 .to_owned(),
                         ));
                     }
-                    free = true;
+                    free = Some(armature);
                 }
                 None => {}
             }
         }
-        if free {
+        if free.is_some() {
             if let Some(joint) = joints.first() {
                 return Err(joint.element.unsupported(
                     "",
@@ -368,7 +371,7 @@ impl<'d, 'e> Model<'d, 'e> {
         let own = local_pose(&Attrs::plain(element), &angles)?;
         // The mass of a body welded to the world is not the robot's (but for `settotalmass`,
         // which scales every body by the total).
-        let unused = !free
+        let unused = free.is_none()
             && joints.is_empty()
             && self.welded_to_world(parent)
             && self.compiler.total_mass <= 0.0;
@@ -420,6 +423,8 @@ struct LocatedChain {
     /// The floating base body (the free body with the bodies welded to it), if a body has a
     /// free joint.
     floating: Option<MassProps>,
+    /// The armature of the floating base's free joint (zero without one).
+    free_armature: f64,
     joints: Vec<LocatedJoint>,
     frames: Vec<(ChainFrame, super::error::Location)>,
 }
@@ -542,8 +547,14 @@ impl Model<'_, '_> {
             ));
         }
         let frames = self.frames(&owner, &free_tree, &kept, options, root)?;
+        // The kept tree's free body, if any (one at most: `free_tree`).
+        let free_armature = (0..self.bodies.len())
+            .filter(|&b| kept[b])
+            .find_map(|b| self.bodies[b].free)
+            .unwrap_or(0.0);
         Ok(LocatedChain {
             floating,
+            free_armature,
             chain: Chain {
                 name,
                 description: Some(format!(
@@ -604,8 +615,8 @@ impl Model<'_, '_> {
             if !kept[b] {
                 continue;
             }
-            in_tree[b] = body.free || body.parent.is_some_and(|p| in_tree[p]);
-            if body.free {
+            in_tree[b] = body.free.is_some() || body.parent.is_some_and(|p| in_tree[p]);
+            if body.free.is_some() {
                 if let Some(first) = free_body {
                     return Err(body.element.unsupported(
                         "",

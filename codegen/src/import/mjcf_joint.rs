@@ -27,7 +27,8 @@ pub(super) struct Joint<'e> {
 /// What a joint element is: a free joint (the body is the floating base) or a joint of the
 /// method's.
 pub(super) enum JointRead<'e> {
-    Free,
+    /// A free joint, with its armature (on each of its six dofs).
+    Free(f64),
     Moving(Joint<'e>),
 }
 
@@ -61,8 +62,13 @@ impl<'d> JointReader<'d> {
         }
     }
 
-    /// A free joint read (counted for the names of unnamed joints); it cannot be locked.
-    fn free<'e>(&mut self, element: &'e Element) -> Result<Option<JointRead<'e>>, ImportError> {
+    /// A free joint read (counted for the names of unnamed joints), with its `armature`; it
+    /// cannot be locked.
+    fn free<'e>(
+        &mut self,
+        element: &'e Element,
+        armature: f64,
+    ) -> Result<Option<JointRead<'e>>, ImportError> {
         self.count += 1;
         if let Some(name) = element.attr("name") {
             if self.locks.take(name).is_some() {
@@ -72,7 +78,7 @@ impl<'d> JointReader<'d> {
                 ));
             }
         }
-        Ok(Some(JointRead::Free))
+        Ok(Some(JointRead::Free(armature)))
     }
 
     /// The joint `item`, if it is one, with `pose` (the body's) moved by its `-ref`, or to its
@@ -94,7 +100,7 @@ impl<'d> JointReader<'d> {
                         .to_owned(),
                 ));
             }
-            return self.free(element);
+            return self.free(element, 0.0);
         }
         if element.tag != "joint" {
             return Ok(None);
@@ -113,12 +119,6 @@ impl<'d> JointReader<'d> {
                         .element
                         .unsupported(key, format!("{key} on a free joint is not supported yet")));
                 }
-                if non_negative_armature(&attrs)? != 0.0 {
-                    return Err(attrs.element.unsupported(
-                        "armature",
-                        "armature on a free joint is not supported yet".to_owned(),
-                    ));
-                }
                 if attrs.keyword("align", &["false", "true", "auto"])? == Some("true") {
                     return Err(attrs.element.unsupported(
                         "align",
@@ -127,7 +127,8 @@ impl<'d> JointReader<'d> {
                             .to_owned(),
                     ));
                 }
-                return self.free(element);
+                let armature = non_negative_armature(&attrs)?;
+                return self.free(element, armature);
             }
             other => {
                 return Err(attrs.element.unsupported_joint(

@@ -65,6 +65,7 @@ pub(super) struct RawBaseTable {
     pub(super) mass: Option<Num>,
     pub(super) com: Option<RawVec>,
     pub(super) inertia: Option<Spanned<RawInertia>>,
+    pub(super) armature: Option<Num>,
 }
 
 impl<'de> Deserialize<'de> for RawBase {

@@ -284,6 +284,13 @@ impl Validator<'_> {
             Some(p) => self.vec3(p, "base.position")?,
             None => [0.0; 3],
         };
+        if let (false, Some(a)) = (motion == BaseMotion::Floating, &t.armature) {
+            return Err(self.err(
+                a.span(),
+                "base.armature",
+                "`armature` is a floating base's free joint's: it needs motion = \"floating\"",
+            ));
+        }
         let body = match (motion, &t.mass) {
             (BaseMotion::Fixed | BaseMotion::Prescribed | BaseMotion::Translating, None) => {
                 if let Some(c) = &t.com {
@@ -329,11 +336,26 @@ impl Validator<'_> {
                 if let Some(i) = &t.inertia {
                     self.check_inertia(&inertia_com, about, i, "base.inertia")?;
                 }
+                let armature = match &t.armature {
+                    None => 0.0,
+                    Some(a) => {
+                        let v = self.num(a, "base.armature")?;
+                        if v < 0.0 {
+                            return Err(self.err(
+                                a.span(),
+                                "base.armature",
+                                format!("armature must not be negative, got {v}"),
+                            ));
+                        }
+                        v
+                    }
+                };
                 Some(BaseBody {
                     mass,
                     com,
                     inertia_com,
                     symbolic: SymbolicInertial::default(),
+                    armature,
                 })
             }
         };

@@ -43,6 +43,9 @@ pub fn to_toml(robot: &Robot) -> String {
         let _ = writeln!(s, "mass = {}", float(b.mass));
         let _ = writeln!(s, "com = {}", vec_toml(b.com));
         let _ = writeln!(s, "inertia = {}", inertia_toml(&b.inertia_com));
+        if b.armature != 0.0 {
+            let _ = writeln!(s, "armature = {}", float(b.armature));
+        }
     }
     for (i, b) in robot.bodies.iter().enumerate() {
         let _ = writeln!(s, "\n[[body]]");
