@@ -293,22 +293,25 @@ pub mod              {name} {{
         )
         .unwrap_or_else(|e| panic!("{name}: emit_rust: {e}"));
         write(&rust_dir.join(format!("{name}.rs")), &rust);
+        // The UR5 in parts also has each function in a source file of its own (`--split`),
+        // compiled and linked as the users' builds do.
         let c = emit_c(
             &module,
             &COptions {
                 batch: Some(batch),
                 parts,
+                split: parted,
                 ..COptions::default()
             },
         )
         .unwrap_or_else(|e| panic!("{name}: emit_c: {e}"));
         if parted {
             let once = "the function once per state";
-            let source = c.source.as_deref().unwrap_or_default();
             assert!(
-                rust.contains(once) && source.contains(once),
+                rust.contains(once) && c.units.iter().any(|(_, unit)| unit.contains(once)),
                 "{name}: batches by calls"
             );
+            assert!(c.units.len() >= 16, "{name}: a source file per function");
         }
         let source = write_c(&c_dir, &c);
         c_files.push(source);
@@ -1239,6 +1242,12 @@ fn write_c(c_dir: &Path, c: &quasidyn_codegen::CFiles) -> PathBuf {
     let source = c_dir.join(c.source_name.as_deref().expect("a source file"));
     write(&source, c.source.as_deref().expect("a source file"));
     c_compile::submit(&source);
+    // The other source files of a split output (`COptions::split`).
+    for (name, text) in &c.units {
+        let unit = c_dir.join(name);
+        write(&unit, text);
+        c_compile::submit(&unit);
+    }
     source
 }
 

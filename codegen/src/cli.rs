@@ -100,6 +100,11 @@ pub enum Command {
         /// C only: one header of `static inline` functions instead of a `.h`/`.c` pair.
         #[arg(long)]
         header_only: bool,
+        /// C only: each function cut into parts (more than 8192 operations) in a source file
+        /// of its own, `NAME_FUNCTION.c`, compiled and linked with `NAME.c`: a parallel build
+        /// (`make -j`) compiles the long functions at once.
+        #[arg(long, conflicts_with = "header_only")]
+        split: bool,
         /// Generate only these functions (comma-separated names as generated, without the
         /// robot's prefix); the others are not derived at all.
         #[arg(long, value_delimiter = ',', value_name = "FUNCTION,...", long_help = only_help("Generate"))]
@@ -291,6 +296,7 @@ pub fn run(cli: Cli) -> miette::Result<()> {
             name,
             float,
             header_only,
+            split,
             only,
             batch,
             quiet,
@@ -304,6 +310,7 @@ pub fn run(cli: Cli) -> miette::Result<()> {
             options: COptions {
                 float,
                 header_only,
+                split,
                 ..COptions::default()
             },
             generation: Options { only, batch },
@@ -437,10 +444,11 @@ fn generate(args: &Generate) -> miette::Result<()> {
     let mut printer = Printer::new(&robot, args.progress, started);
     let files: Vec<(String, String)> = match args.lang {
         Lang::Rust => {
-            if args.options.float || args.options.header_only {
-                return Err(
-                    Error::Unsupported("--float and --header-only apply to C output only").into(),
-                );
+            if args.options.float || args.options.header_only || args.options.split {
+                return Err(Error::Unsupported(
+                    "--float, --header-only and --split apply to C output only",
+                )
+                .into());
             }
             vec![(
                 format!("{name}.rs"),
@@ -451,6 +459,7 @@ fn generate(args: &Generate) -> miette::Result<()> {
             let c = c_code_reporting(&robot, &name, &args.options, &args.generation, &mut printer)?;
             let mut files = vec![(c.header_name, c.header)];
             files.extend(c.source_name.zip(c.source));
+            files.extend(c.units);
             files
         }
     };
@@ -462,8 +471,37 @@ fn generate(args: &Generate) -> miette::Result<()> {
         }
     }
     write_all(args.out, &files)?;
+    if args.lang == Lang::C {
+        remove_stale_units(args.out, &name, &files)?;
+    }
     for (file, _) in &files {
         sayln!("{}", args.out.join(file).display());
+    }
+    Ok(())
+}
+
+/// Removes the source files of `--split` (marked as units of `NAME.c`) that an earlier run
+/// wrote into `dir` and this one did not: compiled with this run's `NAME.c`, their functions
+/// would be defined twice, or not be this robot's any more.
+fn remove_stale_units(dir: &Path, name: &str, written: &[(String, String)]) -> Result<(), Error> {
+    let marker = crate::emit::unit_marker(name);
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Ok(());
+    };
+    let prefix = format!("{name}_");
+    for entry in entries.flatten() {
+        let file = entry.file_name().to_string_lossy().into_owned();
+        let candidate = file.starts_with(&prefix)
+            && file.ends_with(".c")
+            && !written.iter().any(|(w, _)| *w == file);
+        if !candidate {
+            continue;
+        }
+        let path = entry.path();
+        let stale = std::fs::read_to_string(&path).is_ok_and(|text| text.contains(&marker));
+        if stale {
+            std::fs::remove_file(&path).map_err(|source| Error::Io { path, source })?;
+        }
     }
     Ok(())
 }

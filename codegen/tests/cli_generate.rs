@@ -1289,3 +1289,119 @@ int main(void)
         }
     }
 }
+
+/// `--split`: each function cut into parts in a source file of its own, the header as without
+/// it; the files compile under the strict flags and link into a program that calls them; a
+/// run without `--split` removes the split files of the earlier run (marked as such) and keeps
+/// other files of the directory.
+#[test]
+fn split_writes_long_functions_into_their_own_sources() {
+    let (split, whole) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+    let only = "forward_dynamics_derivatives,mass_matrix";
+    let generate = |dir: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "generate",
+            "robots/quadruped_floating.toml",
+            "--lang",
+            "c",
+            "--only",
+            only,
+            "--out",
+            dir.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let run = quasidyn(&args);
+        assert!(run.status.success(), "{}", text(&run.stderr));
+        run
+    };
+    let run = generate(split.path(), &["--split"]);
+    let unit = "quadruped_floating_forward_dynamics_derivatives.c";
+    assert_eq!(
+        files_in(split.path()),
+        ["quadruped_floating.c", "quadruped_floating.h", unit]
+    );
+    assert!(text(&run.stdout).contains(unit));
+    generate(whole.path(), &[]);
+    let read = |dir: &Path, file: &str| std::fs::read_to_string(dir.join(file)).unwrap();
+    assert_eq!(
+        read(split.path(), "quadruped_floating.h"),
+        read(whole.path(), "quadruped_floating.h"),
+        "the same header"
+    );
+    let (main, long) = (
+        read(split.path(), "quadruped_floating.c"),
+        read(split.path(), unit),
+    );
+    let definition = "void quadruped_floating_forward_dynamics_derivatives(";
+    assert!(long.contains(definition) && !main.contains(definition));
+    assert!(main.contains("void quadruped_floating_mass_matrix("));
+    let program = "#include \"quadruped_floating.h\"\n#include <stdio.h>\n\
+        int main(void) {\n\
+          double q[QUADRUPED_FLOATING_NQ] = {0.1, 0.2, 0.3, 0.0, 0.0, 0.0, 1.0};\n\
+          double v[QUADRUPED_FLOATING_NV] = {0.0}, tau[QUADRUPED_FLOATING_NV] = {0.0};\n\
+          static double dq[QUADRUPED_FLOATING_NV * QUADRUPED_FLOATING_NV];\n\
+          static double dv[QUADRUPED_FLOATING_NV * QUADRUPED_FLOATING_NV];\n\
+          static double minv[QUADRUPED_FLOATING_NV * QUADRUPED_FLOATING_NV];\n\
+          static double m[QUADRUPED_FLOATING_NV * QUADRUPED_FLOATING_NV];\n\
+          quadruped_floating_forward_dynamics_derivatives(q, v, tau, dq, dv, minv);\n\
+          quadruped_floating_mass_matrix(q, m);\n\
+          printf(\"%.17g %.17g\\n\", minv[0], m[0]);\n\
+          return 0;\n\
+        }\n";
+    std::fs::write(split.path().join("main.c"), program).unwrap();
+    let gcc = Command::new("gcc")
+        .args(["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"])
+        .args([
+            "main.c",
+            "quadruped_floating.c",
+            unit,
+            "-lm",
+            "-o",
+            "program",
+        ])
+        .current_dir(split.path())
+        .output()
+        .expect("gcc runs");
+    assert!(gcc.status.success(), "{}", text(&gcc.stderr));
+    let ran = Command::new(split.path().join("program"))
+        .output()
+        .expect("the program runs");
+    let printed: Vec<f64> = text(&ran.stdout)
+        .split_whitespace()
+        .map(|x| x.parse().unwrap())
+        .collect();
+    // The base's first diagonal entry of M is the whole mass; of M^-1 positive.
+    assert!(printed[0] > 0.0 && printed[1] > 0.0, "{printed:?}");
+    std::fs::remove_file(split.path().join("main.c")).unwrap();
+    std::fs::remove_file(split.path().join("program")).unwrap();
+    // A file of the user's with the same prefix stays; the earlier run's split file goes.
+    let user = "quadruped_floating_user.c";
+    std::fs::write(split.path().join(user), "int user;\n").unwrap();
+    generate(split.path(), &[]);
+    assert_eq!(
+        files_in(split.path()),
+        ["quadruped_floating.c", "quadruped_floating.h", user]
+    );
+    assert_eq!(
+        read(split.path(), "quadruped_floating.c"),
+        read(whole.path(), "quadruped_floating.c")
+    );
+    // Rust output has no C source files to split.
+    let rust = tempfile::tempdir().unwrap();
+    let run = quasidyn(&[
+        "generate",
+        "robots/planar3r.toml",
+        "--lang",
+        "rust",
+        "--split",
+        "--out",
+        rust.path().to_str().unwrap(),
+    ]);
+    assert!(!run.status.success());
+    assert!(
+        unwrapped(&text(&run.stderr)).contains("--split apply to C output only"),
+        "{}",
+        text(&run.stderr)
+    );
+    assert!(files_in(rust.path()).is_empty());
+}

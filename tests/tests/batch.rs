@@ -63,6 +63,36 @@ fn batched_functions_agree_with_scalar_calls() {
     }
 }
 
+/// The UR5 with every function in parts and each in a C source file of its own (`--split`,
+/// compiled and linked as the users' builds do): its C functions give its Rust functions'
+/// values (the Rust is checked against Pinocchio elsewhere; the two differ only in the
+/// rounding of fused multiply-adds).
+#[test]
+fn split_c_sources_give_the_rust_values() {
+    let generated = BATCHES
+        .iter()
+        .find(|g| g.name == "ur5_parts_batch")
+        .expect("the UR5 in parts");
+    let robot = load_spec(&workspace_root().join("robots/ur5.toml")).unwrap();
+    let states = random_states(&robot, 21, generated.batch);
+    for &kind in generated.kinds {
+        let c = (generated.call)(true, false, kind, &states);
+        let rust = (generated.call)(false, false, kind, &states);
+        for (k, (c, rust)) in c.iter().zip(&rust).enumerate() {
+            for (o, (c, rust)) in c.iter().zip(rust).enumerate() {
+                assert_eq!(c.len(), rust.len());
+                let scale = rust.iter().fold(1.0_f64, |m, x| m.max(x.abs()));
+                for (i, (x, y)) in c.iter().zip(rust).enumerate() {
+                    assert!(
+                        (x - y).abs() <= REL * scale,
+                        "{kind:?} output {o}[{i}], state {k}: C {x}, Rust {y}"
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// Distance from `x` to `want` in units of `want`'s last place.
 fn ulps(x: f64, want: f64) -> f64 {
     let ulp = f64::from_bits(want.abs().to_bits() + 1) - want.abs();

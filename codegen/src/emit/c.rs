@@ -32,6 +32,10 @@ pub struct COptions {
     /// Where long functions are cut into `static` part functions (the default: above
     /// 8192 operations, parts of about 4096).
     pub parts: PartSizes,
+    /// Each function cut into parts (with its batched form) in a source file of its own,
+    /// `NAME_FUNCTION.c` ([`CFiles::units`]), so that a parallel build compiles the long
+    /// functions at once; not with `header_only`.
+    pub split: bool,
 }
 
 /// The generated C files.
@@ -45,6 +49,15 @@ pub struct CFiles {
     pub source_name: Option<String>,
     /// Source contents (none when header-only).
     pub source: Option<String>,
+    /// With [`COptions::split`], the other source files, `(NAME_FUNCTION.c, contents)`: each
+    /// a function cut into parts, compiled and linked with `NAME.c`; none otherwise.
+    pub units: Vec<(String, String)>,
+}
+
+/// The line that marks a source file of [`CFiles::units`] as one of `NAME.c`'s (a tool that
+/// writes the files removes those of an earlier run it does not write again).
+pub fn unit_marker(name: &str) -> String {
+    format!("/* A function of {name}.h, compiled and linked with {name}.c. */")
 }
 
 #[derive(Clone, Copy)]
@@ -268,21 +281,30 @@ pub fn emit_c_reporting(
         params_struct(&mut h, &mut defs, &lowered, &cx);
     }
 
+    let header_name = format!("{name}.h");
+    let mut units = Vec::new();
     for plan in &plans {
-        function(&mut h, &mut defs, plan, &cx);
+        if opts.split && !opts.header_only && super::parts::is_long(plan, opts.parts) {
+            let mut own = String::new();
+            function(&mut h, &mut own, plan, &cx);
+            let mut c = source_preamble(module, &header_name);
+            let _ = writeln!(c, "{}\n", unit_marker(&name));
+            c.push_str(own.trim_end());
+            c.push('\n');
+            units.push((format!("{name}_{}.c", plan.name), c));
+        } else {
+            function(&mut h, &mut defs, plan, &cx);
+        }
     }
     let _ = writeln!(
         h,
         "#ifdef __cplusplus\n}}\n#endif\n\n#endif /* {upper}_H */"
     );
 
-    let header_name = format!("{name}.h");
     let (source_name, source) = if opts.header_only {
         (None, None)
     } else {
-        let mut c = String::new();
-        let _ = writeln!(c, "/* {} */\n", generated_by(module));
-        let _ = writeln!(c, "#include \"{header_name}\"\n\n#include <math.h>\n");
+        let mut c = source_preamble(module, &header_name);
         c.push_str(defs.trim_end());
         c.push('\n');
         (Some(format!("{name}.c")), Some(c))
@@ -292,7 +314,16 @@ pub fn emit_c_reporting(
         header: h,
         source_name,
         source,
+        units,
     })
+}
+
+/// What every source file starts with: the generated-by line and the includes.
+fn source_preamble(module: &Module, header_name: &str) -> String {
+    let mut c = String::new();
+    let _ = writeln!(c, "/* {} */\n", generated_by(module));
+    let _ = writeln!(c, "#include \"{header_name}\"\n\n#include <math.h>\n");
+    c
 }
 
 /// What every part of the C files is written with.

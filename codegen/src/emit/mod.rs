@@ -22,7 +22,7 @@ pub(crate) use crate::functions::{Counts, Input, OutSpec};
 use crate::ir::{FunctionKind, Graph, Module, Var};
 use crate::names::{camel_ident, snake_ident};
 
-pub use c::{emit_c, emit_c_reporting, CFiles, COptions};
+pub use c::{emit_c, emit_c_reporting, unit_marker, CFiles, COptions};
 pub use parts::PartSizes;
 pub use rust::{emit_rust, emit_rust_reporting, RustOptions};
 
