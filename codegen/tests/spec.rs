@@ -635,6 +635,32 @@ fn fixed_base_has_no_inertia() {
     );
 }
 
+/// `[base] armature`: a floating base's free joint's, non-negative, nowhere else.
+#[test]
+fn base_armature_is_a_floating_bases() {
+    rejects(
+        &with_base("motion = \"floating\"\nmass = 4.0\narmature = -0.1\n"),
+        5,
+        12,
+        "base.armature",
+        "armature must not be negative",
+    );
+    rejects(
+        &with_base("motion = \"prescribed\"\narmature = 0.1\n"),
+        4,
+        12,
+        "base.armature",
+        "it needs motion = \"floating\"",
+    );
+    let r = parse(&with_base(
+        "motion = \"floating\"\nmass = 4.0\narmature = 0.1\n",
+    ));
+    assert_eq!(r.base_armature(), 0.1);
+    assert!(r.has_armature());
+    let again = quasidyn_codegen::parse_spec(&quasidyn_codegen::to_toml(&r), "again.toml");
+    assert_eq!(again.expect("the printed spec reads back"), r);
+}
+
 #[test]
 fn floating_base_refuses_base_parameters() {
     let text = format!(

@@ -336,20 +336,7 @@ impl Validator<'_> {
                 if let Some(i) = &t.inertia {
                     self.check_inertia(&inertia_com, about, i, "base.inertia")?;
                 }
-                let armature = match &t.armature {
-                    None => 0.0,
-                    Some(a) => {
-                        let v = self.num(a, "base.armature")?;
-                        if v < 0.0 {
-                            return Err(self.err(
-                                a.span(),
-                                "base.armature",
-                                format!("armature must not be negative, got {v}"),
-                            ));
-                        }
-                        v
-                    }
-                };
+                let armature = self.non_negative(&t.armature, "base", "armature")?;
                 Some(BaseBody {
                     mass,
                     com,
